@@ -1,0 +1,44 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.config.ConfigException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** Config tools. */
+@Command(name = "config", description = "Work with the config file.", subcommands = {ConfigCommand.Check.class, ConfigCommand.Defaults.class})
+public final class ConfigCommand {
+
+    @Command(name = "check", description = "Validate a config file: exit 0, or 2 printing every problem with line, column and key.")
+    static final class Check implements Callable<Integer> {
+        @Parameters(paramLabel = "FILE")
+        Path file;
+
+        @Override
+        public Integer call() {
+            try {
+                Config.load(file, System.getenv());
+                System.out.println(file + ": ok");
+                return TailwatchCommand.EXIT_OK;
+            } catch (ConfigException e) {
+                System.err.print(e.problems().render());
+                return TailwatchCommand.EXIT_CONFIG;
+            } catch (IOException e) {
+                System.err.println(file + ": cannot read: " + e.getMessage());
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+        }
+    }
+
+    @Command(name = "defaults", description = "Print the built-in default config (config/tailwatch.yaml).")
+    static final class Defaults implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            System.out.print(Config.defaultText());
+            return TailwatchCommand.EXIT_OK;
+        }
+    }
+}

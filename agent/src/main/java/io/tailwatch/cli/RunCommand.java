@@ -1,0 +1,56 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.config.HostPort;
+import io.tailwatch.daemon.Daemon;
+import io.tailwatch.http.ApiServer;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Runs the daemon in the foreground until SIGTERM or SIGINT. */
+@Command(name = "run", description = "Run the agent in the foreground.")
+public final class RunCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions options;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Override server.listen.")
+    String listen;
+
+    @Override
+    public Integer call() {
+        Config config = options.loadOrReport();
+        if (config == null) {
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        if (listen != null) {
+            try {
+                HostPort hp = HostPort.parse(listen);
+                config = config.withListen(hp.host(), hp.port());
+            } catch (IllegalArgumentException e) {
+                System.err.println("--listen: " + e.getMessage());
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+        }
+        Daemon daemon;
+        try {
+            daemon = new Daemon(config, System.getenv()).start();
+        } catch (ApiServer.BindFailure e) {
+            System.err.println(e.getMessage());
+            return TailwatchCommand.EXIT_FAILURE;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            daemon.close();
+            stopped.countDown();
+        }, "tailwatch-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return TailwatchCommand.EXIT_OK;
+    }
+}

@@ -1,0 +1,150 @@
+package io.tailwatch.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One local LLM engine to watch. {@code apiKey} is a secret: never logged, never exported
+ * (toString hides it).
+ *
+ * @param processNames executables (or python module names such as mlx_lm) that identify the
+ *                     engine's processes when no process listens on the URL's port
+ * @param launchdLabel launchd label of the service running the engine, for `engine restart`
+ */
+public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                           Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                           List<String> processNames, String launchdLabel) {
+
+    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+
+    /** One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO. */
+    public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
+                           Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout,
+                           boolean interactive) {
+    }
+
+    public int port() {
+        int p = url.getPort();
+        if (p > 0) {
+            return p;
+        }
+        return "https".equals(url.getScheme()) ? 443 : 80;
+    }
+
+    @Override
+    public String toString() {
+        return "EngineConfig[name=" + name + ", api=" + api + ", url=" + url + ", model=" + model
+                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + "]";
+    }
+
+    static List<EngineConfig> readAll(Section root) {
+        List<Section> list = root.sections("engines");
+        if (list == null) {
+            return List.of();
+        }
+        List<EngineConfig> out = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (Section s : list) {
+            EngineConfig e = read(s);
+            if (e != null) {
+                if (!names.add(e.name())) {
+                    s.problem("name", "duplicate engine name '" + e.name() + "'");
+                }
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    static EngineConfig read(Section s) {
+        String name = s.string("name", null);
+        if (name == null) {
+            s.problem(null, "an engine needs a name");
+        } else if (!NAME.matcher(name).matches()) {
+            s.problem("name", "must match " + NAME.pattern() + " (lower case, digits, _ . -)");
+        }
+        String api = s.oneOf("api", null, "ollama", "openai");
+        if (api == null && !s.has("api")) {
+            s.problem(null, "an engine needs api: ollama or openai");
+        }
+        URI url = s.scalar("url", null, "an http:// or https:// URL", t -> {
+            URI u = URI.create(t);
+            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                throw new IllegalArgumentException("must be http://HOST[:PORT] or https://...");
+            }
+            return u;
+        });
+        if (url == null && !s.has("url")) {
+            s.problem(null, "an engine needs a url");
+        }
+        String model = s.string("model", null);
+        String apiKey = s.string("api_key", null);
+        Section health = s.section("health");
+        Duration hInterval = health.duration("interval", Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofHours(1));
+        Duration hTimeout = health.duration("timeout", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMinutes(1));
+        if (hTimeout.compareTo(hInterval) >= 0) {
+            health.problem("timeout", "must be shorter than health.interval (" + Units.format(hInterval) + ")");
+        }
+        health.finish();
+        boolean skip = s.bool("skip_when_pressure_critical", true);
+        List<Scenario> scenarios = new ArrayList<>();
+        List<Section> sc = s.sections("scenarios");
+        if (sc == null) {
+            scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
+                    Duration.ofSeconds(30), Duration.ofSeconds(50), true));
+        } else {
+            Set<String> names = new HashSet<>();
+            for (Section x : sc) {
+                Scenario scenario = scenario(x);
+                if (!names.add(scenario.name())) {
+                    x.problem("name", "duplicate scenario name '" + scenario.name() + "'");
+                }
+                scenarios.add(scenario);
+            }
+        }
+        Section process = s.section("process");
+        List<String> processNames = process.strings("names", List.of());
+        process.finish();
+        String label = s.string("launchd_label", null);
+        s.finish();
+        if (name == null || api == null || url == null) {
+            return null;
+        }
+        return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
+                List.copyOf(processNames), label);
+    }
+
+    private static Scenario scenario(Section s) {
+        String name = s.string("name", "interactive");
+        if (!NAME.matcher(name).matches()) {
+            s.problem("name", "must match " + NAME.pattern());
+        }
+        Duration interval = s.duration("interval", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
+        int promptTokens = s.integer("prompt_tokens", 64, 1, 200_000);
+        int maxTokens = s.integer("max_tokens", 32, 1, 100_000);
+        double temperature = s.number("temperature", 0.0, 0.0, 2.0);
+        Section t = s.section("timeouts");
+        Duration connect = t.duration("connect", Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5));
+        Duration first = t.duration("first_token", Duration.ofSeconds(30), Duration.ofMillis(10), Duration.ofHours(1));
+        Duration total = t.duration("total", Duration.ofSeconds(50), Duration.ofMillis(10), Duration.ofHours(1));
+        if (total.compareTo(interval) >= 0) {
+            t.problem("total", "the total deadline (" + Units.format(total) + ") must be shorter than the scenario interval ("
+                    + Units.format(interval) + ")");
+        }
+        if (first.compareTo(total) > 0) {
+            t.problem("first_token", "must not be longer than timeouts.total (" + Units.format(total) + ")");
+        }
+        if (connect.compareTo(total) > 0) {
+            t.problem("connect", "must not be longer than timeouts.total (" + Units.format(total) + ")");
+        }
+        t.finish();
+        boolean interactive = s.bool("interactive", name.equals("interactive"));
+        s.finish();
+        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive);
+    }
+}

@@ -1,0 +1,19 @@
+package io.tailwatch.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Host sampling: interval, per-sample deadline and (Linux) where procfs and sysfs are mounted. */
+public record HostConfig(Duration interval, Duration timeout, Path procfs, Path sysfs) {
+    static HostConfig read(Section s) {
+        Duration interval = s.duration("interval", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofHours(1));
+        Duration timeout = s.duration("timeout", Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(1));
+        if (timeout.compareTo(interval) > 0) {
+            s.problem("timeout", "must not be longer than host.interval (" + Units.format(interval) + ")");
+        }
+        Path procfs = Path.of(s.string("procfs", "/proc"));
+        Path sysfs = Path.of(s.string("sysfs", "/sys"));
+        s.finish();
+        return new HostConfig(interval, timeout, procfs, sysfs);
+    }
+}

@@ -1,0 +1,125 @@
+package io.tailwatch.daemon;
+
+import io.javalin.Javalin;
+import io.tailwatch.config.Config;
+import io.tailwatch.host.HostSampling;
+import io.tailwatch.host.HostSources;
+import io.tailwatch.http.ApiServer;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.OtlpExporter;
+import io.tailwatch.metrics.PrometheusExporter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the agent: sources -> hub (immutable snapshots) -> rules -> exporters, plus the HTTP API.
+ * Start order: exporters, HTTP (so a busy port fails fast), then the loops. Stop order reverses it
+ * and ends with a final OTLP flush.
+ */
+public final class Daemon implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+
+    private final Config config;
+    private final Map<String, String> env;
+    private final Clock clock = Clock.systemUTC();
+    private final MetricHub hub = new MetricHub();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<StatusContributor> status = new ArrayList<>();
+    private final List<Consumer<Javalin>> routes = new ArrayList<>();
+    private HostSampling host;
+    private OtlpExporter otlp;
+    private ApiServer http;
+
+    public Daemon(Config config, Map<String, String> env) {
+        this.config = config;
+        this.env = env;
+    }
+
+    public Daemon start() {
+        Map<String, String> resource = ResourceInfo.detect();
+        PrometheusExporter prometheus = new PrometheusExporter(resource);
+        hub.addSink(prometheus);
+        if (OtlpExporter.enabled(config.otlp().settings(), env)) {
+            otlp = OtlpExporter.start(config.otlp().settings(), hub, resource);
+            hub.addSink(otlp);
+            LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
+        }
+        host = new HostSampling(HostSources.forThisHost(config), config.host().interval(), config.host().timeout(),
+                hub, clock);
+        status.add(new StatusContributor() {
+            public String name() {
+                return "host";
+            }
+
+            public Object status() {
+                return HostStatus.of(host.latest());
+            }
+        });
+        Duration interval = config.host().interval();
+        ApiServer.Health health = () -> {
+            Instant last = host.lastCompleted();
+            if (last == null) {
+                return "no host sample completed yet";
+            }
+            Duration age = Duration.between(last, clock.instant());
+            if (age.compareTo(interval.multipliedBy(3)) > 0) {
+                return "last host sample completed " + age.toSeconds() + " s ago (interval " + interval.toSeconds() + " s)";
+            }
+            return null;
+        };
+        try {
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
+                    .start(config.server().host(), config.server().port());
+        } catch (RuntimeException e) {
+            closeQuietly();
+            throw e;
+        }
+        host.start();
+        LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
+                io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        return this;
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    public MetricHub hub() {
+        return hub;
+    }
+
+    public HostSampling host() {
+        return host;
+    }
+
+    @Override
+    public void close() {
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        if (http != null) {
+            http.close();
+        }
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            try {
+                closeables.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("error while stopping: {}", e.toString());
+            }
+        }
+        if (host != null) {
+            host.close();
+        }
+        if (otlp != null) {
+            otlp.close();
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.tailwatch.daemon;
+
+import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.host.SamplerResult;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The host part of /api/v1/status: sizes in bytes, unknown signals left out. */
+public final class HostStatus {
+    private HostStatus() {
+    }
+
+    public static Map<String, Object> of(HostSnapshot s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sampled_at", s.at());
+        Map<String, Object> mem = new LinkedHashMap<>();
+        mem.put("total_bytes", asLong(s.memoryTotal()));
+        mem.put("available_bytes", asLong(s.memoryAvailable()));
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.MEMORY_USAGE) {
+                mem.put(p.attributes().get("system.memory.state") + "_bytes", (long) p.value());
+            }
+        }
+        mem.put("free_ratio", s.value(HostMetrics.MEMORY_FREE_RATIO));
+        mem.put("pressure_level", asLong(s.pressureLevel()));
+        m.put("memory", mem);
+        Map<String, Object> swap = new LinkedHashMap<>();
+        swap.put("used_bytes", asLong(s.swapUsed()));
+        swap.put("free_bytes", asLong(s.swapFree()));
+        swap.put("total_bytes", asLong(s.swapTotal()));
+        m.put("swap", swap);
+        Map<String, Object> thermal = new LinkedHashMap<>();
+        thermal.put("pressure_level", asLong(s.thermalLevel()));
+        thermal.put("temperature_celsius", s.temperature());
+        thermal.put("cpu_speed_limit", s.cpuSpeedLimit());
+        m.put("thermal", thermal);
+        Map<String, Object> power = new LinkedHashMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.POWER) {
+                power.put(p.attributes().get("hw.type") + "_watts", p.value());
+            }
+        }
+        m.put("power", power);
+        List<Map<String, Object>> procs = new ArrayList<>();
+        Map<String, Map<String, Object>> byEngine = new LinkedHashMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.PROCESS_FOOTPRINT || p.metric() == HostMetrics.PROCESS_RSS) {
+                String engine = p.attributes().get("engine");
+                Map<String, Object> e = byEngine.computeIfAbsent(engine, k -> {
+                    Map<String, Object> x = new LinkedHashMap<>();
+                    x.put("engine", k);
+                    procs.add(x);
+                    return x;
+                });
+                e.put(p.metric() == HostMetrics.PROCESS_FOOTPRINT ? "footprint_bytes" : "rss_bytes", (long) p.value());
+            }
+        }
+        m.put("processes", procs);
+        List<Map<String, Object>> samplers = new ArrayList<>();
+        for (SamplerResult r : s.results().values()) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("name", r.name());
+            x.put("success", r.success());
+            x.put("duration_seconds", r.duration().toNanos() / 1e9);
+            x.put("error", r.error());
+            samplers.add(x);
+        }
+        m.put("samplers", samplers);
+        return m;
+    }
+
+    private static Long asLong(Double d) {
+        return d == null ? null : Math.round(d);
+    }
+}

@@ -1,0 +1,153 @@
+package io.tailwatch.host;
+
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.SelfMetrics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The host sampling loop. Every interval each sampler runs under its own deadline; its series are
+ * published to the hub under its own name, so a failing or slow sampler loses only its own signals.
+ * The resulting {@link HostSnapshot} goes to listeners (rules, status).
+ */
+public final class HostSampling implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HostSampling.class);
+
+    private final List<Sampler> samplers;
+    private final Duration interval;
+    private final Duration timeout;
+    private final MetricHub hub;
+    private final Clock clock;
+    private final List<Consumer<HostSnapshot>> listeners = new CopyOnWriteArrayList<>();
+    private volatile HostSnapshot latest = HostSnapshot.EMPTY;
+    private volatile Instant lastCompleted;
+    private ScheduledExecutorService loop;
+    private ExecutorService worker = newWorker();
+
+    public HostSampling(List<Sampler> samplers, Duration interval, Duration timeout, MetricHub hub, Clock clock) {
+        this.samplers = List.copyOf(samplers);
+        this.interval = interval;
+        this.timeout = timeout;
+        this.hub = hub;
+        this.clock = clock;
+    }
+
+    private static ExecutorService newWorker() {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tailwatch-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public void addListener(Consumer<HostSnapshot> listener) {
+        listeners.add(listener);
+    }
+
+    public List<Sampler> samplers() {
+        return samplers;
+    }
+
+    public Duration interval() {
+        return interval;
+    }
+
+    public void start() {
+        loop = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tailwatch-host");
+            t.setDaemon(true);
+            return t;
+        });
+        loop.scheduleAtFixedRate(() -> {
+            try {
+                sampleOnce();
+            } catch (RuntimeException e) {
+                LOG.error("host sampling cycle failed", e);
+            }
+        }, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs every sampler once, publishes, notifies listeners and returns the snapshot. */
+    public synchronized HostSnapshot sampleOnce() {
+        List<Point> all = new ArrayList<>();
+        List<Point> self = new ArrayList<>();
+        Map<String, SamplerResult> results = new LinkedHashMap<>();
+        for (Sampler s : samplers) {
+            long start = System.nanoTime();
+            List<Point> points = List.of();
+            String error = null;
+            Future<List<Point>> f = worker.submit(s::sample);
+            try {
+                points = f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                f.cancel(true);
+                error = "deadline of " + timeout.toMillis() + " ms exceeded";
+                // The stuck thread is abandoned; later samplers get a fresh one.
+                worker.shutdownNow();
+                worker = newWorker();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                error = "interrupted";
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable c = e.getCause();
+                error = c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            if (error != null) {
+                points = List.of();
+                LOG.debug("sampler {} failed: {}", s.name(), error);
+            }
+            results.put(s.name(), new SamplerResult(s.name(), error == null, took, error));
+            hub.publish("host/" + s.name(), points);
+            all.addAll(points);
+            self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, error == null ? 1 : 0, "sampler", s.name()));
+            self.add(Point.of(SelfMetrics.SAMPLER_DURATION, took.toNanos() / 1e9, "sampler", s.name()));
+        }
+        hub.publish("host/samplers", self);
+        Instant now = clock.instant();
+        HostSnapshot snap = new HostSnapshot(now, all, results);
+        latest = snap;
+        lastCompleted = now;
+        for (Consumer<HostSnapshot> l : listeners) {
+            try {
+                l.accept(snap);
+            } catch (RuntimeException e) {
+                LOG.error("host snapshot listener failed", e);
+            }
+        }
+        return snap;
+    }
+
+    public HostSnapshot latest() {
+        return latest;
+    }
+
+    /** When the last full cycle completed, or null before the first. */
+    public Instant lastCompleted() {
+        return lastCompleted;
+    }
+
+    @Override
+    public void close() {
+        if (loop != null) {
+            loop.shutdownNow();
+        }
+        worker.shutdownNow();
+    }
+}

@@ -1,0 +1,98 @@
+package io.tailwatch.host;
+
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricDef;
+import io.tailwatch.metrics.MetricSnapshot;
+import io.tailwatch.metrics.Point;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Immutable result of one host sampling cycle: every series read plus each sampler's outcome.
+ * Typed accessors return null where the signal is unknown on this machine.
+ */
+public final class HostSnapshot {
+    public static final HostSnapshot EMPTY = new HostSnapshot(Instant.EPOCH, List.of(), Map.of());
+
+    private final Instant at;
+    private final MetricSnapshot points;
+    private final Map<String, SamplerResult> results;
+
+    public HostSnapshot(Instant at, List<Point> points, Map<String, SamplerResult> results) {
+        this.at = at;
+        this.points = new MetricSnapshot(at, points);
+        this.results = Map.copyOf(results);
+    }
+
+    public Instant at() {
+        return at;
+    }
+
+    public List<Point> points() {
+        return points.points();
+    }
+
+    public Map<String, SamplerResult> results() {
+        return results;
+    }
+
+    public Double value(MetricDef metric, String... keyValues) {
+        return points.value(metric, keyValues);
+    }
+
+    public Double memoryTotal() {
+        return value(HostMetrics.MEMORY_LIMIT);
+    }
+
+    public Double memoryAvailable() {
+        return value(HostMetrics.MEMORY_AVAILABLE);
+    }
+
+    public Double memoryUsed() {
+        return value(HostMetrics.MEMORY_USAGE, "system.memory.state", "used");
+    }
+
+    public Double swapUsed() {
+        return value(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+    }
+
+    public Double swapFree() {
+        return value(HostMetrics.PAGING_USAGE, "system.paging.state", "free");
+    }
+
+    public Double swapTotal() {
+        Double u = swapUsed();
+        Double f = swapFree();
+        return u == null || f == null ? null : u + f;
+    }
+
+    public Double pressureLevel() {
+        return value(HostMetrics.PRESSURE_LEVEL);
+    }
+
+    public Double thermalLevel() {
+        return value(HostMetrics.THERMAL_LEVEL);
+    }
+
+    public Double cpuSpeedLimit() {
+        return value(HostMetrics.CPU_SPEED_LIMIT);
+    }
+
+    public Double temperature() {
+        return value(HostMetrics.THERMAL_TEMPERATURE);
+    }
+
+    /** Sum of all power rails that are whole-component readings (cpu, gpu, ane, dram, package, psys), or null. */
+    public Double power(String type) {
+        return value(HostMetrics.POWER, "hw.type", type);
+    }
+
+    public Double processFootprint(String engine) {
+        return value(HostMetrics.PROCESS_FOOTPRINT, "engine", engine);
+    }
+
+    public Double processRss(String engine) {
+        return value(HostMetrics.PROCESS_RSS, "engine", engine);
+    }
+}

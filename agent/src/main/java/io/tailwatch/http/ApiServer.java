@@ -1,0 +1,117 @@
+package io.tailwatch.http;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.tailwatch.daemon.Json;
+import io.tailwatch.daemon.StatusContributor;
+import io.tailwatch.metrics.PrometheusExporter;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The agent's HTTP surface: /metrics (Prometheus text or OpenMetrics), /healthz, and /api/*
+ * (bearer-token protected when a token is configured). Handlers only read the latest state.
+ */
+public final class ApiServer implements AutoCloseable {
+    /** Health of the sampling loop: null when healthy, else the reason. */
+    public interface Health {
+        String problem();
+    }
+
+    private final Javalin app;
+
+    public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
+                     List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
+        QueuedThreadPool pool = new QueuedThreadPool(8, 2, 30_000);
+        pool.setName("tailwatch-http");
+        pool.setDaemon(true);
+        this.app = Javalin.create(cfg -> {
+            cfg.showJavalinBanner = false;
+            cfg.jetty.threadPool = pool;
+            cfg.useVirtualThreads = false;
+        });
+        app.get("/metrics", ctx -> {
+            String accept = ctx.header("Accept");
+            ctx.contentType(prometheus.contentType(accept));
+            ctx.result(prometheus.scrape(accept));
+        });
+        app.get("/healthz", ctx -> {
+            String problem = health.problem();
+            ctx.contentType("text/plain; charset=utf-8");
+            if (problem == null) {
+                ctx.status(200).result("ok\n");
+            } else {
+                ctx.status(503).result(problem + "\n");
+            }
+        });
+        if (authToken != null) {
+            byte[] expected = ("Bearer " + authToken).getBytes(StandardCharsets.UTF_8);
+            app.before("/api/*", ctx -> {
+                String h = ctx.header("Authorization");
+                byte[] got = h == null ? new byte[0] : h.getBytes(StandardCharsets.UTF_8);
+                if (!MessageDigest.isEqual(expected, got)) {
+                    ctx.header("WWW-Authenticate", "Bearer");
+                    json(ctx.status(401), Map.of("error", "missing or wrong bearer token"));
+                    ctx.skipRemainingHandlers();
+                }
+            });
+        }
+        app.get("/api/v1/status", ctx -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("time", Instant.now());
+            body.put("version", version.get());
+            for (StatusContributor c : status) {
+                body.put(c.name(), c.status());
+            }
+            json(ctx, body);
+        });
+        for (Consumer<Javalin> r : extraRoutes) {
+            r.accept(app);
+        }
+    }
+
+    public static void json(Context ctx, Object body) {
+        ctx.contentType("application/json");
+        ctx.result(Json.write(body));
+    }
+
+    /** Binds and starts; throws {@link BindFailure} when the address cannot be bound. */
+    public ApiServer start(String host, int port) {
+        try {
+            app.start(host, port);
+        } catch (RuntimeException e) {
+            Throwable t = e;
+            while (t != null) {
+                if (t instanceof java.net.BindException || t instanceof java.io.IOException) {
+                    throw new BindFailure(host, port, t.getMessage());
+                }
+                t = t.getCause();
+            }
+            throw e;
+        }
+        return this;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    /** The listen address could not be bound (in use, not local, no permission). */
+    public static final class BindFailure extends RuntimeException {
+        public BindFailure(String host, int port, String why) {
+            super("cannot listen on " + io.tailwatch.config.HostPort.format(host, port) + ": " + why);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.tailwatch.metrics;
+
+import static io.tailwatch.metrics.AttributeDef.free;
+import static io.tailwatch.metrics.AttributeDef.oneOf;
+
+import java.util.List;
+
+/** Engine health, inventory and KV-cache arithmetic. */
+public final class EngineMetrics {
+    private EngineMetrics() {
+    }
+
+    static final AttributeDef ENGINE = free("engine", "Configured engine name");
+    static final AttributeDef MODEL = free("model", "Model name as the engine reports it");
+
+    public static final MetricDef UP = MetricDef.gauge("tailwatch.engine.up", "{bool}",
+            "1 when the engine's health check passed (or it reports loading), 0 when it failed.", ENGINE);
+
+    public static final MetricDef LOADING = MetricDef.gauge("tailwatch.engine.loading", "{bool}",
+            "1 while the engine reports that it is loading a model (e.g. llama.cpp 503 'Loading model').", ENGINE);
+
+    public static final MetricDef INFO = MetricDef.gauge("tailwatch.engine.info", "{info}",
+            "Always 1; carries the engine's API flavour, detected server kind and version.", ENGINE,
+            oneOf("api", "Wire API", "ollama", "openai"), free("version", "Version the engine reports, or unknown"));
+
+    public static final MetricDef MODELS_LOADED = MetricDef.gauge("tailwatch.engine.models.loaded", "{model}",
+            "Models the engine reports as loaded.", ENGINE);
+
+    public static final MetricDef MODEL_MEMORY = MetricDef.gauge("tailwatch.model.memory.usage", "By",
+            "Memory a loaded model occupies, as the engine reports it (Ollama size and size_vram).", ENGINE, MODEL,
+            oneOf("memory.kind", "total: whole model; vram: part in GPU memory", "total", "vram"));
+
+    public static final MetricDef MODEL_CONTEXT = MetricDef.gauge("tailwatch.model.context.length", "{token}",
+            "Context length the loaded model runs with.", ENGINE, MODEL);
+
+    public static final MetricDef KV_BYTES_PER_TOKEN = MetricDef.gauge("tailwatch.model.kv_cache.bytes_per_token", "By",
+            "KV-cache bytes per token: sum over layers of (key_length + value_length) x KV heads x bytes per element.",
+            ENGINE, MODEL);
+
+    public static final MetricDef KV_CONTEXT_BYTES = MetricDef.gauge("tailwatch.model.kv_cache.context", "By",
+            "KV-cache bytes the model's current context length needs.", ENGINE, MODEL);
+
+    public static final MetricDef KV_HEADROOM = MetricDef.gauge("tailwatch.model.kv_cache.headroom_tokens", "{token}",
+            "How many more tokens of KV cache fit in the host's available memory before it must swap.", ENGINE, MODEL);
+
+    public static final List<MetricDef> ALL = List.of(UP, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
+            KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM);
+}

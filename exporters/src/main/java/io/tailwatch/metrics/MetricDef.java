@@ -1,0 +1,93 @@
+package io.tailwatch.metrics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One metric, declared once: OpenTelemetry-style name, UCUM unit, instrument, description,
+ * attributes and (for histograms) explicit bucket boundaries. Both exporters and the metric
+ * reference are derived from these declarations.
+ */
+public record MetricDef(String name, String unit, Instrument instrument, String description,
+                        List<AttributeDef> attributes, List<Double> buckets) {
+
+    public MetricDef {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(unit, "unit");
+        Objects.requireNonNull(instrument, "instrument");
+        Objects.requireNonNull(description, "description");
+        attributes = List.copyOf(attributes);
+        buckets = List.copyOf(buckets);
+        if (instrument == Instrument.HISTOGRAM && buckets.isEmpty()) {
+            throw new IllegalArgumentException(name + ": a histogram needs explicit buckets");
+        }
+    }
+
+    public static MetricDef gauge(String name, String unit, String description, AttributeDef... attributes) {
+        return new MetricDef(name, unit, Instrument.GAUGE, description, List.of(attributes), List.of());
+    }
+
+    public static MetricDef counter(String name, String unit, String description, AttributeDef... attributes) {
+        return new MetricDef(name, unit, Instrument.COUNTER, description, List.of(attributes), List.of());
+    }
+
+    public static MetricDef histogram(String name, String unit, String description, List<Double> buckets,
+                                      AttributeDef... attributes) {
+        return new MetricDef(name, unit, Instrument.HISTOGRAM, description, List.of(attributes), buckets);
+    }
+
+    public List<String> attributeNames() {
+        List<String> names = new ArrayList<>(attributes.size());
+        for (AttributeDef a : attributes) {
+            names.add(a.name());
+        }
+        return names;
+    }
+
+    public AttributeDef attribute(String attributeName) {
+        for (AttributeDef a : attributes) {
+            if (a.name().equals(attributeName)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The base unit Micrometer appends to the Prometheus name, from the UCUM unit: "By" becomes
+     * bytes, "s" seconds, "W" watts, "J" joules, "Hz" hertz, "1" ratio; annotations such as
+     * "{token}" or "{level}" add no suffix.
+     */
+    public String baseUnit() {
+        return switch (unit) {
+            case "By" -> "bytes";
+            case "s" -> "seconds";
+            case "W" -> "watts";
+            case "J" -> "joules";
+            case "Hz" -> "hertz";
+            case "Cel" -> "celsius";
+            case "1" -> "ratio";
+            default -> null;
+        };
+    }
+
+    /** The metric family name as it appears in the Prometheus exposition (without _bucket/_sum/_count). */
+    public String prometheusName() {
+        String base = name.replace('.', '_').toLowerCase(Locale.ROOT);
+        String bu = baseUnit();
+        if (bu != null && !base.endsWith("_" + bu)) {
+            base = base + "_" + bu;
+        }
+        if (instrument == Instrument.COUNTER) {
+            base = base + "_total";
+        }
+        return base;
+    }
+
+    /** Prometheus label name for an attribute. */
+    public static String labelName(String attribute) {
+        return attribute.replace('.', '_');
+    }
+}

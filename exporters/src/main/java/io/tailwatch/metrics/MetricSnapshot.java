@@ -1,0 +1,51 @@
+package io.tailwatch.metrics;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Immutable view of every gauge and counter series at one moment. */
+public final class MetricSnapshot {
+    public static final MetricSnapshot EMPTY = new MetricSnapshot(Instant.EPOCH, List.of());
+
+    private final Instant at;
+    private final List<Point> points;
+    private final Map<String, List<Point>> byMetric;
+
+    public MetricSnapshot(Instant at, List<Point> points) {
+        this.at = at;
+        this.points = List.copyOf(points);
+        Map<String, List<Point>> m = new LinkedHashMap<>();
+        for (Point p : this.points) {
+            m.computeIfAbsent(p.metric().name(), k -> new ArrayList<>()).add(p);
+        }
+        m.replaceAll((k, v) -> Collections.unmodifiableList(v));
+        this.byMetric = Collections.unmodifiableMap(m);
+    }
+
+    public Instant at() {
+        return at;
+    }
+
+    public List<Point> points() {
+        return points;
+    }
+
+    public List<Point> of(MetricDef metric) {
+        return byMetric.getOrDefault(metric.name(), List.of());
+    }
+
+    /** The value of the single series of a metric matching the given attributes, or null when absent. */
+    public Double value(MetricDef metric, String... keyValues) {
+        Map<String, String> want = Attrs.of(keyValues);
+        for (Point p : of(metric)) {
+            if (p.attributes().entrySet().containsAll(want.entrySet())) {
+                return p.value();
+            }
+        }
+        return null;
+    }
+}

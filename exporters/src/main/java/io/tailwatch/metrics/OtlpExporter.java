@@ -1,0 +1,208 @@
+package io.tailwatch.metrics;
+
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.metrics.InstrumentType;
+import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.export.MetricExporter;
+import io.opentelemetry.sdk.resources.Resource;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OTLP push through the OpenTelemetry SDK's autoconfiguration, so OTEL_EXPORTER_OTLP_*,
+ * OTEL_METRIC_EXPORT_INTERVAL, OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME behave as in any SDK.
+ * The agent's config supplies defaults that those variables override. Gauges and counters are
+ * observed from the hub's latest snapshot at export time; histograms are recorded as events.
+ * Temporality is cumulative, so a down endpoint costs no growing buffer: the next export carries
+ * the totals.
+ */
+public final class OtlpExporter implements MetricSink, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OtlpExporter.class);
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final OpenTelemetrySdk sdk;
+    private final Map<String, DoubleHistogram> histograms = new HashMap<>();
+    private final AtomicLong failures = new AtomicLong();
+    private final MetricHub hub;
+
+    private OtlpExporter(OpenTelemetrySdk sdk, MetricHub hub) {
+        this.sdk = sdk;
+        this.hub = hub;
+    }
+
+    /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
+    public static boolean enabled(OtlpSettings settings, Map<String, String> env) {
+        if ("none".equals(env.get("OTEL_METRICS_EXPORTER"))) {
+            return false;
+        }
+        return settings.enabled() || has(env, "OTEL_EXPORTER_OTLP_ENDPOINT")
+                || has(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+    }
+
+    private static boolean has(Map<String, String> env, String key) {
+        String v = env.get(key);
+        return v != null && !v.isBlank();
+    }
+
+    /** Builds the SDK and registers an instrument for every catalog metric. */
+    public static OtlpExporter start(OtlpSettings settings, MetricHub hub, Map<String, String> resourceAttributes) {
+        Map<String, String> defaults = new HashMap<>();
+        defaults.put("otel.metrics.exporter", "otlp");
+        defaults.put("otel.traces.exporter", "none");
+        defaults.put("otel.logs.exporter", "none");
+        defaults.put("otel.service.name", "tailwatch");
+        if (settings.endpoint() != null && !settings.endpoint().isBlank()) {
+            defaults.put("otel.exporter.otlp.endpoint", settings.endpoint());
+        }
+        if (settings.protocol() != null) {
+            defaults.put("otel.exporter.otlp.protocol", settings.protocol());
+        }
+        if (settings.interval() != null) {
+            defaults.put("otel.metric.export.interval", Long.toString(settings.interval().toMillis()));
+        }
+        if (!settings.headers().isEmpty()) {
+            StringJoiner j = new StringJoiner(",");
+            settings.headers().forEach((k, v) -> j.add(k + "=" + v));
+            defaults.put("otel.exporter.otlp.headers", j.toString());
+        }
+        AtomicLong failures = new AtomicLong();
+        OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
+                .addPropertiesSupplier(() -> defaults)
+                .addResourceCustomizer((resource, config) -> {
+                    AttributesBuilder b = Attributes.builder();
+                    resourceAttributes.forEach(b::put);
+                    // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
+                    return Resource.create(b.build()).merge(resource);
+                })
+                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures))
+                .disableShutdownHook()
+                .build()
+                .getOpenTelemetrySdk();
+        OtlpExporter exporter = new OtlpExporter(sdk, hub);
+        exporter.failuresRef = failures;
+        exporter.registerInstruments();
+        return exporter;
+    }
+
+    private AtomicLong failuresRef;
+
+    public long failures() {
+        return failuresRef.get();
+    }
+
+    private void registerInstruments() {
+        Meter meter = sdk.getMeter("io.tailwatch");
+        Supplier<MetricSnapshot> snap = hub::snapshot;
+        for (MetricDef def : Catalog.all()) {
+            switch (def.instrument()) {
+                case GAUGE -> meter.gaugeBuilder(def.name()).setUnit(def.unit()).setDescription(def.description())
+                        .buildWithCallback(m -> {
+                            for (Point p : snap.get().of(def)) {
+                                m.record(p.value(), attributes(p.attributes()));
+                            }
+                        });
+                case COUNTER -> meter.counterBuilder(def.name()).ofDoubles().setUnit(def.unit())
+                        .setDescription(def.description())
+                        .buildWithCallback(m -> {
+                            if (def == SelfMetrics.OTLP_EXPORT_FAILURES) {
+                                m.record(failuresRef.get(), Attributes.empty());
+                                return;
+                            }
+                            for (Point p : snap.get().of(def)) {
+                                m.record(p.value(), attributes(p.attributes()));
+                            }
+                        });
+                case HISTOGRAM -> histograms.put(def.name(), meter.histogramBuilder(def.name()).setUnit(def.unit())
+                        .setDescription(def.description())
+                        .setExplicitBucketBoundariesAdvice(def.buckets())
+                        .build());
+            }
+        }
+    }
+
+    private static Attributes attributes(Map<String, String> attrs) {
+        AttributesBuilder b = Attributes.builder();
+        attrs.forEach(b::put);
+        return b.build();
+    }
+
+    @Override
+    public void onSnapshot(MetricSnapshot snapshot) {
+        // Observed lazily at export time.
+    }
+
+    @Override
+    public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
+        DoubleHistogram h = histograms.get(histogram.name());
+        if (h != null) {
+            h.record(value, attributes(attributes));
+        }
+    }
+
+    /** Exports what is pending now, waiting at most {@code timeoutMillis}. */
+    public boolean flush(long timeoutMillis) {
+        return sdk.getSdkMeterProvider().forceFlush().join(timeoutMillis, TimeUnit.MILLISECONDS).isSuccess();
+    }
+
+    @Override
+    public void close() {
+        sdk.getSdkMeterProvider().shutdown().join(4, TimeUnit.SECONDS);
+    }
+
+    /** Counts failed exports and logs them at most once a minute. */
+    static final class CountingExporter implements MetricExporter {
+        private final MetricExporter delegate;
+        private final AtomicLong failures;
+        private volatile long lastLog = System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS;
+
+        CountingExporter(MetricExporter delegate, AtomicLong failures) {
+            this.delegate = delegate;
+            this.failures = failures;
+        }
+
+        @Override
+        public CompletableResultCode export(Collection<MetricData> metrics) {
+            CompletableResultCode result = delegate.export(metrics);
+            result.whenComplete(() -> {
+                if (!result.isSuccess()) {
+                    long n = failures.incrementAndGet();
+                    long now = System.nanoTime();
+                    if (now - lastLog >= FAILURE_LOG_INTERVAL_NANOS) {
+                        lastLog = now;
+                        LOG.warn("OTLP export failed ({} failures so far); retrying at the next interval", n);
+                    }
+                }
+            });
+            return result;
+        }
+
+        @Override
+        public CompletableResultCode flush() {
+            return delegate.flush();
+        }
+
+        @Override
+        public CompletableResultCode shutdown() {
+            return delegate.shutdown();
+        }
+
+        @Override
+        public AggregationTemporality getAggregationTemporality(InstrumentType instrumentType) {
+            return delegate.getAggregationTemporality(instrumentType);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.tailwatch.metrics;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/** One observed value of a gauge or counter series. Attributes are kept sorted and immutable. */
+public record Point(MetricDef metric, Map<String, String> attributes, double value) {
+    public Point {
+        Objects.requireNonNull(metric, "metric");
+        attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
+    }
+
+    public static Point of(MetricDef metric, double value, String... keyValues) {
+        return new Point(metric, Attrs.of(keyValues), value);
+    }
+
+    /** Key of this series within its metric. */
+    public SeriesKey key() {
+        return new SeriesKey(metric.name(), attributes);
+    }
+
+    public record SeriesKey(String metric, Map<String, String> attributes) {
+    }
+}

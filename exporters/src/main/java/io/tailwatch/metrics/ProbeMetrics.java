@@ -1,0 +1,83 @@
+package io.tailwatch.metrics;
+
+import static io.tailwatch.metrics.AttributeDef.free;
+import static io.tailwatch.metrics.AttributeDef.oneOf;
+import static io.tailwatch.metrics.AttributeDef.optional;
+
+import java.util.List;
+
+/** Synthetic probe results: OpenTelemetry GenAI client metrics and the rolling windows the rules read. */
+public final class ProbeMetrics {
+    private ProbeMetrics() {
+    }
+
+    /** The semantic conventions' recommended boundaries plus edges at the 0.5 s and 1 s SLOs. */
+    public static final List<Double> DURATION_BUCKETS = List.of(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.5, 0.64, 1.0,
+            1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92);
+    public static final List<Double> TOKEN_BUCKETS = List.of(1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0,
+            65536.0, 262144.0, 1048576.0);
+    public static final List<Double> CHUNK_BUCKETS = List.of(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25,
+            0.5, 0.75, 1.0, 2.5, 5.0, 10.0);
+
+    static final AttributeDef ENGINE = free("engine", "Configured engine name");
+    static final AttributeDef SCENARIO = free("tailwatch.scenario", "Probe scenario name");
+    static final AttributeDef OPERATION = oneOf("gen_ai.operation.name", "GenAI operation", "chat", "text_completion");
+    static final AttributeDef PROVIDER = free("gen_ai.provider.name",
+            "Engine kind: ollama, mlx_lm, lm_studio, llama_cpp, vllm, openai");
+    static final AttributeDef REQUEST_MODEL = free("gen_ai.request.model", "Model the probe asked for");
+    static final AttributeDef SERVER_ADDRESS = free("server.address", "Engine host");
+    static final AttributeDef SERVER_PORT = free("server.port", "Engine port");
+    static final AttributeDef ERROR_TYPE = optional("error.type",
+            "Failure class (failures only): connect_refused, connect_timeout, first_token_timeout, total_timeout, http_<status>, stream_error, malformed, cut, _OTHER");
+
+    public static final MetricDef OPERATION_DURATION = MetricDef.histogram("gen_ai.client.operation.duration", "s",
+            "End-to-end duration of a synthetic probe request.", DURATION_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT, ERROR_TYPE);
+
+    public static final MetricDef TIME_TO_FIRST_CHUNK = MetricDef.histogram("gen_ai.client.operation.time_to_first_chunk", "s",
+            "Time from sending the request to the first chunk with non-empty content or reasoning.", DURATION_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT);
+
+    public static final MetricDef TIME_PER_OUTPUT_CHUNK = MetricDef.histogram("gen_ai.client.operation.time_per_output_chunk", "s",
+            "Time between consecutive output chunks after the first.", CHUNK_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT);
+
+    public static final MetricDef TOKEN_USAGE = MetricDef.histogram("gen_ai.client.token.usage", "{token}",
+            "Tokens per probe request.", TOKEN_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT,
+            oneOf("gen_ai.token.type", "input or output", "input", "output"),
+            oneOf("tailwatch.token.source", "usage: server usage; engine: engine counters; estimate: estimated", "usage", "engine", "estimate"));
+
+    public static final MetricDef PROBE_SUCCESS = MetricDef.gauge("tailwatch.probe.success", "{bool}",
+            "1 when the scenario's last probe succeeded, 0 when it failed.", ENGINE, free("scenario", "Probe scenario name"));
+
+    public static final MetricDef DECODE_RATE = MetricDef.gauge("tailwatch.probe.decode.rate", "{token}/s",
+            "Decode tokens per second of the scenario's last successful probe: (output tokens - 1) / (e2e - TTFT).",
+            ENGINE, free("scenario", "Probe scenario name"));
+
+    public static final MetricDef PROBES_SKIPPED = MetricDef.counter("tailwatch.probe.skipped", "{probe}",
+            "Probes not sent, by reason.", ENGINE,
+            oneOf("reason", "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model"));
+
+    static final AttributeDef W_MODEL = free("model", "Model probed");
+    static final AttributeDef W_SCENARIO = free("scenario", "Probe scenario name");
+    static final AttributeDef QUANTILE = oneOf("quantile", "Nearest-rank percentile over the window", "p50", "p95", "p99");
+
+    public static final MetricDef WINDOW_E2E = MetricDef.gauge("tailwatch.probe.window.e2e", "s",
+            "End-to-end latency percentiles of successful probes over the rolling window (nearest rank).",
+            ENGINE, W_MODEL, W_SCENARIO, QUANTILE);
+
+    public static final MetricDef WINDOW_TTFT = MetricDef.gauge("tailwatch.probe.window.ttft", "s",
+            "Time-to-first-token percentiles of successful probes over the rolling window (nearest rank).",
+            ENGINE, W_MODEL, W_SCENARIO, QUANTILE);
+
+    public static final MetricDef WINDOW_ERROR_RATIO = MetricDef.gauge("tailwatch.probe.window.error.ratio", "1",
+            "Failed probes / all probes over the rolling window.", ENGINE, W_MODEL, W_SCENARIO);
+
+    public static final MetricDef WINDOW_SAMPLES = MetricDef.gauge("tailwatch.probe.window.samples", "{probe}",
+            "Probes in the rolling window.", ENGINE, W_MODEL, W_SCENARIO);
+
+    public static final List<MetricDef> ALL = List.of(OPERATION_DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK,
+            TOKEN_USAGE, PROBE_SUCCESS, DECODE_RATE, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,
+            WINDOW_SAMPLES);
+}

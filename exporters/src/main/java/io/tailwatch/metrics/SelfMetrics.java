@@ -1,0 +1,28 @@
+package io.tailwatch.metrics;
+
+import static io.tailwatch.metrics.AttributeDef.free;
+
+import java.util.List;
+
+/** The agent's view of its own health. */
+public final class SelfMetrics {
+    private SelfMetrics() {
+    }
+
+    public static final MetricDef SAMPLER_SUCCESS = MetricDef.gauge("tailwatch.sampler.success", "{bool}",
+            "1 when the sampler's last run succeeded, 0 when it failed.",
+            free("sampler", "Sampler name"));
+
+    public static final MetricDef SAMPLER_DURATION = MetricDef.gauge("tailwatch.sampler.duration", "s",
+            "Wall time of the sampler's last run.",
+            free("sampler", "Sampler name"));
+
+    public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
+            "OTLP metric exports that failed after the exporter's own retries.");
+
+    public static final MetricDef SERIES_DROPPED = MetricDef.counter("tailwatch.series.dropped", "{series}",
+            "Series dropped because a metric reached its series bound.");
+
+    public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES,
+            SERIES_DROPPED);
+}
