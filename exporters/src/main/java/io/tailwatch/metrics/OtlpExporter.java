@@ -34,14 +34,25 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OtlpExporter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final OpenTelemetrySdk sdk;
+    private final io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider;
     private final Map<String, DoubleHistogram> histograms = new HashMap<>();
-    private final AtomicLong failures = new AtomicLong();
     private final MetricHub hub;
 
-    private OtlpExporter(OpenTelemetrySdk sdk, MetricHub hub) {
-        this.sdk = sdk;
+    private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures) {
+        this.meterProvider = meterProvider;
         this.hub = hub;
+        this.failuresRef = failures;
+        registerInstruments();
+    }
+
+    /** The same instruments over a given reader (tests and tools); no OTLP transport involved. */
+    public static OtlpExporter withReader(io.opentelemetry.sdk.metrics.export.MetricReader reader, MetricHub hub,
+                                          Map<String, String> resourceAttributes) {
+        AttributesBuilder b = Attributes.builder();
+        resourceAttributes.forEach(b::put);
+        io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
+                .setResource(Resource.create(b.build())).registerMetricReader(reader).build();
+        return new OtlpExporter(provider, hub, new AtomicLong());
     }
 
     /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
@@ -92,20 +103,17 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
-        OtlpExporter exporter = new OtlpExporter(sdk, hub);
-        exporter.failuresRef = failures;
-        exporter.registerInstruments();
-        return exporter;
+        return new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures);
     }
 
-    private AtomicLong failuresRef;
+    private final AtomicLong failuresRef;
 
     public long failures() {
         return failuresRef.get();
     }
 
     private void registerInstruments() {
-        Meter meter = sdk.getMeter("io.tailwatch");
+        Meter meter = meterProvider.get("io.tailwatch");
         Supplier<MetricSnapshot> snap = hub::snapshot;
         for (MetricDef def : Catalog.all()) {
             switch (def.instrument()) {
@@ -155,12 +163,12 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     /** Exports what is pending now, waiting at most {@code timeoutMillis}. */
     public boolean flush(long timeoutMillis) {
-        return sdk.getSdkMeterProvider().forceFlush().join(timeoutMillis, TimeUnit.MILLISECONDS).isSuccess();
+        return meterProvider.forceFlush().join(timeoutMillis, TimeUnit.MILLISECONDS).isSuccess();
     }
 
     @Override
     public void close() {
-        sdk.getSdkMeterProvider().shutdown().join(4, TimeUnit.SECONDS);
+        meterProvider.shutdown().join(4, TimeUnit.SECONDS);
     }
 
     /** Counts failed exports and logs them at most once a minute. */
