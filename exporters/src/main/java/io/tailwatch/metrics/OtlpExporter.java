@@ -91,6 +91,9 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
             defaults.put("otel.exporter.otlp.headers", j.toString());
         }
         AtomicLong failures = new AtomicLong();
+        Runnable publishFailures = () -> hub.publish("otlp",
+                java.util.List.of(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures.get())));
+        publishFailures.run();
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> defaults)
                 .addResourceCustomizer((resource, config) -> {
@@ -99,7 +102,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                     // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
                     return Resource.create(b.build()).merge(resource);
                 })
-                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures))
+                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures, publishFailures))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
@@ -126,10 +129,6 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                 case COUNTER -> meter.counterBuilder(def.name()).ofDoubles().setUnit(def.unit())
                         .setDescription(def.description())
                         .buildWithCallback(m -> {
-                            if (def == SelfMetrics.OTLP_EXPORT_FAILURES) {
-                                m.record(failuresRef.get(), Attributes.empty());
-                                return;
-                            }
                             for (Point p : snap.get().of(def)) {
                                 m.record(p.value(), attributes(p.attributes()));
                             }
@@ -175,11 +174,13 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     static final class CountingExporter implements MetricExporter {
         private final MetricExporter delegate;
         private final AtomicLong failures;
+        private final Runnable onFailure;
         private volatile long lastLog = System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS;
 
-        CountingExporter(MetricExporter delegate, AtomicLong failures) {
+        CountingExporter(MetricExporter delegate, AtomicLong failures, Runnable onFailure) {
             this.delegate = delegate;
             this.failures = failures;
+            this.onFailure = onFailure;
         }
 
         @Override
@@ -188,6 +189,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
             result.whenComplete(() -> {
                 if (!result.isSuccess()) {
                     long n = failures.incrementAndGet();
+                    onFailure.run();
                     long now = System.nanoTime();
                     if (now - lastLog >= FAILURE_LOG_INTERVAL_NANOS) {
                         lastLog = now;
