@@ -15,12 +15,52 @@ import java.util.regex.Pattern;
  * @param processNames executables (or python module names such as mlx_lm) that identify the
  *                     engine's processes when no process listens on the URL's port
  * @param launchdLabel launchd label of the service running the engine, for `engine restart`
+ * @param signals      where the engine's own queue, running-request and KV-cache figures are read
  */
 public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
                            Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
-                           List<String> processNames, String launchdLabel) {
+                           List<String> processNames, String launchdLabel, Signals signals) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+
+    /** Without a signals section: the defaults (auto-detect every 15 s). */
+    public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                        Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                        List<String> processNames, String launchdLabel) {
+        this(name, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical, scenarios,
+                processNames, launchdLabel, Signals.DEFAULT);
+    }
+
+    public EngineConfig {
+        signals = signals == null ? Signals.DEFAULT : signals;
+    }
+
+    /**
+     * The engine-side signals section.
+     *
+     * @param source           auto, none, llamacpp, vllm, mlx_vlm, health_queue or header_estimate
+     * @param healthQueueField dotted path of the queue length in the /healthz or /health JSON (e.g. queue_size)
+     * @param interval         how often the engine's endpoints are read
+     */
+    public record Signals(String source, String healthQueueField, Duration interval) {
+        public static final List<String> SOURCES = List.of("auto", "none", "llamacpp", "vllm", "mlx_vlm", "health_queue",
+                "header_estimate");
+        public static final Pattern FIELD = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+        public static final Signals DEFAULT = new Signals("auto", "queue_size", Duration.ofSeconds(15));
+
+        static Signals read(Section s) {
+            String source = s.oneOf("source", DEFAULT.source(), SOURCES.toArray(new String[0]));
+            String field = s.string("health_queue_field", DEFAULT.healthQueueField());
+            if (field != null && !FIELD.matcher(field).matches()) {
+                s.problem("health_queue_field", "must be a dotted path of JSON keys or list indexes, e.g. queue_size or "
+                        + "scheduler.queue.0");
+                field = DEFAULT.healthQueueField();
+            }
+            Duration interval = s.duration("interval", DEFAULT.interval(), Duration.ofSeconds(1), Duration.ofHours(1));
+            s.finish();
+            return new Signals(source, field, interval);
+        }
+    }
 
     /** One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO. */
     public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
@@ -39,7 +79,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     @Override
     public String toString() {
         return "EngineConfig[name=" + name + ", api=" + api + ", url=" + url + ", model=" + model
-                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + "]";
+                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + ", signals=" + signals + "]";
     }
 
     static List<EngineConfig> readAll(Section root) {
@@ -111,12 +151,13 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<String> processNames = process.strings("names", List.of());
         process.finish();
         String label = s.string("launchd_label", null);
+        Signals signals = Signals.read(s.section("signals"));
         s.finish();
         if (name == null || api == null || url == null) {
             return null;
         }
         return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
-                List.copyOf(processNames), label);
+                List.copyOf(processNames), label, signals);
     }
 
     private static Scenario scenario(Section s) {

@@ -8,6 +8,7 @@ import io.tailwatch.http.ApiServer;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.metrics.PrometheusExporter;
+import io.tailwatch.signals.EngineSignalMonitor;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +37,7 @@ public final class Daemon implements AutoCloseable {
     private HostSampling host;
     private OtlpExporter otlp;
     private ApiServer http;
+    private EngineSignalMonitor signals;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -70,6 +72,8 @@ public final class Daemon implements AutoCloseable {
                 return HostStatus.of(host.latest());
             }
         });
+        signals = new EngineSignalMonitor(config.engines(), hub, clock);
+        status.add(signals.status());
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Instant last = host.lastCompleted();
@@ -90,6 +94,7 @@ public final class Daemon implements AutoCloseable {
             throw e;
         }
         host.start();
+        signals.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
         return this;
@@ -107,6 +112,10 @@ public final class Daemon implements AutoCloseable {
         return host;
     }
 
+    public EngineSignalMonitor signals() {
+        return signals;
+    }
+
     @Override
     public void close() {
         closeQuietly();
@@ -122,6 +131,9 @@ public final class Daemon implements AutoCloseable {
             } catch (Exception e) {
                 LOG.warn("error while stopping: {}", e.toString());
             }
+        }
+        if (signals != null) {
+            signals.close();
         }
         if (host != null) {
             host.close();

@@ -108,6 +108,43 @@ public final class HttpTransport {
         return new JsonReply(r.statusCode(), node, raw, null, null);
     }
 
+    /** Result of a plain GET: status, content type and body text, or a failure. */
+    public record TextReply(int status, String contentType, String body, String error, String errorType) {
+        public boolean ok() {
+            return error == null && status / 100 == 2;
+        }
+    }
+
+    /**
+     * GET {@code uri} asking for {@code accept}, with the body (UTF-8, at most {@link #MAX_JSON_BYTES}) as text,
+     * all within {@code deadline}. Never throws for network or server faults; they come back as {@code error}
+     * with a {@link ProbeErrors} class.
+     */
+    public static TextReply get(URI uri, String accept, String apiKey, Duration connectTimeout, Duration deadline) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(deadline).header("Accept", accept).GET();
+        if (apiKey != null) {
+            b.header("Authorization", "Bearer " + apiKey);
+        }
+        CompletableFuture<HttpResponse<byte[]>> f = client(connectTimeout)
+                .sendAsync(b.build(), info -> new LimitedBody(MAX_JSON_BYTES));
+        HttpResponse<byte[]> r;
+        try {
+            r = f.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            return new TextReply(0, null, null, "no complete answer within " + deadline.toMillis() + " ms",
+                    ProbeErrors.TOTAL_TIMEOUT);
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            return new TextReply(0, null, null, "interrupted", ProbeErrors.OTHER);
+        } catch (ExecutionException e) {
+            return new TextReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
+        }
+        String type = r.headers().firstValue("Content-Type").orElse("");
+        return new TextReply(r.statusCode(), type, new String(r.body(), StandardCharsets.UTF_8), null, null);
+    }
+
     static String clip(String s) {
         s = s.replaceAll("\\s+", " ").trim();
         return s.length() <= 200 ? s : s.substring(0, 200) + "...";

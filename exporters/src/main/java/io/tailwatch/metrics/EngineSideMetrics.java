@@ -23,5 +23,19 @@ public final class EngineSideMetrics {
             "Queue wait of the last probe: measured by the engine, or estimated from time to response headers.", ENGINE,
             oneOf("source", "measured: the engine's own figure; estimate: from probe header time", "measured", "estimate"));
 
-    public static final List<MetricDef> ALL = List.of(REQUESTS, KV_CACHE_USAGE, QUEUE_WAIT);
+    static final AttributeDef SIGNAL_SOURCE_KIND = oneOf("signal.source",
+            "Where the engine's own figures are read: llamacpp_slots (/slots), prometheus (/metrics text), mlx_vlm_json "
+                    + "(/metrics JSON), health_queue (a field of /healthz or /health), header_estimate (probe header time)",
+            "llamacpp_slots", "prometheus", "mlx_vlm_json", "health_queue", "header_estimate");
+
+    public static final MetricDef SIGNAL_SOURCE = MetricDef.gauge("tailwatch.engine.signal.source", "{info}",
+            "Always 1, one series per source the engine's signals are read from; none when the engine exposes nothing.",
+            ENGINE, SIGNAL_SOURCE_KIND);
+
+    public static final MetricDef SIGNAL_FAILURES = MetricDef.counter("tailwatch.engine.signal.failures", "{failure}",
+            "Reads of an engine signal source that failed, by class (connect_refused, timeout, http_<status>, malformed, "
+                    + "missing_field, ...).", ENGINE, SIGNAL_SOURCE_KIND,
+            free("error.type", "Failure class"));
+
+    public static final List<MetricDef> ALL = List.of(REQUESTS, KV_CACHE_USAGE, QUEUE_WAIT, SIGNAL_SOURCE, SIGNAL_FAILURES);
 }
