@@ -126,7 +126,7 @@ class PrometheusTextParserTest {
     record Written(String name, Map<String, String> labels, double value, Long timestamp) {
     }
 
-    @Property(tries = 300)
+    @Property(tries = 200)
     void readsBackWhatAnyLegalExpositionSays(@ForAll("expositions") List<Written> written, @ForAll("styles") Style style)
             throws Exception {
         String text = render(written, style);
