@@ -45,7 +45,8 @@ public final class SignalDetector {
 
     public static Detection detect(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate,
                                    Duration deadline) {
-        long end = System.nanoTime() + deadline.toNanos();
+        // Each request has the whole deadline: detection is rare, and a cold connection may be slow.
+        Duration end = deadline;
         try {
             return switch (cfg.source()) {
                 case "none" -> new Detection(true, List.of(), List.of(), "off (signals.source: none)");
@@ -62,9 +63,8 @@ public final class SignalDetector {
         }
     }
 
-    private static Duration left(long end) {
-        long n = end - System.nanoTime();
-        return Duration.ofNanos(Math.max(n, 1_000_000L));
+    private static Duration left(Duration deadline) {
+        return deadline;
     }
 
     /** A connection-level failure means the engine is not there to be asked; anything else is an answer. */
@@ -73,7 +73,7 @@ public final class SignalDetector {
         return t.equals(ProbeErrors.CONNECT_REFUSED) || t.equals(ProbeErrors.CONNECT_TIMEOUT);
     }
 
-    private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, long end)
+    private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, Duration end)
             throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> families = new ArrayList<>();
@@ -140,7 +140,7 @@ public final class SignalDetector {
         return new Detection(true, sources, families, String.join("; ", notes));
     }
 
-    private static Detection llamaCpp(EngineEndpoint ep, long end) throws SignalFailure {
+    private static Detection llamaCpp(EngineEndpoint ep, Duration end) throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         try {
@@ -177,7 +177,7 @@ public final class SignalDetector {
      * The first of /healthz and /health whose JSON holds {@code field}. Pinned: falls back to /healthz
      * (so failures show); auto: null when neither has it.
      */
-    private static Detection healthQueue(EngineEndpoint ep, String field, long end, boolean pinned)
+    private static Detection healthQueue(EngineEndpoint ep, String field, Duration end, boolean pinned)
             throws SignalFailure {
         for (String path : HealthQueueSource.PATHS) {
             try {
