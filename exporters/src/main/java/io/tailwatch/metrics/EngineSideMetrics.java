@@ -29,7 +29,8 @@ public final class EngineSideMetrics {
             "llamacpp_slots", "prometheus", "mlx_vlm_json", "health_queue", "header_estimate");
 
     public static final MetricDef SIGNAL_SOURCE = MetricDef.gauge("tailwatch.engine.signal.source", "{info}",
-            "Always 1, one series per source the engine's signals are read from; none when the engine exposes nothing.",
+            "Always 1, one series per source the engine's signals come from (header_estimate when the engine itself "
+                    + "exposes nothing); no series while detection has not run or signals are off.",
             ENGINE, SIGNAL_SOURCE_KIND);
 
     public static final MetricDef SIGNAL_FAILURES = MetricDef.counter("tailwatch.engine.signal.failures", "{failure}",
