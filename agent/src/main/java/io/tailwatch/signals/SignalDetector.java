@@ -25,7 +25,7 @@ public final class SignalDetector {
     }
 
     /**
-     * The outcome. {@code decided} false means the engine could not be asked (not reachable);
+     * The outcome. {@code decided} false means the engine could not be asked (not reachable, or too slow to tell);
      * {@code note} says in words what was found or why nothing was.
      */
     public record Detection(boolean decided, List<EngineSignalSource> sources, List<String> families, String note) {
@@ -34,7 +34,7 @@ public final class SignalDetector {
             families = List.copyOf(families);
         }
 
-        static Detection unreachable(String note) {
+        static Detection undecided(String note) {
             return new Detection(false, List.of(), List.of(), note);
         }
 
@@ -59,7 +59,7 @@ public final class SignalDetector {
                 default -> auto(ep, cfg, estimate, end);
             };
         } catch (SignalFailure f) {
-            return Detection.unreachable("engine not reachable: " + f.getMessage());
+            return Detection.undecided("engine not reachable: " + f.getMessage());
         }
     }
 
@@ -73,12 +73,19 @@ public final class SignalDetector {
         return t.equals(ProbeErrors.CONNECT_REFUSED) || t.equals(ProbeErrors.CONNECT_TIMEOUT);
     }
 
+    /** No answer in time (or a dropped one) says nothing about what the endpoint would have answered. */
+    private static boolean inconclusive(SignalFailure f) {
+        String t = f.errorType();
+        return t.equals(SignalFailure.TIMEOUT) || t.equals(ProbeErrors.CUT);
+    }
+
     private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, Duration end)
             throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> families = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         boolean skipSlots = false;
+        boolean slow = false;
         try {
             EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, left(end));
             if (b.looksJson()) {
@@ -107,6 +114,7 @@ public final class SignalDetector {
             if (unreachable(f)) {
                 throw f;
             }
+            slow |= inconclusive(f);
             notes.add("/metrics: " + f.errorType());
         }
         if (!skipSlots) {
@@ -125,8 +133,13 @@ public final class SignalDetector {
                 if (unreachable(f)) {
                     throw f;
                 }
+                slow |= inconclusive(f);
                 notes.add("/slots: " + f.errorType());
             }
+        }
+        if (sources.isEmpty() && slow) {
+            // Settling on the estimate now could hide a /metrics that was merely slow: ask again next time.
+            return Detection.undecided("engine slow to answer (" + String.join("; ", notes) + "); asking again");
         }
         if (sources.isEmpty()) {
             Detection h = healthQueue(ep, cfg.healthQueueField(), end, false);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tailwatch.signals.PrometheusTextParser.Exposition;
 import io.tailwatch.signals.PrometheusTextParser.FormatException;
 import io.tailwatch.signals.PrometheusTextParser.Sample;
+import io.tailwatch.testing.Promtool;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,11 +39,9 @@ class PrometheusTextParserTest {
         assertThat(e.families().get("vllm:lora_requests_info").help())
                 .isEqualTo("Running stats on lora requests \\ with a backslash\nand a newline.");
         assertThat(e.families().get("vllm:request_queue_time_seconds").type()).isEqualTo("histogram");
-        // The exemplar after the +Inf bucket is ignored, its value kept.
         Sample inf = e.samples("vllm:request_queue_time_seconds_bucket").get(1);
         assertThat(inf.labels()).containsEntry("le", "+Inf");
         assertThat(inf.value()).isEqualTo(12.0);
-        assertThat(inf.timestamp()).isNull();
         assertThat(e.samples("vllm:spec_decode_draft_acceptance_rate").get(0).value()).isNaN();
         assertThat(e.samples("vllm:e2e_request_latency_seconds")).extracting(Sample::value)
                 .containsExactly(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY);
@@ -50,6 +49,32 @@ class PrometheusTextParserTest {
         assertThat(e.has("python_info")).isTrue();
         assertThat(e.samples()).hasSize(16);
         assertThat(e.openMetricsEof()).isFalse();
+    }
+
+    @Test
+    void readsOpenMetricsExemplarsAsIgnoredTrailers() throws Exception {
+        Exposition e = PrometheusTextParser.parse(FakeEngine.resource("vllm-openmetrics.txt"));
+        assertThat(e.samples("vllm:request_queue_time_seconds_bucket")).extracting(Sample::value).containsExactly(10.0, 12.0);
+        assertThat(e.samples("vllm:request_queue_time_seconds_bucket")).extracting(Sample::timestamp)
+                .containsOnlyNulls();
+        assertThat(e.samples("vllm:num_requests_waiting").get(0).timestamp()).isEqualTo(1732934400.5);
+        assertThat(e.families().get("vllm:request_queue_time_seconds").unit()).isEqualTo("seconds");
+        assertThat(e.openMetricsEof()).isTrue();
+    }
+
+    /** Prometheus' own parser (promtool) agrees: the fixtures are legal, and these broken lines are not. */
+    @Test
+    void promtoolAgreesOnWhatIsLegal() throws Exception {
+        for (String f : List.of("llamacpp-metrics.txt", "vllm-metrics.txt", "vllm-mlx-metrics.txt")) {
+            Promtool.Result r = Promtool.run(FakeEngine.resource(f), "check", "metrics");
+            assertThat(r.output()).as(f).doesNotContain("parsing error");
+            assertThat(PrometheusTextParser.parse(FakeEngine.resource(f)).samples()).isNotEmpty();
+        }
+        for (String bad : List.of("x{a=\"\\t\"} 1\n", "x{a=\"1\" 1\n", "x 1 2 3\n", "x one\n", "x{a=1} 1\n")) {
+            Promtool.Result r = Promtool.run(bad, "check", "metrics");
+            assertThat(r.output()).as(bad).contains("parsing error");
+            assertThatThrownBy(() -> PrometheusTextParser.parse(bad)).as(bad).isInstanceOf(FormatException.class);
+        }
     }
 
     @Test

@@ -116,6 +116,15 @@ class SignalDetectionTest {
     }
 
     @Test
+    void aSlowEngineIsAskedAgainRatherThanSettledOnTheEstimate() {
+        engine.slow("/metrics", Duration.ofSeconds(2)).slow("/slots", Duration.ofSeconds(2));
+        SignalDetector.Detection d = SignalDetector.detect(engine.endpoint(), pinned("auto"),
+                new HeaderTimeEstimate(Duration.ofMinutes(3), Clock.systemUTC()), Duration.ofMillis(300));
+        assertThat(d.decided()).isFalse();
+        assertThat(d.note()).contains("slow to answer").contains("/metrics: timeout");
+    }
+
+    @Test
     void aPinnedSourceIsUsedWithoutGuessing() {
         assertThat(kinds(detect("vllm"))).containsExactly("prometheus");
         assertThat(kinds(detect("mlx_vlm"))).containsExactly("mlx_vlm_json");
