@@ -13,13 +13,17 @@ public final class MacLevels {
      * guessed.
      */
     public static int memoryPressure(long kernelLevel) throws IOException {
-        return switch ((int) kernelLevel) {
-            case 1 -> 0;
-            case 2 -> 1;
-            case 4 -> 2;
-            default -> throw new IOException("kern.memorystatus_vm_pressure_level: unknown value " + kernelLevel
+        if (kernelLevel == 1) {
+            return 0;
+        }
+        if (kernelLevel == 2) {
+            return 1;
+        }
+        if (kernelLevel == 4) {
+            return 2;
+        }
+        throw new IOException("kern.memorystatus_vm_pressure_level: unknown value " + kernelLevel
                     + " (expected 1, 2 or 4)");
-        };
     }
 
     public static String memoryPressureName(int level) {
