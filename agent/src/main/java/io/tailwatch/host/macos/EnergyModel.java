@@ -25,9 +25,12 @@ public final class EnergyModel {
     private long dropped;
     private long unknownUnits;
 
-    /** What one delta gave: watts per rail for this interval, joules per rail since start, drop counts. */
+    /**
+     * What one delta gave: watts per rail for this interval, joules per rail since start, drop
+     * counts, and how many rails this delta had at all (0 = the known channels are gone).
+     */
     public record Reading(Map<String, Double> watts, Map<String, Double> joules, long droppedTotal,
-                          long unknownUnitsTotal) {
+                          long unknownUnitsTotal, int railsInDelta) {
     }
 
     /** The hw.type of an energy channel, or null when the channel is not a whole-rail reading. */
@@ -116,7 +119,7 @@ public final class EnergyModel {
             }
             joules.merge(e.getKey(), j, Double::sum);
         }
-        return new Reading(watts, new TreeMap<>(joules), dropped, unknownUnits);
+        return new Reading(watts, new TreeMap<>(joules), dropped, unknownUnits, interval.size());
     }
 
     private static boolean inGroup(IOReportChannel c) {

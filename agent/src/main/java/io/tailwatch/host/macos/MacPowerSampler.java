@@ -34,7 +34,7 @@ public final class MacPowerSampler implements Sampler, AutoCloseable {
             return List.of();
         }
         EnergyModel.Reading r = model.apply(delta);
-        if (r.joules().isEmpty()) {
+        if (r.railsInDelta() == 0) {
             throw new IOException("no known Energy Model rail among " + delta.channels().size() + " channels"
                     + (r.unknownUnitsTotal() > 0 ? " (" + r.unknownUnitsTotal() + " with unknown units)" : ""));
         }
