@@ -44,7 +44,7 @@ public final class EngineProcesses {
 
     /**
      * Whether a process is one of {@code names}: its executable's file name or process name equals a
-     * name; or an interpreter runs it as a script (argument 1's file name) or as a module
+     * name; or a Python interpreter runs it as a script (argument 1's file name) or as a module
      * ({@code -m name} or {@code -m name.sub}, so mlx_lm matches {@code python -m mlx_lm.server}).
      */
     public static boolean matches(ProcessTable.ProcessInfo p, List<String> names) {
@@ -60,7 +60,7 @@ public final class EngineProcesses {
             if (!args.isEmpty() && n.equals(baseName(args.get(0)))) {
                 return true;
             }
-            if (args.size() > 1 && n.equals(baseName(args.get(1)))) {
+            if (args.size() > 1 && interpreter(p) && n.equals(baseName(args.get(1)))) {
                 return true;
             }
             for (int i = 1; i < Math.min(args.size(), MAX_ARGS_EXAMINED); i++) {
@@ -73,6 +73,13 @@ public final class EngineProcesses {
             }
         }
         return false;
+    }
+
+    /** A Python interpreter runs the script named by argument 1 (mlx_lm.server, vllm entry points). */
+    static boolean interpreter(ProcessTable.ProcessInfo p) {
+        String exe = baseName(p.executable());
+        String arg0 = p.args().isEmpty() ? "" : baseName(p.args().get(0));
+        return exe.startsWith("python") || exe.equals("Python") || arg0.startsWith("python");
     }
 
     static String baseName(String path) {
