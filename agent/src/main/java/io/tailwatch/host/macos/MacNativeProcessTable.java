@@ -4,7 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Structure;
 import com.sun.jna.platform.mac.SystemB;
-import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.platform.unix.LibCAPI.size_t;
 import io.tailwatch.host.ProcessTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -81,12 +81,12 @@ public final class MacNativeProcessTable implements ProcessTable {
     }
 
     private List<String> args(int pid) {
-        IntByReference size = new IntByReference(ARGS_BUFFER);
+        size_t.ByReference size = new size_t.ByReference(ARGS_BUFFER);
         int[] mib = {CTL_KERN, KERN_PROCARGS2, pid};
-        if (sys.sysctl(mib, mib.length, argsBuffer, size, null, 0) != 0) {
+        if (sys.sysctl(mib, mib.length, argsBuffer, size, null, size_t.ZERO) != 0) {
             return List.of();
         }
-        int n = Math.min(size.getValue(), ARGS_BUFFER);
+        int n = (int) Math.min(size.longValue(), ARGS_BUFFER);
         return ProcArgs.decode(argsBuffer.getByteArray(0, n), n).args();
     }
 

@@ -3,12 +3,16 @@ package io.tailwatch.host.macos;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.platform.mac.SystemB;
+import com.sun.jna.platform.unix.LibCAPI.size_t;
 import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
-/** sysctl and host_statistics64 through jna-platform's SystemB mapping (libSystem). */
+/**
+ * sysctl and host_statistics64 through jna-platform's SystemB mapping (libSystem). Lengths are
+ * passed as size_t (8 bytes), never as a 4-byte int the kernel would write past.
+ */
 public final class MacNativeSystem implements MacSystem {
     /** HOST_VM_INFO64_COUNT: sizeof(vm_statistics64) in integer_t units. */
     private static final int HOST_VM_INFO64_COUNT = VmStatistics64.SIZE / 4;
@@ -30,32 +34,32 @@ public final class MacNativeSystem implements MacSystem {
     public long sysctlLong(String name) throws IOException {
         try (Memory m = new Memory(8)) {
             m.clear();
-            IntByReference size = new IntByReference(8);
-            if (sys.sysctlbyname(name, m, size, null, 0) != 0) {
+            size_t.ByReference size = new size_t.ByReference(8);
+            if (sys.sysctlbyname(name, m, size, null, size_t.ZERO) != 0) {
                 throw new IOException("sysctl " + name + " failed (errno " + Native.getLastError() + ")");
             }
-            return switch (size.getValue()) {
+            return switch ((int) size.longValue()) {
                 case 4 -> Integer.toUnsignedLong(m.getInt(0));
                 case 8 -> m.getLong(0);
-                default -> throw new IOException("sysctl " + name + ": unexpected size " + size.getValue());
+                default -> throw new IOException("sysctl " + name + ": unexpected size " + size.longValue());
             };
         }
     }
 
     @Override
     public String sysctlString(String name) throws IOException {
-        IntByReference size = new IntByReference(0);
-        if (sys.sysctlbyname(name, null, size, null, 0) != 0 || size.getValue() <= 0) {
+        size_t.ByReference size = new size_t.ByReference(0);
+        if (sys.sysctlbyname(name, null, size, null, size_t.ZERO) != 0 || size.longValue() <= 0) {
             throw new IOException("sysctl " + name + " failed (errno " + Native.getLastError() + ")");
         }
-        int n = Math.min(size.getValue(), 4096);
+        int n = (int) Math.min(size.longValue(), 4096);
         try (Memory m = new Memory(n + 1L)) {
             m.clear();
             size.setValue(n);
-            if (sys.sysctlbyname(name, m, size, null, 0) != 0) {
+            if (sys.sysctlbyname(name, m, size, null, size_t.ZERO) != 0) {
                 throw new IOException("sysctl " + name + " failed (errno " + Native.getLastError() + ")");
             }
-            byte[] b = m.getByteArray(0, size.getValue());
+            byte[] b = m.getByteArray(0, (int) Math.min(n, size.longValue()));
             int len = 0;
             while (len < b.length && b[len] != 0) {
                 len++;
@@ -68,11 +72,11 @@ public final class MacNativeSystem implements MacSystem {
     public byte[] sysctlStruct(String name, int size) throws IOException {
         try (Memory m = new Memory(size)) {
             m.clear();
-            IntByReference len = new IntByReference(size);
-            if (sys.sysctlbyname(name, m, len, null, 0) != 0) {
+            size_t.ByReference len = new size_t.ByReference(size);
+            if (sys.sysctlbyname(name, m, len, null, size_t.ZERO) != 0) {
                 throw new IOException("sysctl " + name + " failed (errno " + Native.getLastError() + ")");
             }
-            return m.getByteArray(0, Math.min(size, len.getValue()));
+            return m.getByteArray(0, (int) Math.min(size, len.longValue()));
         }
     }
 
