@@ -11,9 +11,11 @@ import picocli.CommandLine.Mixin;
 
 /** Cross-checks every native host reading against the OS's own tools. */
 @Command(name = "doctor", description = {
-        "Read every host signal natively and beside the OS's own tools (macOS: sysctl, vm_stat, pmset -g therm,",
-        "memory_pressure; Linux: free -b, /proc/meminfo), each against a stated tolerance.",
-        "Exit 0 when all agree, 1 on any disagreement or impossible reading, 2 on a bad config."})
+        "Cross-check every host signal against the OS's own tools.",
+        "Reads each signal natively, as the agent does, and beside the same signal from the OS's tools",
+        "(macOS: sysctl, vm_stat, pmset -g therm, memory_pressure; Linux: free -b, /proc/meminfo), each",
+        "against a stated tolerance. Exit 0 when all agree, 1 on any disagreement or impossible reading,",
+        "2 on a bad config."})
 public final class DoctorCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions options;
