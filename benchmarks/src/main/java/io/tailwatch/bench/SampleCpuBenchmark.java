@@ -38,7 +38,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 10, time = 2)
 @Fork(1)
-public class HostSampleBenchmark {
+public class SampleCpuBenchmark {
     /**
      * "defaults": the built-in config (two engines, so engine-process lookups are included, a full
      * process-table walk every 12th sample); "no-engines": host signals only.
