@@ -1,6 +1,8 @@
 package io.tailwatch.doctor;
 
 import io.tailwatch.config.Config;
+import io.tailwatch.config.EngineConfig;
+import io.tailwatch.host.EngineProcessSampler;
 import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.HostSources;
@@ -12,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +46,14 @@ public final class Doctor {
             }
             snap = h.sampleOnce();
         }
+        EngineProcessSampler engineSampler = null;
+        for (Sampler s : samplers) {
+            if (s instanceof EngineProcessSampler e) {
+                engineSampler = e;
+            }
+        }
+        List<String> engineNames = config.engines().stream().map(EngineConfig::name).toList();
+        List<Check> engineChecks = EngineProcessChecks.of(snap, engineSampler, engineNames, tools);
         if (mac) {
             Map<List<String>, String> outputs = new HashMap<>();
             Map<List<String>, String> errors = new HashMap<>();
@@ -53,7 +64,9 @@ public final class Doctor {
                     errors.put(cmd, e.getMessage());
                 }
             }
-            return new DoctorReport("macOS", MacDoctor.checks(snap, outputs, errors), snap.results());
+            List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
+            checks.addAll(engineChecks);
+            return new DoctorReport("macOS", checks, snap.results());
         }
         String free = null;
         String freeError = null;
@@ -70,7 +83,8 @@ public final class Doctor {
         } catch (IOException e) {
             meminfoError = mi + ": " + e.getMessage();
         }
-        return new DoctorReport("Linux, procfs " + config.host().procfs(),
-                LinuxDoctor.checks(snap, free, freeError, meminfo, meminfoError), snap.results());
+        List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, free, freeError, meminfo, meminfoError));
+        checks.addAll(engineChecks);
+        return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());
     }
 }

@@ -77,6 +77,35 @@ class DoctorIT {
     }
 
     @Test
+    void engineProcessRssAgreesWithPs() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Process server = new ProcessBuilder("python3", "-m", "http.server", "--bind", "127.0.0.1", Integer.toString(port))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            int p = port;
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> {
+                try (java.net.Socket c = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), p)) {
+                    return true;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            Path config = dir.resolve("engine.yaml");
+            Files.writeString(config, "engines:\n  - name: py\n    api: openai\n    url: http://127.0.0.1:" + port + "\n");
+            Run r = doctor("--config", config.toString());
+            assertThat(r.exit()).as(r.out()).isZero();
+            assertThat(row(r.out(), "tailwatch.process.memory.rss{py}", "ps -o rss= -p " + server.pid())).endsWith("agree");
+            assertThat(r.out()).contains("engine_processes: ok");
+        } finally {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void aBadConfigExitsTwoNamingTheKey() throws Exception {
         Path config = dir.resolve("bad.yaml");
         Files.writeString(config, "host:\n  intervall: 5s\n");
