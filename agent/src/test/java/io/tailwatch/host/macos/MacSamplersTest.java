@@ -177,6 +177,29 @@ class MacSamplersTest {
     }
 
     @Test
+    void closingTheSamplingLoopReleasesTheSubscriptions() {
+        ScriptedIOReport energy = new ScriptedIOReport();
+        ScriptedIOReport gpu = new ScriptedIOReport();
+        Lazy<IOReportSource> opened = Lazy.of("energy", () -> energy);
+        MacPowerSampler power = new MacPowerSampler(opened);
+        MacGpuSampler never = new MacGpuSampler(Lazy.of("gpu", () -> gpu), Lazy.of("t", () -> new long[0]));
+        HostSampling h = new HostSampling(List.of(power, never), Duration.ofSeconds(5), Duration.ofSeconds(2),
+                new MetricHub(), Clock.systemUTC());
+        try (h) {
+            // Only the power sampler runs, so only its subscription is opened.
+            assertThat(power.name()).isEqualTo("power");
+            try {
+                power.sample();
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        }
+        assertThat(energy.closed).isTrue();
+        // A subscription that was never opened is not opened just to be closed.
+        assertThat(gpu.closed).isFalse();
+    }
+
+    @Test
     void resourceAttributesLeaveOutWhatCannotBeRead() {
         FakeMacSystem s = FakeMacSystem.m1Pro();
         assertThat(MacSources.resourceAttributes(Lazy.of("fake", () -> s))).containsExactly(
