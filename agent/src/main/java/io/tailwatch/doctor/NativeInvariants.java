@@ -24,6 +24,10 @@ public final class NativeInvariants {
         }
         out.add(Checks.inRange("tailwatch.thermal.pressure.level", s.thermalLevel(), 0, 5, "",
                 "0 nominal ... 4 sleeping; no tool prints the notify state"));
+        out.add(Checks.inRange("tailwatch.thermal.temperature", s.temperature(), 0.001, 150.001, "Cel", "hottest zone"));
+        out.add(Checks.inRange("tailwatch.cpu.speed.limit", s.cpuSpeedLimit(), 0, 1.000001, "", "ratio of full speed"));
+        out.add(Checks.inRange("tailwatch.memory.free.ratio", s.value(HostMetrics.MEMORY_FREE_RATIO), 0, 1.000001, "",
+                "kernel free percentage / 100"));
         double sum = 0;
         boolean anyPower = false;
         for (Point p : s.points()) {

@@ -101,11 +101,11 @@ public final class MacNativeIOReport implements IOReportSource {
         try {
             channels = lib.IOReportCopyChannelsInGroup(g, sg, 0, 0, 0);
             if (channels == null || channels.getPointer() == null) {
-                throw new IOException("IOReport has no channel group '" + group + "'");
+                throw new IOReportGroupMissing("IOReport has no channel group '" + group + "'");
             }
             Pointer list = channels.getValue(CHANNELS_KEY);
             if (list == null || new CFArrayRef(list).getCount() == 0) {
-                throw new IOException("IOReport has no channels in group '" + group + "'");
+                throw new IOReportGroupMissing("IOReport has no channels in group '" + group + "'");
             }
             desired = CoreFoundationCopy.INSTANCE.CFDictionaryCreateMutableCopy(null, new CFIndex(0), channels);
             if (desired == null || desired.getPointer() == null) {

@@ -29,7 +29,17 @@ public final class MacPowerSampler implements Sampler, AutoCloseable {
 
     @Override
     public List<Point> sample() throws IOException {
-        IOReportDelta delta = source.get().next();
+        IOReportSource src;
+        try {
+            src = source.get();
+        } catch (IOException e) {
+            if (IOReportGroupMissing.isCause(e)) {
+                // This machine has no such channels (Intel Macs): the signal is absent, not failing.
+                return List.of();
+            }
+            throw e;
+        }
+        IOReportDelta delta = src.next();
         if (delta == null) {
             return List.of();
         }

@@ -177,6 +177,22 @@ class MacSamplersTest {
     }
 
     @Test
+    void aMachineWithoutTheChannelGroupHasNoPowerSignalButNoFailureEither() throws Exception {
+        Lazy<IOReportSource> intel = Lazy.of("IOReport Energy Model", () -> {
+            throw new IOReportGroupMissing("IOReport has no channel group 'Energy Model'");
+        });
+        assertThat(new MacPowerSampler(intel).sample()).isEmpty();
+        assertThat(new MacGpuSampler(Lazy.of("IOReport GPU Stats", () -> {
+            throw new IOReportGroupMissing("IOReport has no channel group 'GPU Stats'");
+        }), Lazy.of("t", () -> new long[0])).sample()).isEmpty();
+        // A refused subscription is still a failure.
+        Lazy<IOReportSource> refused = Lazy.of("IOReport Energy Model", () -> {
+            throw new IOException("IOReportCreateSubscription refused group 'Energy Model'");
+        });
+        assertThatThrownBy(() -> new MacPowerSampler(refused).sample()).hasMessageContaining("refused");
+    }
+
+    @Test
     void closingTheSamplingLoopReleasesTheSubscriptions() {
         ScriptedIOReport energy = new ScriptedIOReport();
         ScriptedIOReport gpu = new ScriptedIOReport();
