@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                DoctorCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
