@@ -113,11 +113,14 @@ class HeaderTimeEstimateTest {
 
             // Three requests of about 0.25 s each occupy the only slot; the probe queues behind them.
             long servedBefore = sim.served();
+            int bodiesBefore = sim.requests().size();
             List<Future<ProbeResult>> busy = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 busy.add(background.submit(() -> client.probe(request(20))));
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> sim.served() > servedBefore);
+            // All three have reached the engine and one holds the slot before the probe is sent.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> sim.requests().size() >= bodiesBefore + 3 && sim.served() > servedBefore);
             ProbeResult queued = client.probe(request(4));
             assertThat(queued.success()).isTrue();
             monitor.onProbe("serial", queued);
