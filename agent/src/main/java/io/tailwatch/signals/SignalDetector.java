@@ -46,7 +46,6 @@ public final class SignalDetector {
     public static Detection detect(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate,
                                    Duration deadline) {
         // Each request has the whole deadline: detection is rare, and a cold connection may be slow.
-        Duration end = deadline;
         try {
             return switch (cfg.source()) {
                 case "none" -> new Detection(true, List.of(), List.of(), "off (signals.source: none)");
@@ -54,17 +53,13 @@ public final class SignalDetector {
                         "pinned: queue wait estimated from probe header time");
                 case "vllm" -> new Detection(true, List.of(new PrometheusTextSource(ep)), List.of(), "pinned: vllm");
                 case "mlx_vlm" -> new Detection(true, List.of(new MlxVlmJsonSource(ep)), List.of(), "pinned: mlx_vlm");
-                case "llamacpp" -> llamaCpp(ep, end);
-                case "health_queue" -> healthQueue(ep, cfg.healthQueueField(), end, true);
-                default -> auto(ep, cfg, estimate, end);
+                case "llamacpp" -> llamaCpp(ep, deadline);
+                case "health_queue" -> healthQueue(ep, cfg.healthQueueField(), deadline, true);
+                default -> auto(ep, cfg, estimate, deadline);
             };
         } catch (SignalFailure f) {
             return Detection.undecided("engine not reachable: " + f.getMessage());
         }
-    }
-
-    private static Duration left(Duration deadline) {
-        return deadline;
     }
 
     /** A connection-level failure means the engine is not there to be asked; anything else is an answer. */
@@ -79,7 +74,7 @@ public final class SignalDetector {
         return t.equals(SignalFailure.TIMEOUT) || t.equals(ProbeErrors.CUT);
     }
 
-    private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, Duration end)
+    private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, Duration deadline)
             throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> families = new ArrayList<>();
@@ -87,7 +82,7 @@ public final class SignalDetector {
         boolean skipSlots = false;
         boolean slow = false;
         try {
-            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, left(end));
+            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
             if (b.looksJson()) {
                 JsonNode n = EngineEndpoint.json(b);
                 if (MlxVlmJsonSource.looksLikeMlxVlm(n)) {
@@ -119,7 +114,7 @@ public final class SignalDetector {
         }
         if (!skipSlots) {
             try {
-                JsonNode n = ep.getJson(LlamaCppSlotsSource.PATH, left(end));
+                JsonNode n = ep.getJson(LlamaCppSlotsSource.PATH, deadline);
                 if (LlamaCppSlotsSource.looksLikeSlots(n)) {
                     sources.add(new LlamaCppSlotsSource(ep));
                     if (!families.contains("llamacpp")) {
@@ -142,7 +137,7 @@ public final class SignalDetector {
             return Detection.undecided("engine slow to answer (" + String.join("; ", notes) + "); asking again");
         }
         if (sources.isEmpty()) {
-            Detection h = healthQueue(ep, cfg.healthQueueField(), end, false);
+            Detection h = healthQueue(ep, cfg.healthQueueField(), deadline, false);
             if (h != null) {
                 return new Detection(true, h.sources(), families, String.join("; ", notes) + "; " + h.note());
             }
@@ -153,11 +148,11 @@ public final class SignalDetector {
         return new Detection(true, sources, families, String.join("; ", notes));
     }
 
-    private static Detection llamaCpp(EngineEndpoint ep, Duration end) throws SignalFailure {
+    private static Detection llamaCpp(EngineEndpoint ep, Duration deadline) throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         try {
-            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, left(end));
+            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
             if (!b.looksJson() && PrometheusTextSource.flavors(PrometheusTextSource.parse(b.text())).contains("llamacpp")) {
                 sources.add(new PrometheusTextSource(ep));
                 notes.add("/metrics exports llamacpp");
@@ -169,7 +164,7 @@ public final class SignalDetector {
             notes.add("/metrics: " + f.errorType() + " (started without --metrics?)");
         }
         try {
-            if (LlamaCppSlotsSource.looksLikeSlots(ep.getJson(LlamaCppSlotsSource.PATH, left(end)))) {
+            if (LlamaCppSlotsSource.looksLikeSlots(ep.getJson(LlamaCppSlotsSource.PATH, deadline))) {
                 sources.add(new LlamaCppSlotsSource(ep));
                 notes.add("/slots lists slots");
             }
@@ -190,11 +185,11 @@ public final class SignalDetector {
      * The first of /healthz and /health whose JSON holds {@code field}. Pinned: falls back to /healthz
      * (so failures show); auto: null when neither has it.
      */
-    private static Detection healthQueue(EngineEndpoint ep, String field, Duration end, boolean pinned)
+    private static Detection healthQueue(EngineEndpoint ep, String field, Duration deadline, boolean pinned)
             throws SignalFailure {
         for (String path : HealthQueueSource.PATHS) {
             try {
-                HttpTransport.TextReply r = ep.answer(path, "application/json", left(end));
+                HttpTransport.TextReply r = ep.answer(path, "application/json", deadline);
                 if (r.status() / 100 != 2 && r.status() != 503) {
                     continue;
                 }
