@@ -318,6 +318,10 @@ public final class ServiceCommand {
             long perToken = KvCacheMath.bytesPerToken(layers, kvHeads, headDim, bytesPerElement);
             long tokens = KvCacheMath.safeMaxTokens(size("--memory", memory), size("--weights", weights),
                     size("--os-reserve", osReserve), size("--runtime", runtime), safety, perToken);
+            if (tokens <= 0) {
+                throw new IllegalArgumentException("no memory left for the KV cache: " + memory + " - OS " + osReserve
+                        + " - weights " + weights + " - runtime " + runtime + " leaves nothing");
+            }
             err().println("max-kv-size " + tokens + " tokens: (" + memory + " - OS " + osReserve + " - weights "
                     + weights + " - runtime " + runtime + ") x " + safety + " / " + perToken + " bytes per token");
             return tokens;

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                DoctorCommand.class,
                 ServiceCommand.class,
                 EngineCommand.class,
                 CommandLine.HelpCommand.class
