@@ -48,6 +48,10 @@ public final class ServiceCommand {
             if (system && UserId.current() != 0) {
                 return "--system installs into /Library/LaunchDaemons and needs root: run it with sudo";
             }
+            if (!system && UserId.current() == 0 && System.getenv("SUDO_UID") != null) {
+                // Under sudo the per-user agent would land in root's home and the gui/0 domain.
+                return "run `tailwatch service` without sudo for a per-user agent, or add --system for a system daemon";
+            }
             return null;
         }
     }
@@ -178,6 +182,11 @@ public final class ServiceCommand {
 
         @Override
         int run() throws IOException, Launchctl.NotFound {
+            String root = scope.rootProblem();
+            if (root != null) {
+                err().println(root);
+                return TailwatchCommand.EXIT_FAILURE;
+            }
             return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err()).status();
         }
     }

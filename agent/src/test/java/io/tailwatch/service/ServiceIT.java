@@ -170,6 +170,17 @@ class ServiceIT {
     }
 
     @Test
+    void a_per_user_install_under_sudo_is_refused() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(uid == 0, "only root can look like sudo");
+        env.put("SUDO_UID", "501");
+        JarRun.Done d = tw("service", "install");
+        assertThat(d.exit()).isEqualTo(1);
+        assertThat(d.err()).contains("without sudo").contains("--system");
+        assertThat(plist).doesNotExist();
+        assertThat(launchctl.calls()).isEmpty();
+    }
+
+    @Test
     void without_launchctl_on_path_the_commands_say_so() throws Exception {
         env.put("PATH", dir.resolve("nowhere").toString());
         JarRun.Done d = tw("service", "status");
