@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
                 ConfigCommand.class,
                 MetricsCommand.class,
                 DoctorCommand.class,
+                ServiceCommand.class,
+                EngineCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
