@@ -2,6 +2,7 @@ package io.tailwatch.daemon;
 
 import io.javalin.Javalin;
 import io.tailwatch.config.Config;
+import io.tailwatch.engine.EngineMonitor;
 import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSources;
 import io.tailwatch.http.ApiServer;
@@ -36,6 +37,7 @@ public final class Daemon implements AutoCloseable {
     private HostSampling host;
     private OtlpExporter otlp;
     private ApiServer http;
+    private EngineMonitor engines;
 
     public Daemon(Config config, Map<String, String> env) {
         this.config = config;
@@ -62,6 +64,8 @@ public final class Daemon implements AutoCloseable {
                 return HostStatus.of(host.latest());
             }
         });
+        engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
+        status.add(engines.status());
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Instant last = host.lastCompleted();
@@ -82,6 +86,7 @@ public final class Daemon implements AutoCloseable {
             throw e;
         }
         host.start();
+        engines.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
         return this;
@@ -99,6 +104,10 @@ public final class Daemon implements AutoCloseable {
         return host;
     }
 
+    public EngineMonitor engines() {
+        return engines;
+    }
+
     @Override
     public void close() {
         closeQuietly();
@@ -114,6 +123,9 @@ public final class Daemon implements AutoCloseable {
             } catch (Exception e) {
                 LOG.warn("error while stopping: {}", e.toString());
             }
+        }
+        if (engines != null) {
+            engines.close();
         }
         if (host != null) {
             host.close();

@@ -32,6 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class EngineSimulator implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
+
+    static {
+        // Every token is a small write: without TCP_NODELAY, Nagle's algorithm holds a token until the
+        // client's (delayed) ACK of the previous one, bunching tokens and skewing every timing.
+        // Read once when the JDK server classes initialise, so set it before the first server starts.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
     private static final int MAX_BODY = 1 << 20;
     private static final int MAX_WAITING = 512;
     private static final int MAX_RECORDED = 64;
