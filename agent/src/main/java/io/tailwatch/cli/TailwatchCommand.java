@@ -11,6 +11,8 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                ProbeCommand.class,
+                SimulateCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {

@@ -62,6 +62,12 @@ public final class ProbeErrors {
     public static String describe(Throwable t) {
         t = unwrap(t);
         String m = t.getMessage();
+        if ((m == null || m.isBlank()) && t.getCause() != null && t.getCause().getMessage() != null) {
+            m = t.getCause().getMessage();
+        }
+        if ((m == null || m.isBlank()) && t instanceof ConnectException) {
+            m = "connection refused";
+        }
         return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
     }
 }
