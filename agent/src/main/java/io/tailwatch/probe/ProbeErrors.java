@@ -48,6 +48,9 @@ public final class ProbeErrors {
             return FIRST_TOKEN_TIMEOUT;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ProtocolException) {
+                return MALFORMED; // not HTTP: e.g. an invalid status line
+            }
             if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
                 return CONNECT_REFUSED;
             }
