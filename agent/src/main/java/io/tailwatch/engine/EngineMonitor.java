@@ -58,6 +58,8 @@ public final class EngineMonitor implements AutoCloseable {
         if (watches.isEmpty()) {
             return this;
         }
+        LOG.info("watching {} engine(s): {}", watches.size(),
+                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + w.config().url() + ")").toList());
         scheduler = new ScheduledThreadPoolExecutor(Math.min(8, watches.size() + 1), r -> {
             Thread t = new Thread(r, "tailwatch-engines");
             t.setDaemon(true);

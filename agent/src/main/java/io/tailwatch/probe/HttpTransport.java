@@ -29,6 +29,7 @@ import java.util.concurrent.TimeoutException;
  * clients. Small JSON exchanges go through {@link #json}, which bounds both time and body size.
  */
 public final class HttpTransport {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpTransport.class);
     public static final ObjectMapper JSON = new ObjectMapper();
     /** Bound on a health or inventory body; real ones are a few KiB. */
     public static final int MAX_JSON_BYTES = 4 << 20;
@@ -93,6 +94,7 @@ public final class HttpTransport {
             Thread.currentThread().interrupt();
             return new JsonReply(0, null, null, "interrupted", ProbeErrors.OTHER);
         } catch (ExecutionException e) {
+            LOG.debug("{} failed", uri, e.getCause());
             return new JsonReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
         }
         String raw = new String(r.body(), StandardCharsets.UTF_8);
