@@ -285,14 +285,21 @@ public final class EngineSimulator implements AutoCloseable {
             keepAliveUntil(emitter, first);
             int stallAt = drawStall(maxTokens);
             long interval = (long) (1e9 / options.tokensPerSecond());
-            long shift = 0;
+            long target = first;
             long firstAt = 0;
             long lastAt = 0;
             for (int i = 0; i < maxTokens; i++) {
-                if (i == stallAt) {
-                    shift += options.stall().toNanos();
+                if (i > 0) {
+                    target += interval;
                 }
-                sleepUntil(first + shift + i * interval);
+                if (i == stallAt) {
+                    target += options.stall().toNanos();
+                }
+                long at = System.nanoTime();
+                if (at - target > 1_000_000L) {
+                    target = at; // running late (a GC, a busy CPU): carry on at pace rather than burst to catch up
+                }
+                sleepUntil(target);
                 emitter.token(i, word(i));
                 lastAt = System.nanoTime();
                 if (i == 0) {
