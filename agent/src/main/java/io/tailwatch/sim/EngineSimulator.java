@@ -280,7 +280,9 @@ public final class EngineSimulator implements AutoCloseable {
             long headersAt = System.nanoTime();
             emitter.start();
             long loadNanos = load(emitter);
-            long prefillStart = System.nanoTime();
+            long afterLoad = System.nanoTime();
+            // TTFT counts from the slot taking the request, or from the end of a real load.
+            long prefillStart = afterLoad - headersAt > 1_000_000L ? afterLoad : headersAt;
             long first = prefillStart + options.ttft().toNanos();
             keepAliveUntil(emitter, first);
             int stallAt = drawStall(maxTokens);
