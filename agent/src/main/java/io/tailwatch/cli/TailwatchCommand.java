@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
                 MetricsCommand.class,
                 ProbeCommand.class,
                 SimulateCommand.class,
+                DoctorCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {

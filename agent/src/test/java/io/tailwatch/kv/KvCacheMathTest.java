@@ -1,69 +1,78 @@
 package io.tailwatch.kv;
 
+import org.junit.jupiter.api.Test;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-
 class KvCacheMathTest {
-    static JsonNode json(String s) throws Exception {
-        return new ObjectMapper().readTree(s);
+    private static final long GIB = 1L << 30;
+
+    @Test
+    void qwen3_14b_fp16_is_160_kib_per_token() {
+        long perToken = KvCacheMath.bytesPerToken(40, 8, 128, 2.0);
+        assertThat(perToken).isEqualTo(163_840L).isEqualTo(160 * 1024L);
+        // 4 KiB per layer per token
+        assertThat(KvCacheMath.bytesPerToken(1, 8, 128, 2.0)).isEqualTo(4096L);
     }
 
     @Test
-    void llamaShapeFromModelInfoGives128KibPerToken() throws Exception {
-        ModelShape s = ModelShape.fromModelInfo(json("""
-                {"general.architecture":"llama","llama.block_count":32,"llama.attention.head_count":32,
-                 "llama.attention.head_count_kv":8,"llama.embedding_length":4096,"llama.context_length":131072}"""));
-        assertThat(s.keyLength()).isEqualTo(128);
-        assertThat(s.valueLength()).isEqualTo(128);
-        assertThat(s.contextLength()).isEqualTo(131072L);
-        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("f16"))).isEqualTo(128 * 1024.0);
-        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("q8_0"))).isEqualTo(64 * 1024.0);
-        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("q4_0"))).isEqualTo(32 * 1024.0);
-        assertThat(KvCacheMath.contextBytes(s, 2, 4096)).isEqualTo(512.0 * 1024 * 1024);
+    void per_layer_form_agrees_with_the_uniform_form() {
+        int[] heads = new int[40];
+        java.util.Arrays.fill(heads, 8);
+        assertThat(KvCacheMath.bytesPerToken(heads, 128, 128, 2.0)).isEqualTo(KvCacheMath.bytesPerToken(40, 8, 128, 2.0));
     }
 
     @Test
-    void qwen3With40LayersIs160KibPerTokenAndTheBriefsBudget() throws Exception {
-        ModelShape s = ModelShape.fromModelInfo(json("""
-                {"general.architecture":"qwen3","qwen3.block_count":40,"qwen3.attention.head_count":40,
-                 "qwen3.attention.head_count_kv":8,"qwen3.embedding_length":5120,
-                 "qwen3.attention.key_length":128,"qwen3.attention.value_length":128}"""));
-        double perToken = KvCacheMath.bytesPerToken(s, 2);
-        assertThat(perToken).isEqualTo(160 * 1024.0);
-        assertThat(KvCacheMath.contextBytes(s, 2, 32 * 1024)).isEqualTo(5.0 * 1024 * 1024 * 1024);
-        // 192 GB host, 10 GB OS, ~8 GB weights, 2 GB runtime, x0.8: far more than 131072 tokens fit.
-        long safe = KvCacheMath.safeMaxTokens(192e9, 10e9, 8e9, 2e9, 0.8, perToken);
-        assertThat(safe).isGreaterThan(131072L).isBetween(800_000L, 900_000L);
+    void engines_example_is_128_kib() {
+        // 32 layers x (128 + 128) x 8 KV heads x 2 B
+        int[] heads = new int[32];
+        java.util.Arrays.fill(heads, 8);
+        assertThat(KvCacheMath.bytesPerToken(heads, 128, 128, 2.0)).isEqualTo(128 * 1024L);
     }
 
     @Test
-    void perLayerArraysAndExplicitHeadSizes() throws Exception {
-        ModelShape s = ModelShape.fromModelInfo(json("""
-                {"general.architecture":"gemma3","gemma3.block_count":4,"gemma3.attention.head_count":[8,8,8,8],
-                 "gemma3.attention.head_count_kv":[4,0,4,2],"gemma3.embedding_length":2560,
-                 "gemma3.attention.key_length":256,"gemma3.attention.value_length":128}"""));
-        assertThat(KvCacheMath.bytesPerToken(s, 1)).isEqualTo((256 + 128) * (4 + 0 + 4 + 2));
-        assertThat(s.contextLength()).isNull();
+    void per_layer_heads_are_summed_and_zero_head_layers_cost_nothing() {
+        assertThat(KvCacheMath.bytesPerToken(new int[]{8, 0, 4, 0}, 64, 32, 1.0)).isEqualTo((8 + 4) * (64 + 32));
     }
 
     @Test
-    void missingOrInconsistentKeysAreNamed() throws Exception {
-        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("{}"))).hasMessageContaining("general.architecture");
-        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("{\"general.architecture\":\"x\"}")))
-                .hasMessageContaining("x.block_count");
-        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("""
-                {"general.architecture":"x","x.block_count":2,"x.attention.head_count":[1,2,3],"x.embedding_length":8}""")))
-                .hasMessageContaining("x.attention.head_count has 3 entries for 2 layers");
-        assertThatThrownBy(() -> KvCacheMath.bytesPerElement("q5_9")).hasMessageContaining("q5_9");
+    void context_sizes_match_the_worked_example() {
+        long perToken = KvCacheMath.bytesPerToken(40, 8, 128, 2.0);
+        assertThat(KvCacheMath.contextBytes(4096, perToken)).isEqualTo(640L * 1024 * 1024);
+        assertThat(KvCacheMath.contextBytes(32768, perToken)).isEqualTo(5120L * 1024 * 1024);
+        assertThat(KvCacheMath.contextBytes(131072, perToken)).isEqualTo(20480L * 1024 * 1024);
     }
 
     @Test
-    void headroomIsAvailableMemoryOverBytesPerToken() {
-        assertThat(KvCacheMath.headroomTokens(131072, 16.0 * (1L << 30))).isEqualTo(131072L);
-        assertThat(KvCacheMath.headroomTokens(131072, -5)).isZero();
+    void safe_max_tokens_on_a_192_gib_host() {
+        long perToken = KvCacheMath.bytesPerToken(40, 8, 128, 2.0);
+        assertThat(KvCacheMath.safeMaxTokens(192 * GIB, 10 * GIB, 10 * GIB, 2 * GIB, 0.8, perToken))
+                .isEqualTo(891_289L)
+                .isGreaterThan(131_072L);
+    }
+
+    @Test
+    void safe_max_tokens_is_zero_when_nothing_is_left() {
+        assertThat(KvCacheMath.safeMaxTokens(16 * GIB, 10 * GIB, 10 * GIB, 2 * GIB, 0.8, 163_840)).isZero();
+    }
+
+    @Test
+    void cache_types() {
+        assertThat(KvCacheMath.bytesPerElement("f16")).isEqualTo(2.0);
+        assertThat(KvCacheMath.bytesPerElement("Q8_0")).isEqualTo(1.0);
+        assertThat(KvCacheMath.bytesPerElement("q4_0")).isEqualTo(0.5);
+        assertThat(KvCacheMath.bytesPerElement("f32")).isEqualTo(4.0);
+        assertThat(KvCacheMath.bytesPerToken(40, 8, 128, KvCacheMath.bytesPerElement("q4_0"))).isEqualTo(40_960L);
+        assertThatThrownBy(() -> KvCacheMath.bytesPerElement("q5_1")).hasMessageContaining("q5_1");
+    }
+
+    @Test
+    void bad_input_names_the_field() {
+        assertThatThrownBy(() -> KvCacheMath.bytesPerToken(0, 8, 128, 2)).hasMessageContaining("layers");
+        assertThatThrownBy(() -> KvCacheMath.bytesPerToken(new int[]{8, -1}, 128, 128, 2))
+                .hasMessageContaining("kvHeadsPerLayer[1]");
+        assertThatThrownBy(() -> KvCacheMath.safeMaxTokens(GIB, 0, 0, 0, 1.5, 10)).hasMessageContaining("safety");
+        assertThatThrownBy(() -> KvCacheMath.contextBytes(-1, 10)).hasMessageContaining("tokens");
     }
 }
