@@ -62,7 +62,10 @@ public final class EngineSimulator implements AutoCloseable {
     private final long startedNanos = System.nanoTime();
     private final List<Generation> generations = new ArrayList<>();
 
-    /** Server-side timing of one generation (System.nanoTime), for accuracy benchmarks in the same JVM. */
+    /**
+     * Server-side timing of one generation (System.nanoTime, taken just before each write), for
+     * accuracy benchmarks in the same JVM.
+     */
     public record Generation(long receivedAt, long headersAt, long firstTokenAt, long lastTokenAt, int tokens) {
     }
 
@@ -302,11 +305,12 @@ public final class EngineSimulator implements AutoCloseable {
                     target = at; // running late (a GC, a busy CPU): carry on at pace rather than burst to catch up
                 }
                 sleepUntil(target);
-                emitter.token(i, word(i));
+                // Recorded as the token is handed to the socket: what a client could see at the earliest.
                 lastAt = System.nanoTime();
                 if (i == 0) {
                     firstAt = lastAt;
                 }
+                emitter.token(i, word(i));
             }
             long end = System.nanoTime();
             emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,
