@@ -238,7 +238,7 @@ public final class EngineWatch {
             points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, "engine", e));
             points.add(Point.of(EngineMetrics.INFO, 1, "engine", e, "api", config.api(), "version",
                     h.version() == null ? "unknown" : h.version()));
-            if (h.up() && !h.loading()) {
+            if (h.up() && !h.loading() && h.inventoryKnown()) {
                 points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), "engine", e));
             }
             HostSnapshot snap = host.get();

@@ -46,7 +46,7 @@ class ProbeCommandTest {
             assertThat(j.get("error_type").isNull()).isTrue();
             assertThat(j.get("output_tokens").asInt()).isEqualTo(6);
             assertThat(j.get("token_source").asText()).isEqualTo("engine");
-            assertThat(j.get("server_decode_tokens_per_second").asDouble()).isBetween(300.0, 500.0);
+            assertThat(j.get("server_decode_tokens_per_second").asDouble()).isBetween(100.0, 410.0);
             assertThat(sim.requests().get(0).at("/messages/0/content").asText().split("\\s+").length).isBetween(30, 50);
         }
     }

@@ -85,11 +85,11 @@ class EngineWatchTest {
             assertThat(s.value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(5.0);
             assertThat(s.value(ProbeMetrics.WINDOW_ERROR_RATIO, key)).isEqualTo(0.0);
             for (String q : List.of("p50", "p95", "p99")) {
-                assertThat(s.value(ProbeMetrics.WINDOW_TTFT, "quantile", q, "scenario", "interactive")).isBetween(0.015, 0.5);
-                assertThat(s.value(ProbeMetrics.WINDOW_E2E, "quantile", q, "scenario", "interactive")).isBetween(0.03, 1.0);
+                assertThat(s.value(ProbeMetrics.WINDOW_TTFT, "quantile", q, "scenario", "interactive")).isBetween(0.02, 5.0);
+                assertThat(s.value(ProbeMetrics.WINDOW_E2E, "quantile", q, "scenario", "interactive")).isBetween(0.034, 5.0);
             }
             assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, "engine", "sim", "scenario", "interactive")).isEqualTo(1.0);
-            assertThat(s.value(ProbeMetrics.DECODE_RATE, "engine", "sim", "scenario", "interactive")).isBetween(400.0, 600.0);
+            assertThat(s.value(ProbeMetrics.DECODE_RATE, "engine", "sim", "scenario", "interactive")).isBetween(100.0, 1000.0);
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.duration")).hasSize(5)
                     .allSatisfy(e -> {
                         assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "ollama")

@@ -36,7 +36,7 @@ class ProbeFaultTest {
     static ProbeResult against(String api, FaultServer.Script script) throws IOException {
         try (FaultServer s = new FaultServer(script)) {
             ProbeResult r = probe(api, s.port());
-            assertThat(r.e2eSeconds()).as("never past the total deadline").isLessThan(TOTAL.toMillis() / 1000.0 + 0.5);
+            assertThat(r.e2eSeconds()).as("never past the total deadline").isLessThan(TOTAL.toMillis() / 1000.0 + 1.0);
             assertThat(r.success()).isFalse();
             assertThat(r.errorMessage()).doesNotContain("secret-key");
             return r;
@@ -72,7 +72,7 @@ class ProbeFaultTest {
                 }
                 ProbeResult r = probe("ollama", s.getLocalPort());
                 assertThat(r.errorType()).isEqualTo("connect_timeout");
-                assertThat(r.e2eSeconds()).isLessThan(1.0);
+                assertThat(r.e2eSeconds()).isLessThan(2.0);
             } finally {
                 for (Socket f : fillers) {
                     f.close();
@@ -86,7 +86,7 @@ class ProbeFaultTest {
         ProbeResult r = against("openai", (req, out) -> Thread.sleep(5000));
         assertThat(r.errorType()).isEqualTo("first_token_timeout");
         assertThat(r.errorMessage()).contains("no response headers");
-        assertThat(r.e2eSeconds()).isBetween(0.55, 1.0);
+        assertThat(r.e2eSeconds()).isBetween(0.55, 1.6);
     }
 
     @Test
@@ -99,7 +99,7 @@ class ProbeFaultTest {
             }
         });
         assertThat(r.errorType()).isEqualTo("first_token_timeout");
-        assertThat(r.timeToHeadersSeconds()).isLessThan(0.3);
+        assertThat(r.timeToHeadersSeconds()).isLessThan(0.55);
     }
 
     @Test
@@ -112,8 +112,8 @@ class ProbeFaultTest {
             }
         });
         assertThat(r.errorType()).isEqualTo("total_timeout");
-        assertThat(r.ttftSeconds()).isLessThan(0.3);
-        assertThat(r.e2eSeconds()).isBetween(1.45, 2.0);
+        assertThat(r.ttftSeconds()).isLessThan(r.e2eSeconds() - 1.0);
+        assertThat(r.e2eSeconds()).isBetween(1.45, 2.5);
     }
 
     @Test
@@ -208,7 +208,7 @@ class ProbeFaultTest {
              EngineClient c = EngineClients.create("ollama", URI.create("http://127.0.0.1:" + s.port()), null)) {
             long t0 = System.nanoTime();
             EngineHealth h = c.health(Duration.ofMillis(500));
-            assertThat((System.nanoTime() - t0) / 1e9).isLessThan(1.0);
+            assertThat((System.nanoTime() - t0) / 1e9).isLessThan(1.5);
             assertThat(h.up()).isFalse();
             assertThat(h.error()).contains("/api/version");
         }
