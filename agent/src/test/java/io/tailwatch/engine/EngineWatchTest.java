@@ -61,7 +61,8 @@ class EngineWatchTest {
         Recorder rec = new Recorder();
         hub.addSink(rec);
         AtomicReference<HostSnapshot> snap = new AtomicReference<>(host(16.0 * (1L << 30), 0));
-        SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(20), 500);
+        // 8 tokens 20 ms apart: slow enough that a busy CPU does not deliver the whole stream in one read.
+        SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(20), 50);
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
             EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, Clock.systemUTC(),
                     Duration.ofMinutes(10), 100);
@@ -86,10 +87,10 @@ class EngineWatchTest {
             assertThat(s.value(ProbeMetrics.WINDOW_ERROR_RATIO, key)).isEqualTo(0.0);
             for (String q : List.of("p50", "p95", "p99")) {
                 assertThat(s.value(ProbeMetrics.WINDOW_TTFT, "quantile", q, "scenario", "interactive")).isBetween(0.02, 5.0);
-                assertThat(s.value(ProbeMetrics.WINDOW_E2E, "quantile", q, "scenario", "interactive")).isBetween(0.034, 5.0);
+                assertThat(s.value(ProbeMetrics.WINDOW_E2E, "quantile", q, "scenario", "interactive")).isBetween(0.16, 5.0);
             }
             assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, "engine", "sim", "scenario", "interactive")).isEqualTo(1.0);
-            assertThat(s.value(ProbeMetrics.DECODE_RATE, "engine", "sim", "scenario", "interactive")).isBetween(100.0, 1000.0);
+            assertThat(s.value(ProbeMetrics.DECODE_RATE, "engine", "sim", "scenario", "interactive")).isBetween(10.0, 200.0);
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.duration")).hasSize(5)
                     .allSatisfy(e -> {
                         assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "ollama")
