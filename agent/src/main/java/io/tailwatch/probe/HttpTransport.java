@@ -24,7 +24,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The JDK HTTP client shared by every engine client: HTTP/1.1 with connection reuse, one selector
- * thread, and a small bounded pool of daemon threads for its callbacks. Clients are kept per connect
+ * thread, and at most two daemon threads for its callbacks. Clients are kept per connect
  * timeout (the only per-client setting), so a handful of configured values means a handful of
  * clients. Small JSON exchanges go through {@link #json}, which bounds both time and body size.
  */
@@ -34,7 +34,9 @@ public final class HttpTransport {
     /** Bound on a health or inventory body; real ones are a few KiB. */
     public static final int MAX_JSON_BYTES = 4 << 20;
 
-    private static final ExecutorService EXECUTOR = new ThreadPoolExecutor(0, 8, 30, TimeUnit.SECONDS,
+    // The client's callbacks are short and non-blocking: two threads suffice for every engine; when
+    // both are busy the selector thread runs the callback itself. Idle threads go after 10 s.
+    private static final ExecutorService EXECUTOR = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
             new SynchronousQueue<>(), r -> {
                 Thread t = new Thread(r, "tailwatch-http");
                 t.setDaemon(true);
