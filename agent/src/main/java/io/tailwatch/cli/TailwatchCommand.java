@@ -14,6 +14,8 @@ import picocli.CommandLine.Command;
                 ProbeCommand.class,
                 SimulateCommand.class,
                 DoctorCommand.class,
+                ServiceCommand.class,
+                EngineCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
