@@ -2,6 +2,7 @@ package io.tailwatch.daemon;
 
 import io.javalin.Javalin;
 import io.tailwatch.config.Config;
+import io.tailwatch.engine.EngineMonitor;
 import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSources;
 import io.tailwatch.http.ApiServer;
@@ -38,6 +39,7 @@ public final class Daemon implements AutoCloseable {
     private OtlpExporter otlp;
     private ApiServer http;
     private EngineSignalMonitor signals;
+    private EngineMonitor engines;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -72,8 +74,20 @@ public final class Daemon implements AutoCloseable {
                 return HostStatus.of(host.latest());
             }
         });
+        engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
         signals = new EngineSignalMonitor(config.engines(), hub, clock);
+        StatusContributor enginesPart = engines.status();
+        status.add(new StatusContributor() {
+            public String name() {
+                return enginesPart.name();
+            }
+
+            public Object status() {
+                return io.tailwatch.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
+            }
+        });
         status.add(signals.status());
+        engines.addProbeListener(signals::onProbe);
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Instant last = host.lastCompleted();
@@ -95,6 +109,7 @@ public final class Daemon implements AutoCloseable {
             throw e;
         }
         host.start();
+        engines.start();
         signals.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
@@ -119,6 +134,10 @@ public final class Daemon implements AutoCloseable {
         return host;
     }
 
+    public EngineMonitor engines() {
+        return engines;
+    }
+
     public EngineSignalMonitor signals() {
         return signals;
     }
@@ -141,6 +160,9 @@ public final class Daemon implements AutoCloseable {
         }
         if (signals != null) {
             signals.close();
+        }
+        if (engines != null) {
+            engines.close();
         }
         if (host != null) {
             host.close();

@@ -19,6 +19,27 @@ public final class EngineSignalStatus {
         return out;
     }
 
+    /**
+     * Adds each engine's signals, as {@code signals}, to the entries of the engines status part (a list
+     * of maps keyed by {@code name}); other shapes are returned as they are.
+     */
+    public static Object addTo(Object enginesPart, EngineSignalMonitor monitor) {
+        if (!(enginesPart instanceof List<?> list)) {
+            return enginesPart;
+        }
+        List<Object> out = new ArrayList<>(list.size());
+        for (Object o : list) {
+            if (o instanceof Map<?, ?> m && m.get("name") instanceof String name && monitor.watch(name) != null) {
+                Map<Object, Object> copy = new LinkedHashMap<>(m);
+                copy.put("signals", of(monitor.watch(name)));
+                out.add(copy);
+            } else {
+                out.add(o);
+            }
+        }
+        return out;
+    }
+
     public static Map<String, Object> of(EngineSignalWatch w) {
         State s = w.state();
         Map<String, Object> m = new LinkedHashMap<>();

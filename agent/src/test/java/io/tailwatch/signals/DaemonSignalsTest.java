@@ -27,6 +27,25 @@ class DaemonSignalsTest {
         return r.body();
     }
 
+    /** The daemon's own probes feed the header-time estimate of an engine that exposes nothing. */
+    @Test
+    void theDaemonsProbesFeedTheHeaderTimeEstimate() throws Exception {
+        try (io.tailwatch.sim.EngineSimulator sim = io.tailwatch.sim.EngineSimulator.start("openai", "127.0.0.1", 0,
+                io.tailwatch.sim.SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(20), 200))) {
+            String yaml = "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\n  timeout: 2s\nengines:\n"
+                    + "  - name: sim\n    api: openai\n    url: http://127.0.0.1:" + sim.port() + "\n"
+                    + "    signals: {interval: 2s}\n"
+                    + "    scenarios: [{name: interactive, interval: 2s, max_tokens: 4,"
+                    + " timeouts: {connect: 1s, first_token: 1500ms, total: 1500ms}}]\n";
+            try (Daemon d = new Daemon(Config.parse(yaml, "test", Map.of()), Map.of(), List.of()).start()) {
+                await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(d, "/metrics"))
+                        .contains("tailwatch_engine_queue_wait_seconds{engine=\"sim\",source=\"estimate\"}")
+                        .contains("tailwatch_engine_signal_source{engine=\"sim\",signal_source=\"header_estimate\"} 1.0"));
+                assertThat(get(d, "/metrics")).doesNotContain("tailwatch_engine_requests{engine=\"sim\"");
+            }
+        }
+    }
+
     @Test
     void signalsOfEachEngineArePublishedAndABrokenOneDoesNotDisturbTheOther() throws Exception {
         try (FakeEngine llama = new FakeEngine(); FakeEngine broken = new FakeEngine()) {
@@ -62,6 +81,10 @@ class DaemonSignalsTest {
                 assertThat(l.get("requests_waiting").asDouble()).isEqualTo(5.0);
                 assertThat(l.get("sources").findValuesAsText("kind")).containsExactly("prometheus", "llamacpp_slots");
                 assertThat(l.get("details").get("slots_total").asInt()).isEqualTo(3);
+                JsonNode engines = Json.MAPPER.readTree(get(d, "/api/v1/status")).get("engines");
+                assertThat(engines.get(0).get("name").asText()).isEqualTo("llama");
+                assertThat(engines.get(0).get("signals").get("requests_waiting").asDouble())
+                        .as("the engines part carries each engine's signals").isEqualTo(5.0);
                 JsonNode b = status.get(1);
                 assertThat(b.get("configured_source").asText()).isEqualTo("vllm");
                 assertThat(b.path("requests_running").isNumber()).as("unknown is left out, never 0").isFalse();
