@@ -11,6 +11,9 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                RulesCommand.class,
+                StatusCommand.class,
+                DiagnoseCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {

@@ -1,6 +1,9 @@
 package io.tailwatch.rules;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.time.Instant;
 import java.util.Map;
 
@@ -9,6 +12,7 @@ import java.util.Map;
  * state; {@code activeAt} when its condition first held; {@code evidence} was gathered when it fired.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 public record Alert(String name, String state, String severity, Instant since, Instant activeAt, Instant firedAt,
                     Instant resolvedAt, double value, String valueText, Double threshold, String thresholdText,
                     Map<String, String> labels, Map<String, Object> evidence, String summary, String description,
@@ -21,6 +25,7 @@ public record Alert(String name, String state, String severity, Instant since, I
     public static final String INACTIVE = "inactive";
 
     /** Stable identity of an alert instance: rule name plus its labels. */
+    @JsonIgnore
     public String fingerprint() {
         return Fingerprint.of(name, labels);
     }

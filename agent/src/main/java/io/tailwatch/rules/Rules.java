@@ -119,7 +119,7 @@ public final class Rules {
     public static final RuleDef KV_HEADROOM_LOW = new RuleDef("KvHeadroomLow", Severity.WARNING,
             ValueKind.TOKENS, ValueKind.FACTOR, 1.0, Duration.ZERO,
             "KV-cache headroom below the context length on {engine}/{model}",
-            "Only {value} tokens of KV cache fit in available memory, less than {threshold} x the context length of {model} on {engine}: a long conversation will push the host into swap.",
+            "Only {value} tokens of KV cache fit in available memory, less than {threshold} the context length of {model} on {engine}: a long conversation will push the host into swap.",
             p -> cmp(select(EngineMetrics.KV_HEADROOM), Op.LT, Matching.ALL, times(select(EngineMetrics.MODEL_CONTEXT), p.threshold())));
 
     /** All rules, in the order they are documented and exported. */
