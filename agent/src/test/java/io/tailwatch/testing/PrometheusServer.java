@@ -63,6 +63,7 @@ public final class PrometheusServer implements AutoCloseable {
             cfg.append(i == 0 ? "" : ", ").append('\'').append(targets.get(i)).append('\'');
         }
         cfg.append("]\n");
+        Files.createDirectories(dir);
         Path config = dir.resolve("prometheus.yml");
         Files.writeString(config, cfg.toString());
         Path log = dir.resolve("prometheus.log");
