@@ -39,11 +39,13 @@ class DashboardsIT {
     /** Signals only macOS produces (Linux hosts have no thermal pressure level, GPU residency or free ratio). */
     private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "tailwatch_gpu_utilization_ratio",
             "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes");
-    /** Series that come from the engine monitor (probes, health, process discovery), not the host samplers. */
+    /** Series that come from the engine monitor (probes, health, inventory) or engine process discovery. */
     private static final List<String> ENGINE_SOURCED = List.of("tailwatch_engine_", "tailwatch_probe_", "tailwatch_model_",
             "tailwatch_baseline_", "tailwatch_process_memory_rss", "gen_ai_");
 
     private EngineSimulator sim;
+    private EngineSimulator ollama;
+    private boolean processSampler;
     private AgentProcess agent;
     private PrometheusServer prometheus;
     private String instance;
@@ -55,6 +57,9 @@ class DashboardsIT {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
                 .withTiming(Duration.ofMillis(20), 500));
+        // The Ollama flavour reports the model shape (KV arithmetic) and fails a share of requests (errors by type).
+        ollama = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama")
+                .withTiming(Duration.ofMillis(20), 500).withFaults(0.3, 0, Duration.ZERO).withSeed(3));
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0}
@@ -62,6 +67,12 @@ class DashboardsIT {
                 engines:
                   - name: sim
                     api: openai
+                    url: http://127.0.0.1:%d
+                    health: {interval: 1s, timeout: 500ms}
+                    scenarios:
+                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
+                  - name: ollama
+                    api: ollama
                     url: http://127.0.0.1:%d
                     health: {interval: 1s, timeout: 500ms}
                     scenarios:
@@ -86,9 +97,14 @@ class DashboardsIT {
                     prometheus.query("tailwatch_engine_up").path("data").path("result").size() > 0
                             && prometheus.query("tailwatch_baseline_e2e_p95_seconds").path("data").path("result").size() > 0);
             engineMonitor = true;
+            // Errors by type and KV headroom need a few probes and an inventory pass.
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    prometheus.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0
+                            && prometheus.query("tailwatch_model_kv_cache_headroom_tokens").path("data").path("result").size() > 0);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             engineMonitor = false;
         }
+        processSampler = agent.get("/metrics").body().contains("tailwatch_process_memory_rss_bytes{");
     }
 
     @AfterAll
@@ -101,6 +117,9 @@ class DashboardsIT {
         }
         if (sim != null) {
             sim.close();
+        }
+        if (ollama != null) {
+            ollama.close();
         }
     }
 
@@ -139,7 +158,8 @@ class DashboardsIT {
             int n = results(t.expr());
             boolean macOnly = MAC_ONLY.stream().anyMatch(m -> t.expr().contains(m));
             boolean engineSide = ENGINE_SOURCED.stream().anyMatch(m -> t.expr().contains(m));
-            if (n == 0 && !macOnly && (engineMonitor || !engineSide)) {
+            boolean process = t.expr().contains("tailwatch_process_memory_rss");
+            if (n == 0 && !macOnly && (engineMonitor || !engineSide) && (processSampler || !process)) {
                 empty.add(t.panel() + " [" + t.ref() + "]: " + substitute(t.expr()));
             }
         }

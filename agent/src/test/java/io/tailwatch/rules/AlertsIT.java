@@ -92,6 +92,15 @@ class AlertsIT {
         return null;
     }
 
+    private JsonNode fired(String name) throws Exception {
+        for (JsonNode a : alerts()) {
+            if (a.path("name").asText().equals(name) && a.hasNonNull("fired_at")) {
+                return a;
+            }
+        }
+        return null;
+    }
+
     @Test
     void swapUsedHighFiresResolvesAndEachTransitionReachesTheWebhookOnce() throws Exception {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
@@ -181,9 +190,9 @@ class AlertsIT {
     @Test
     void tailLatencySpreadFiresOnAHeavyTailedSimulator() throws Exception {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
-        // Fast answers, but one request in 25 stalls for 500 ms mid-stream: p95 stays low, p99 does not.
+        // Fast answers, but about one request in 30 stalls for 500 ms mid-stream: p95 stays low, p99 does not.
         SimulatorOptions opts = SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(5), 2000)
-                .withFaults(0, 0.04, Duration.ofMillis(500)).withSeed(7);
+                .withFaults(0, 0.03, Duration.ofMillis(500)).withSeed(7);
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, opts)) {
             start(fx, """
                     engines:
@@ -195,15 +204,14 @@ class AlertsIT {
                           - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
                     """.formatted(sim.port()), "  TailLatencySpread: {for: 1s}\n  ProbeErrors: {enabled: false}");
             assumeEngineMonitor();
-            await().atMost(Duration.ofSeconds(120)).until(() -> "firing".equals(state("TailLatencySpread")));
-            JsonNode a = null;
-            for (JsonNode x : alerts()) {
-                if (x.path("name").asText().equals("TailLatencySpread")) {
-                    a = x;
-                }
-            }
+            // The window moves on, so the alert may already be resolved again when polled: it must have fired.
+            await().atMost(Duration.ofSeconds(150)).until(() -> fired("TailLatencySpread") != null);
+            JsonNode a = fired("TailLatencySpread");
             assertThat(a.path("value").asDouble()).isGreaterThan(3.0);
             assertThat(a.path("labels").path("engine").asText()).isEqualTo("sim");
+            assertThat(a.path("evidence").path("windows").get(0).path("samples").asDouble()).isGreaterThanOrEqualTo(20);
+            await().atMost(Duration.ofSeconds(15)).until(() -> hooks.stream().anyMatch(h ->
+                    h.path("alerts").get(0).path("labels").path("alertname").asText().equals("TailLatencySpread")));
         }
     }
 }
