@@ -81,7 +81,7 @@ class DashboardsIT {
                   SwapUsedHigh: {for: 0s}
                 alerts:
                   baseline: {file: %s, min_samples: 3}
-                """.formatted(fx.procfs(), fx.sysfs(), sim.port(), dir.resolve("baselines.json")));
+                """.formatted(fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json")));
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;
