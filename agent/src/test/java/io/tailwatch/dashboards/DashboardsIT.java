@@ -182,7 +182,8 @@ class DashboardsIT {
         JsonNode r = prometheus.query(substitute(firing.expr())).path("data").path("result");
         assertThat(r).hasSize(1);
         assertThat(r.get(0).path("metric").path("instance").asText()).isEqualTo(instance);
-        assertThat(r.get(0).path("value").get(1).asText()).isEqualTo("1");
+        // SwapUsedHigh at least (ProbeErrors too when the engine monitor probes the failing simulator).
+        assertThat(r.get(0).path("value").get(1).asDouble()).isGreaterThanOrEqualTo(1);
     }
 
     @Test
