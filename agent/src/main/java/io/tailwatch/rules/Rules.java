@@ -141,12 +141,13 @@ public final class Rules {
         if (names.isEmpty()) {
             return "";
         }
-        return String.join("|", names.stream().sorted().distinct().map(Pattern::quote).map(Rules::plain).toList());
+        return String.join("|", names.stream().sorted().distinct().map(Rules::escape).toList());
     }
 
-    /** Scenario names are plain words; quote only what needs quoting, readable in PromQL. */
-    private static String plain(String quoted) {
-        String raw = quoted.substring(2, quoted.length() - 2);
-        return raw.replaceAll("([\\\\.^$|?*+()\\[\\]{}])", "\\\\$1");
+    /** Escapes regex metacharacters so a scenario name matches itself (names are plain words in practice). */
+    private static String escape(String name) {
+        return REGEX_META.matcher(name).replaceAll("\\\\$0");
     }
+
+    private static final Pattern REGEX_META = Pattern.compile("[\\\\.^$|?*+()\\[\\]{}]");
 }
