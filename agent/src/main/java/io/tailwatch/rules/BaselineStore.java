@@ -47,6 +47,8 @@ public final class BaselineStore {
 
     private final Path file;
     private final Map<String, Entry> entries = new TreeMap<>();
+    /** Modification time of the file as last read or written; another process (the ladder command) may rewrite it. */
+    private java.nio.file.attribute.FileTime seen;
 
     private BaselineStore(Path file) {
         this.file = file;
@@ -55,20 +57,42 @@ public final class BaselineStore {
     /** Opens the store; a missing file is empty, an unreadable one is logged and treated as empty. */
     public static BaselineStore open(Path file) {
         BaselineStore s = new BaselineStore(file);
-        if (file != null && Files.exists(file)) {
-            try {
-                List<Entry> list = MAPPER.readValue(file.toFile(), new TypeReference<Map<String, List<Entry>>>() {
-                }).getOrDefault("baselines", List.of());
-                for (Entry e : list) {
-                    if (e.engine() != null && e.model() != null && e.scenario() != null && e.p95Seconds() > 0) {
-                        s.entries.put(key(e.engine(), e.model(), e.scenario()), e);
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("baseline file {} is unreadable ({}); starting without baselines", file, e.getMessage());
-            }
-        }
+        s.load();
         return s;
+    }
+
+    private synchronized void load() {
+        if (file == null || !Files.exists(file)) {
+            return;
+        }
+        try {
+            seen = Files.getLastModifiedTime(file);
+            List<Entry> list = MAPPER.readValue(file.toFile(), new TypeReference<Map<String, List<Entry>>>() {
+            }).getOrDefault("baselines", List.of());
+            entries.clear();
+            for (Entry e : list) {
+                if (e.engine() != null && e.model() != null && e.scenario() != null && e.p95Seconds() > 0
+                        && entries.size() < MAX_ENTRIES) {
+                    entries.put(key(e.engine(), e.model(), e.scenario()), e);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("baseline file {} is unreadable ({}); keeping the baselines in memory", file, e.getMessage());
+        }
+    }
+
+    /** Re-reads the file when another process (e.g. the concurrency ladder command) has rewritten it. */
+    public synchronized void refreshIfChanged() {
+        if (file == null) {
+            return;
+        }
+        try {
+            if (Files.exists(file) && !Files.getLastModifiedTime(file).equals(seen)) {
+                load();
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot stat baseline file {}: {}", file, e.toString());
+        }
     }
 
     public Path file() {
@@ -87,13 +111,17 @@ public final class BaselineStore {
         return List.copyOf(entries.values());
     }
 
-    /** Sets a baseline measured by the ladder at concurrency 1 (replacing any earlier one). */
+    /**
+     * Sets a baseline measured by the ladder at concurrency 1 (replacing any earlier one). A running
+     * agent picks up a file rewritten by another process on its next cycle.
+     */
     public void put(String engine, String model, String scenario, double p95Seconds) {
         put(engine, model, scenario, p95Seconds, SOURCE_LADDER, Instant.now());
     }
 
     public synchronized void put(String engine, String model, String scenario, double p95Seconds, String source,
                                  Instant at) {
+        refreshIfChanged();
         if (!(p95Seconds > 0) || Double.isInfinite(p95Seconds)) {
             throw new IllegalArgumentException("baseline p95 must be a positive number of seconds, got " + p95Seconds);
         }
@@ -108,6 +136,7 @@ public final class BaselineStore {
 
     /** Takes the p95 of every window with enough samples and no baseline yet as its baseline. */
     public void learnFromWindows(MetricSnapshot s, int minSamples, Instant now) {
+        refreshIfChanged();
         for (Point p : s.of(ProbeMetrics.WINDOW_SAMPLES)) {
             if (p.value() < minSamples) {
                 continue;
@@ -151,6 +180,7 @@ public final class BaselineStore {
                 } catch (AtomicMoveNotSupportedException e) {
                     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
+                seen = Files.getLastModifiedTime(file);
             } finally {
                 Files.deleteIfExists(tmp);
             }

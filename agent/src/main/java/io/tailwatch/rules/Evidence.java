@@ -24,13 +24,22 @@ public final class Evidence {
         put(m, "cpu_speed_limit", s.host().cpuSpeedLimit());
         String engine = labels.get("engine");
         Map<String, Object> footprints = new LinkedHashMap<>();
+        Map<String, Object> rss = new LinkedHashMap<>();
         for (Signals.Engine e : s.engines()) {
-            if ((engine == null || engine.equals(e.engine())) && e.footprintBytes() != null) {
-                footprints.put(e.engine(), e.footprintBytes());
+            if (engine == null || engine.equals(e.engine())) {
+                if (e.footprintBytes() != null) {
+                    footprints.put(e.engine(), e.footprintBytes());
+                }
+                if (e.rssBytes() != null) {
+                    rss.put(e.engine(), e.rssBytes());
+                }
             }
         }
         if (!footprints.isEmpty()) {
             m.put("engine_footprint_bytes", footprints);
+        }
+        if (!rss.isEmpty()) {
+            m.put("engine_rss_bytes", rss);
         }
         List<Signals.Window> windows = new ArrayList<>();
         for (Signals.Window w : s.windows()) {

@@ -31,7 +31,7 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Engine(String engine, Double up, Double loading, Double footprintBytes, List<Model> models) {
+    public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models) {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -91,7 +91,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         List<Engine> engines = new ArrayList<>();
         for (String e : engineNames) {
             engines.add(new Engine(e, s.value(EngineMetrics.UP, "engine", e), s.value(EngineMetrics.LOADING, "engine", e),
-                    s.value(HostMetrics.PROCESS_FOOTPRINT, "engine", e), models.getOrDefault(e, List.of())));
+                    s.value(HostMetrics.PROCESS_FOOTPRINT, "engine", e), s.value(HostMetrics.PROCESS_RSS, "engine", e),
+                    models.getOrDefault(e, List.of())));
         }
         return new Signals(host, engines, windows);
     }

@@ -57,8 +57,9 @@ public final class StatusScreen {
         engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
         b.append('\n').append("ENGINES").append(engines.isEmpty() ? "  none reported\n" : "\n");
         for (Signals.Engine e : engines) {
-            b.append(String.format(Locale.ROOT, "  %-16s %-8s footprint %-12s", e.engine(), engineState(e),
-                    e.footprintBytes() == null ? "unknown" : Units.formatBytes(e.footprintBytes())));
+            String memory = e.footprintBytes() != null ? "footprint " + Units.formatBytes(e.footprintBytes())
+                    : e.rssBytes() != null ? "rss " + Units.formatBytes(e.rssBytes()) : "memory unknown";
+            b.append(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory));
             for (Signals.Model m : e.models()) {
                 b.append(" ").append(m.model());
                 if (m.kvHeadroomTokens() != null) {

@@ -62,6 +62,21 @@ class BaselineStoreTest {
         assertThat(BaselineStore.open(f).all()).hasSize(1);
     }
 
+    @Test
+    void aFileRewrittenByAnotherProcessIsPickedUp() throws Exception {
+        Path f = dir.resolve("b.json");
+        BaselineStore agent = BaselineStore.open(f);
+        agent.put("mlx", "m", "interactive", 2.0, BaselineStore.SOURCE_IDLE, T0);
+        BaselineStore ladder = BaselineStore.open(f);
+        ladder.put("mlx", "m", "interactive", 3.5);
+        ladder.put("ollama", "m", "interactive", 1.25);
+        // Make the change visible even on file systems with coarse modification times.
+        Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.from(T0.plusSeconds(3600)));
+        agent.refreshIfChanged();
+        assertThat(agent.get("mlx", "m", "interactive").p95Seconds()).isEqualTo(3.5);
+        assertThat(agent.points()).hasSize(2);
+    }
+
     private static MetricSnapshot window(double samples, double p95) {
         return new MetricSnapshot(T0, List.of(
                 Point.of(ProbeMetrics.WINDOW_SAMPLES, samples, "engine", "mlx", "model", "m", "scenario", "interactive"),

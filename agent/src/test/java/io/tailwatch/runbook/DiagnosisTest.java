@@ -25,7 +25,7 @@ class DiagnosisTest {
     }
 
     private static Signals.Engine up(String name) {
-        return new Signals.Engine(name, 1.0, 0.0, 12 * GIB, List.of(new Signals.Model("qwen", 8192.0, 500000.0)));
+        return new Signals.Engine(name, 1.0, 0.0, 12 * GIB, null, List.of(new Signals.Model("qwen", 8192.0, 500000.0)));
     }
 
     @Test
@@ -80,7 +80,7 @@ class DiagnosisTest {
 
     @Test
     void intermittentErrorsWhileLoadingPointAtModelLoad() {
-        Signals.Engine loading = new Signals.Engine("mlx", 1.0, 1.0, null, List.of());
+        Signals.Engine loading = new Signals.Engine("mlx", 1.0, 1.0, null, null, List.of());
         Signals s = new Signals(calm(), List.of(loading), List.of(window("mlx", 3, 3.5, 3.6, 0.2, 0.2, 30, 3.5)));
         List<Diagnosis.Cause> c = Diagnosis.rank(s, null);
         assertThat(c.get(0).id()).isEqualTo("errors");
@@ -90,7 +90,7 @@ class DiagnosisTest {
 
     @Test
     void downEngineRanksFirstAndEngineFilterApplies() {
-        Signals.Engine down = new Signals.Engine("ollama", 0.0, 0.0, null, List.of());
+        Signals.Engine down = new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of());
         Signals s = new Signals(calm(), List.of(up("mlx"), down), List.of(window("mlx", 3.4, 3.6, 14.0, 0.2, 0, 30, 3.5)));
         assertThat(Diagnosis.rank(s, null).get(0).id()).isEqualTo("down:ollama");
         assertThat(Diagnosis.rank(s, "mlx")).extracting(Diagnosis.Cause::id).containsExactly("background");
@@ -99,7 +99,7 @@ class DiagnosisTest {
 
     @Test
     void thermalAndKvHeadroom() {
-        Signals.Engine tight = new Signals.Engine("mlx", 1.0, 0.0, null, List.of(new Signals.Model("qwen", 32768.0, 4000.0)));
+        Signals.Engine tight = new Signals.Engine("mlx", 1.0, 0.0, null, null, List.of(new Signals.Model("qwen", 32768.0, 4000.0)));
         Signals s = new Signals(host(0.0, 0.0, 0.0, 2.0, 0.7), List.of(tight), List.of());
         List<Diagnosis.Cause> c = Diagnosis.rank(s, null);
         assertThat(c).extracting(Diagnosis.Cause::id).containsExactly("thermal", "kv:mlx/qwen");

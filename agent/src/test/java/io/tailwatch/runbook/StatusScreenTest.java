@@ -22,8 +22,8 @@ class StatusScreenTest {
                    "labels":{},"summary":"Swap in use above 1.00 GiB","runbook":"docs/runbook.md#SwapUsedHigh"}]}
                 """);
         Signals s = new Signals(new Signals.Host(2 * GIB, 0.5 * GIB, 1.0, 8 * GIB, 64 * GIB, null, 0.9),
-                List.of(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, List.of()),
-                        new Signals.Engine("ollama", 0.0, 0.0, null, List.of())),
+                List.of(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, null, List.of()),
+                        new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of())),
                 List.of(new Signals.Window("mlx", "q", "calm", 1.0, 1.1, 1.2, 0.1, 0.2, 0.3, 0.0, 30.0, 1.0, 30.0, true),
                         new Signals.Window("mlx", "q", "slow", 10.0, 12.0, 13.0, 0.1, 0.2, 0.3, 0.0, 30.0, 3.0, 30.0, true)));
         String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
