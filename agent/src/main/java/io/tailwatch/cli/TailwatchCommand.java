@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
                 RulesCommand.class,
                 StatusCommand.class,
                 DiagnoseCommand.class,
+                DoctorCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
