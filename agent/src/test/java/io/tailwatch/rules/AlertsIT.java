@@ -184,8 +184,14 @@ class AlertsIT {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> "firing".equals(state("EngineDown")));
         assertThat(alerts().get(0).path("labels").path("engine").asText()).isEqualTo("sim");
-        await().atMost(Duration.ofSeconds(15)).until(() -> hooks.stream().anyMatch(h ->
-                h.path("alerts").get(0).path("labels").path("alertname").asText().equals("EngineDown")));
+        // One firing notification for it, and no repeat while it stays down.
+        await().atMost(Duration.ofSeconds(15)).until(() -> notifications("EngineDown", "firing") == 1);
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> notifications("EngineDown", "firing") == 1);
+    }
+
+    private long notifications(String alertname, String status) {
+        return hooks.stream().filter(h -> h.path("status").asText().equals(status)
+                && h.path("alerts").get(0).path("labels").path("alertname").asText().equals(alertname)).count();
     }
 
     @Test
