@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
                 StatusCommand.class,
                 DiagnoseCommand.class,
                 DoctorCommand.class,
+                ServiceCommand.class,
+                EngineCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
