@@ -79,7 +79,7 @@ public final class Diagnosis {
                 score += 0.2;
             }
             add(out, "memory", "Memory budget exhausted: the host is swapping (weights or KV cache paged to SSD)", score, f,
-                    "Free memory: restart the engine to release KV cache (tailwatch engine restart), lower --max-kv-size "
+                    "Free memory: restart the engine to release KV cache (tailwatch engine restart NAME --yes), lower --max-kv-size "
                             + "(tailwatch kv-budget), unload other models, move batch work elsewhere.",
                     swapGrowing ? "SwapGrowthUnderLoad" : "SwapUsedHigh");
         }
@@ -130,7 +130,7 @@ public final class Diagnosis {
             if (e.up() != null && e.up() == 0 && !(e.loading() != null && e.loading() == 1)) {
                 add(out, "down:" + e.engine(), "Engine " + e.engine() + " is down", 0.95,
                         List.of("health check failing (tailwatch_engine_up 0)"),
-                        "Check the engine process and its log; restart it (tailwatch engine restart).", "EngineDown");
+                        "Check the engine process and its log; restart it (tailwatch engine restart " + e.engine() + " --yes).", "EngineDown");
             }
         }
         if (errors) {
