@@ -14,6 +14,8 @@ import picocli.CommandLine.Command;
                 RulesCommand.class,
                 StatusCommand.class,
                 DiagnoseCommand.class,
+                ProbeCommand.class,
+                SimulateCommand.class,
                 DoctorCommand.class,
                 ServiceCommand.class,
                 EngineCommand.class,

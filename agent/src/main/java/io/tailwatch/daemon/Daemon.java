@@ -2,6 +2,7 @@ package io.tailwatch.daemon;
 
 import io.javalin.Javalin;
 import io.tailwatch.config.Config;
+import io.tailwatch.engine.EngineMonitor;
 import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSources;
 import io.tailwatch.http.ApiServer;
@@ -43,6 +44,7 @@ public final class Daemon implements AutoCloseable {
     private BaselineStore baselines;
     private RuleEngine rules;
     private WebhookSink webhook;
+    private EngineMonitor engines;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -77,6 +79,8 @@ public final class Daemon implements AutoCloseable {
                 return HostStatus.of(host.latest());
             }
         });
+        engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
+        status.add(engines.status());
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
                 config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
@@ -110,6 +114,7 @@ public final class Daemon implements AutoCloseable {
             closeables.add(webhook);
         }
         host.start();
+        engines.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
         return this;
@@ -143,6 +148,10 @@ public final class Daemon implements AutoCloseable {
         return baselines;
     }
 
+    public EngineMonitor engines() {
+        return engines;
+    }
+
     @Override
     public void close() {
         closeQuietly();
@@ -158,6 +167,9 @@ public final class Daemon implements AutoCloseable {
             } catch (Exception e) {
                 LOG.warn("error while stopping: {}", e.toString());
             }
+        }
+        if (engines != null) {
+            engines.close();
         }
         if (host != null) {
             host.close();
