@@ -7,7 +7,9 @@ import java.time.Duration;
 public record HostConfig(Duration interval, Duration timeout, Path procfs, Path sysfs) {
     static HostConfig read(Section s) {
         Duration interval = s.duration("interval", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofHours(1));
-        Duration timeout = s.duration("timeout", Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(1));
+        // Without an explicit timeout, 2 s or the interval, whichever is shorter.
+        Duration fallback = interval.compareTo(Duration.ofSeconds(2)) < 0 ? interval : Duration.ofSeconds(2);
+        Duration timeout = s.duration("timeout", fallback, Duration.ofMillis(10), Duration.ofMinutes(1));
         if (timeout.compareTo(interval) > 0) {
             s.problem("timeout", "must not be longer than host.interval (" + Units.format(interval) + ")");
         }

@@ -22,7 +22,7 @@ public final class HostSnapshot {
     public HostSnapshot(Instant at, List<Point> points, Map<String, SamplerResult> results) {
         this.at = at;
         this.points = new MetricSnapshot(at, points);
-        this.results = Map.copyOf(results);
+        this.results = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(results));
     }
 
     public Instant at() {

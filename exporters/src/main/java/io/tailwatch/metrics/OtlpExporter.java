@@ -34,14 +34,25 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OtlpExporter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final OpenTelemetrySdk sdk;
+    private final io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider;
     private final Map<String, DoubleHistogram> histograms = new HashMap<>();
-    private final AtomicLong failures = new AtomicLong();
     private final MetricHub hub;
 
-    private OtlpExporter(OpenTelemetrySdk sdk, MetricHub hub) {
-        this.sdk = sdk;
+    private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures) {
+        this.meterProvider = meterProvider;
         this.hub = hub;
+        this.failuresRef = failures;
+        registerInstruments();
+    }
+
+    /** The same instruments over a given reader (tests and tools); no OTLP transport involved. */
+    public static OtlpExporter withReader(io.opentelemetry.sdk.metrics.export.MetricReader reader, MetricHub hub,
+                                          Map<String, String> resourceAttributes) {
+        AttributesBuilder b = Attributes.builder();
+        resourceAttributes.forEach(b::put);
+        io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
+                .setResource(Resource.create(b.build())).registerMetricReader(reader).build();
+        return new OtlpExporter(provider, hub, new AtomicLong());
     }
 
     /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
@@ -80,6 +91,9 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
             defaults.put("otel.exporter.otlp.headers", j.toString());
         }
         AtomicLong failures = new AtomicLong();
+        Runnable publishFailures = () -> hub.publish("otlp",
+                java.util.List.of(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures.get())));
+        publishFailures.run();
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> defaults)
                 .addResourceCustomizer((resource, config) -> {
@@ -88,24 +102,21 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                     // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
                     return Resource.create(b.build()).merge(resource);
                 })
-                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures))
+                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures, publishFailures))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
-        OtlpExporter exporter = new OtlpExporter(sdk, hub);
-        exporter.failuresRef = failures;
-        exporter.registerInstruments();
-        return exporter;
+        return new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures);
     }
 
-    private AtomicLong failuresRef;
+    private final AtomicLong failuresRef;
 
     public long failures() {
         return failuresRef.get();
     }
 
     private void registerInstruments() {
-        Meter meter = sdk.getMeter("io.tailwatch");
+        Meter meter = meterProvider.get("io.tailwatch");
         Supplier<MetricSnapshot> snap = hub::snapshot;
         for (MetricDef def : Catalog.all()) {
             switch (def.instrument()) {
@@ -118,10 +129,6 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                 case COUNTER -> meter.counterBuilder(def.name()).ofDoubles().setUnit(def.unit())
                         .setDescription(def.description())
                         .buildWithCallback(m -> {
-                            if (def == SelfMetrics.OTLP_EXPORT_FAILURES) {
-                                m.record(failuresRef.get(), Attributes.empty());
-                                return;
-                            }
                             for (Point p : snap.get().of(def)) {
                                 m.record(p.value(), attributes(p.attributes()));
                             }
@@ -155,23 +162,25 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     /** Exports what is pending now, waiting at most {@code timeoutMillis}. */
     public boolean flush(long timeoutMillis) {
-        return sdk.getSdkMeterProvider().forceFlush().join(timeoutMillis, TimeUnit.MILLISECONDS).isSuccess();
+        return meterProvider.forceFlush().join(timeoutMillis, TimeUnit.MILLISECONDS).isSuccess();
     }
 
     @Override
     public void close() {
-        sdk.getSdkMeterProvider().shutdown().join(4, TimeUnit.SECONDS);
+        meterProvider.shutdown().join(4, TimeUnit.SECONDS);
     }
 
     /** Counts failed exports and logs them at most once a minute. */
     static final class CountingExporter implements MetricExporter {
         private final MetricExporter delegate;
         private final AtomicLong failures;
+        private final Runnable onFailure;
         private volatile long lastLog = System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS;
 
-        CountingExporter(MetricExporter delegate, AtomicLong failures) {
+        CountingExporter(MetricExporter delegate, AtomicLong failures, Runnable onFailure) {
             this.delegate = delegate;
             this.failures = failures;
+            this.onFailure = onFailure;
         }
 
         @Override
@@ -180,6 +189,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
             result.whenComplete(() -> {
                 if (!result.isSuccess()) {
                     long n = failures.incrementAndGet();
+                    onFailure.run();
                     long now = System.nanoTime();
                     if (now - lastLog >= FAILURE_LOG_INTERVAL_NANOS) {
                         lastLog = now;

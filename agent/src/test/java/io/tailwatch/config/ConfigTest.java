@@ -1,0 +1,193 @@
+package io.tailwatch.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigTest {
+    private static final Map<String, String> ENV = Map.of("TW_TOKEN", "s3cret", "OLLAMA_KEY", "k-123");
+
+    private static List<String> problems(String yaml) {
+        try {
+            Config.parse(yaml, "test.yaml", ENV);
+        } catch (ConfigException e) {
+            return e.problems().list().stream().map(Problems.Problem::toString).toList();
+        }
+        throw new AssertionError("expected problems in:\n" + yaml);
+    }
+
+    @Test
+    void emptyConfigEqualsTheDocumentedDefaultFile() throws Exception {
+        Config empty = Config.parse("", "empty", ENV);
+        Config file = Config.load(Path.of(System.getProperty("tailwatch.root", ".."), "config", "tailwatch.yaml"), ENV);
+        Config builtIn = Config.defaults(ENV);
+        assertThat(file.server()).isEqualTo(empty.server());
+        assertThat(file.host()).isEqualTo(empty.host());
+        assertThat(file.otlp()).isEqualTo(empty.otlp());
+        assertThat(builtIn.engines()).isEqualTo(file.engines());
+        assertThat(builtIn.server()).isEqualTo(empty.server());
+        assertThat(empty.server().listen()).isEqualTo("127.0.0.1:9531");
+        assertThat(empty.host().interval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(empty.host().procfs()).isEqualTo(Path.of("/proc"));
+        assertThat(builtIn.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx");
+        assertThat(builtIn.engines().get(0).url().toString()).isEqualTo("http://127.0.0.1:11434");
+        assertThat(builtIn.engines().get(1).url().toString()).isEqualTo("http://127.0.0.1:8080");
+    }
+
+    @Test
+    void defaultFileIsTheJarResource() throws Exception {
+        String file = Files.readString(Path.of(System.getProperty("tailwatch.root", ".."), "config", "tailwatch.yaml"));
+        assertThat(Config.defaultText()).isEqualTo(file);
+    }
+
+    @Test
+    void everyProblemIsReportedWithLineColumnAndPath() {
+        List<String> p = problems("""
+                server:
+                  listen: 127.0.0.1:9531
+                  bogus: 1
+                host:
+                  interval: 5 parsecs
+                  timeout: 10m
+                otlp:
+                  enabled: maybe
+                  protocol: carrier-pigeon
+                extra: true
+                """);
+        assertThat(p).containsExactlyInAnyOrder(
+                "line 3, column 3: server.bogus: unknown key",
+                "line 5, column 13: host.interval: expected a duration (e.g. 250ms, 5s, 1m), got '5 parsecs' (bad duration '5 parsecs' (use e.g. 250ms, 5s, 2m30s, 1h))",
+                "line 6, column 12: host.timeout: out of range: must be between 10ms and 1m",
+                "line 8, column 12: otlp.enabled: expected true or false, got 'maybe'",
+                "line 9, column 13: otlp.protocol: expected one of http/protobuf, grpc, got 'carrier-pigeon'",
+                "line 10, column 1: extra: unknown key");
+    }
+
+    @Test
+    void wrongTypesAreNamed() {
+        List<String> p = problems("""
+                server: [1, 2]
+                host:
+                  interval: {a: 1}
+                """);
+        assertThat(p).containsExactlyInAnyOrder(
+                "line 1, column 9: server: expected a mapping, got a list",
+                "line 3, column 13: host.interval: expected a duration (e.g. 250ms, 5s, 1m), got a mapping");
+    }
+
+    @Test
+    void yamlSyntaxErrorsNameTheLine() {
+        List<String> p = problems("server:\n  listen: [unclosed\nhost: 1\n");
+        assertThat(p).hasSize(1);
+        assertThat(p.get(0)).startsWith("line ").contains("YAML syntax");
+    }
+
+    @Test
+    void duplicateKeysAreErrors() {
+        assertThat(problems("host:\n  interval: 5s\n  interval: 10s\n"))
+                .containsExactly("line 3, column 3: host.interval: duplicate key");
+    }
+
+    @Test
+    void environmentVariablesAreSubstitutedAndSecretsStayOutOfToString() throws Exception {
+        Config c = Config.parse("""
+                server:
+                  auth_token: ${TW_TOKEN}
+                engines:
+                  - name: local
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    api_key: ${OLLAMA_KEY}
+                """, "t", ENV);
+        assertThat(c.server().authToken()).isEqualTo("s3cret");
+        assertThat(c.server().toString()).doesNotContain("s3cret");
+        assertThat(c.engines().get(0).apiKey()).isEqualTo("k-123");
+        assertThat(c.engines().get(0).toString()).doesNotContain("k-123");
+        assertThat(problems("server:\n  auth_token: ${NOPE_NOT_SET}\n"))
+                .containsExactly("line 2, column 15: server.auth_token: environment variable NOPE_NOT_SET is not set");
+    }
+
+    @Test
+    void tokenFromFile(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path f = dir.resolve("token");
+        Files.writeString(f, "from-file\n");
+        Config c = Config.parse("server:\n  auth_token_file: " + f + "\n", "t", ENV);
+        assertThat(c.server().authToken()).isEqualTo("from-file");
+    }
+
+    @Test
+    void theEngineShapeFromTheDocsIsAccepted() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: mlx
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    model: mlx-community/Qwen3-14B-4bit
+                    health:
+                      interval: 15s
+                    scenarios:
+                      - name: interactive
+                        interval: 60s
+                        prompt_tokens: 64
+                        max_tokens: 32
+                        timeouts: {connect: 2s, first_token: 30s, total: 50s}
+                """, "t", ENV);
+        EngineConfig e = c.engines().get(0);
+        assertThat(e.model()).isEqualTo("mlx-community/Qwen3-14B-4bit");
+        assertThat(e.port()).isEqualTo(8080);
+        EngineConfig.Scenario s = e.scenarios().get(0);
+        assertThat(s.totalTimeout()).isEqualTo(Duration.ofSeconds(50));
+        assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.temperature()).isZero();
+        assertThat(s.interactive()).isTrue();
+    }
+
+    @Test
+    void totalDeadlineMustBeShorterThanTheInterval() {
+        assertThat(problems("""
+                engines:
+                  - name: mlx
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - interval: 30s
+                        timeouts: {first_token: 10s, total: 30s}
+                """)).containsExactly(
+                "line 7, column 45: engines[0].scenarios[0].timeouts.total: the total deadline (30s) must be shorter than the scenario interval (30s)");
+    }
+
+    @Test
+    void engineProblems() {
+        assertThat(problems("""
+                engines:
+                  - name: Bad Name
+                    api: grpc
+                    url: ftp://x
+                  - name: ok
+                    api: ollama
+                    url: http://127.0.0.1:11434
+                  - name: ok
+                    api: ollama
+                    url: http://127.0.0.1:11435
+                """)).containsExactlyInAnyOrder(
+                "line 2, column 11: engines[0].name: must match [a-z0-9][a-z0-9_.-]{0,62} (lower case, digits, _ . -)",
+                "line 3, column 10: engines[0].api: expected one of ollama, openai, got 'grpc'",
+                "line 4, column 10: engines[0].url: expected an http:// or https:// URL, got 'ftp://x' (must be http://HOST[:PORT] or https://...)",
+                "line 8, column 11: engines[2].name: duplicate engine name 'ok'");
+    }
+
+    @Test
+    void listenIsValidated() {
+        assertThat(problems("server:\n  listen: localhost\n"))
+                .containsExactly("line 2, column 11: server.listen: expected HOST:PORT, got 'localhost'");
+        assertThatThrownBy(() -> HostPort.parse("127.0.0.1:70000")).hasMessageContaining("out of range");
+        assertThat(HostPort.parse("[::1]:9531").host()).isEqualTo("::1");
+    }
+}

@@ -1,0 +1,159 @@
+package io.tailwatch.host.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricSnapshot;
+import io.tailwatch.metrics.Point;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LinuxSamplersTest {
+    static Path fixture(String name) {
+        try {
+            return Path.of(LinuxSamplersTest.class.getResource("/fixtures/" + name).toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static MetricSnapshot snap(List<Point> points) {
+        return new MetricSnapshot(Instant.EPOCH, points);
+    }
+
+    @Test
+    void memoryFollowsFreeArithmetic() throws Exception {
+        MetricSnapshot s = snap(new MemorySampler(fixture("linux-swap/proc")).sample());
+        long kib = 1024;
+        assertThat(s.value(HostMetrics.MEMORY_LIMIT)).isEqualTo(32787456.0 * kib);
+        assertThat(s.value(HostMetrics.MEMORY_AVAILABLE)).isEqualTo(6291456.0 * kib);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "free")).isEqualTo(1048576.0 * kib);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "cached")).isEqualTo((4194304.0 + 524288) * kib);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "used"))
+                .isEqualTo((32787456.0 - 1048576 - 204800 - 4194304 - 524288) * kib);
+    }
+
+    @Test
+    void swapUsedIsTotalMinusFree() throws Exception {
+        MetricSnapshot s = snap(new SwapSampler(fixture("linux-swap/proc")).sample());
+        assertThat(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(2.0 * (1L << 30));
+        assertThat(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "free")).isEqualTo(6.0 * (1L << 30));
+    }
+
+    @Test
+    void pressureLevelAndStallRatios() throws Exception {
+        MetricSnapshot s = snap(new PressureSampler(fixture("linux-swap/proc")).sample());
+        assertThat(s.value(HostMetrics.PRESSURE_LEVEL)).isEqualTo(1.0);
+        assertThat(s.value(HostMetrics.PRESSURE_STALL, "psi.kind", "some", "psi.window", "avg10")).isEqualTo(0.125);
+        assertThat(s.value(HostMetrics.PRESSURE_STALL, "psi.kind", "full", "psi.window", "avg60")).isEqualTo(0.01);
+    }
+
+    @Test
+    void pressureLevelThresholds() {
+        assertThat(PressureSampler.level(0, 0)).isZero();
+        assertThat(PressureSampler.level(9.99, 1.99)).isZero();
+        assertThat(PressureSampler.level(10, 0)).isEqualTo(1);
+        assertThat(PressureSampler.level(0, 2)).isEqualTo(1);
+        assertThat(PressureSampler.level(50, 10)).isEqualTo(2);
+    }
+
+    @Test
+    void noPsiMeansNoPressureSignal(@TempDir Path proc) throws Exception {
+        assertThat(new PressureSampler(proc).sample()).isEmpty();
+    }
+
+    @Test
+    void garbledFilesFailWithTheFileAndLine(@TempDir Path proc) throws Exception {
+        Files.writeString(proc.resolve("meminfo"), "MemTotal: 100 kB\nMemFree: lots kB\n");
+        assertThatThrownBy(() -> new MemorySampler(proc).sample())
+                .isInstanceOf(IOException.class).hasMessageContaining("meminfo line 2");
+        Files.writeString(proc.resolve("meminfo"), "MemTotal: 100 kB\n");
+        assertThatThrownBy(() -> new MemorySampler(proc).sample()).hasMessageContaining("no MemFree line");
+        assertThatThrownBy(() -> new SwapSampler(proc).sample()).hasMessageContaining("no SwapTotal/SwapFree");
+        Files.createDirectories(proc.resolve("pressure"));
+        Files.writeString(proc.resolve("pressure/memory"), "some avg10=abc\n");
+        assertThatThrownBy(() -> new PressureSampler(proc).sample()).hasMessageContaining("line 1");
+        Files.writeString(proc.resolve("pressure/memory"), "\u0000\u0001garbage\n");
+        assertThatThrownBy(() -> new PressureSampler(proc).sample()).isInstanceOf(IOException.class);
+    }
+
+    @Test
+    void thermalTakesTheHottestValidZone(@TempDir Path sys) throws Exception {
+        Path t = sys.resolve("class/thermal");
+        write(t.resolve("thermal_zone0/temp"), "45000\n");
+        write(t.resolve("thermal_zone1/temp"), "71500\n");
+        write(t.resolve("thermal_zone2/temp"), "-9200000\n");
+        write(t.resolve("thermal_zone3/temp"), "not a number\n");
+        MetricSnapshot s = snap(new ThermalSampler(sys).sample());
+        assertThat(s.value(HostMetrics.THERMAL_TEMPERATURE)).isEqualTo(71.5);
+    }
+
+    @Test
+    void noThermalZonesMeansAbsent(@TempDir Path sys) throws Exception {
+        assertThat(new ThermalSampler(sys).sample()).isEmpty();
+        assertThat(new CpuFreqSampler(sys).sample()).isEmpty();
+        assertThat(new RaplSampler(sys).sample()).isEmpty();
+    }
+
+    @Test
+    void cpuSpeedLimitIsMeanCurOverMax(@TempDir Path sys) throws Exception {
+        Path cpu = sys.resolve("devices/system/cpu");
+        write(cpu.resolve("cpu0/cpufreq/scaling_cur_freq"), "1800000");
+        write(cpu.resolve("cpu0/cpufreq/cpuinfo_max_freq"), "3600000");
+        write(cpu.resolve("cpu1/cpufreq/scaling_cur_freq"), "3600000");
+        write(cpu.resolve("cpu1/cpufreq/cpuinfo_max_freq"), "3600000");
+        MetricSnapshot s = snap(new CpuFreqSampler(sys).sample());
+        assertThat(s.value(HostMetrics.CPU_SPEED_LIMIT)).isEqualTo(0.75);
+    }
+
+    @Test
+    void raplPowerIsEnergyDeltaOverMeasuredIntervalWithWrap(@TempDir Path sys) throws Exception {
+        Path z = sys.resolve("class/powercap/intel-rapl:0");
+        Path dram = sys.resolve("class/powercap/intel-rapl:0:0");
+        write(z.resolve("name"), "package-0\n");
+        write(z.resolve("max_energy_range_uj"), "1000000000");
+        write(z.resolve("energy_uj"), "999000000");
+        write(dram.resolve("name"), "dram\n");
+        write(dram.resolve("max_energy_range_uj"), "1000000000");
+        write(dram.resolve("energy_uj"), "100");
+        AtomicLong clock = new AtomicLong(0);
+        RaplSampler r = new RaplSampler(sys, clock::get);
+        MetricSnapshot first = snap(r.sample());
+        assertThat(first.value(HostMetrics.POWER, "hw.type", "package")).isNull();
+        assertThat(first.value(HostMetrics.ENERGY, "hw.type", "package")).isEqualTo(0.0);
+        // 2 s later the package counter wrapped: 999e6 -> 1e9 -> 19e6 = 20e6 uJ = 20 J -> 10 W.
+        clock.set(2_000_000_000L);
+        write(z.resolve("energy_uj"), "19000000");
+        write(dram.resolve("energy_uj"), "4000100");
+        MetricSnapshot second = snap(r.sample());
+        assertThat(second.value(HostMetrics.POWER, "hw.type", "package")).isCloseTo(10.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.value(HostMetrics.POWER, "hw.type", "dram")).isCloseTo(2.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.value(HostMetrics.ENERGY, "hw.type", "package")).isCloseTo(20.0, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void unreadableRaplCounterIsAbsent(@TempDir Path sys) throws Exception {
+        Path z = sys.resolve("class/powercap/intel-rapl:0");
+        write(z.resolve("name"), "package-0\n");
+        write(z.resolve("energy_uj"), "5");
+        z.resolve("energy_uj").toFile().setReadable(false, false);
+        // As root the file stays readable; then this only proves a sample works.
+        List<Point> points = new RaplSampler(sys).sample();
+        if (!Files.isReadable(z.resolve("energy_uj"))) {
+            assertThat(points).isEmpty();
+        }
+    }
+
+    static void write(Path file, String text) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+    }
+}

@@ -1,0 +1,152 @@
+package io.tailwatch.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Runs the real shaded jar as a child process, as a user would. */
+public final class AgentProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+    private int port = -1;
+
+    private AgentProcess(Process process, Path stdout, Path stderr) {
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    public static Path jar() {
+        String jar = System.getProperty("tailwatch.jar");
+        if (jar == null) {
+            throw new IllegalStateException("system property tailwatch.jar is not set (run through mvn verify)");
+        }
+        return Path.of(jar);
+    }
+
+    public static Path root() {
+        return Path.of(System.getProperty("tailwatch.root", ".."));
+    }
+
+    /** Starts `java -jar tailwatch.jar ARGS` with extra environment variables. */
+    public static AgentProcess start(Map<String, String> env, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx64m");
+        cmd.add("-jar");
+        cmd.add(jar().toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
+        pb.environment().putAll(env);
+        Path out = Files.createTempFile("tailwatch-out", ".log");
+        Path err = Files.createTempFile("tailwatch-err", ".log");
+        pb.redirectOutput(out.toFile());
+        pb.redirectError(err.toFile());
+        return new AgentProcess(pb.start(), out, err);
+    }
+
+    /** Runs a command to completion (bounded) and returns its exit code. */
+    public static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        try (AgentProcess p = start(env, args)) {
+            if (!p.process.waitFor(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("command did not finish in 60 s: " + List.of(args));
+            }
+            return new Result(p.process.exitValue(), p.stdout(), p.stderr());
+        }
+    }
+
+    public record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    /** Waits for the "listening on" log line and returns the bound port. */
+    public int awaitListening() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            if (!process.isAlive()) {
+                throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + stderr());
+            }
+            Matcher m = LISTENING.matcher(stderr() + stdout());
+            if (m.find()) {
+                port = Integer.parseInt(m.group(2));
+                return true;
+            }
+            return false;
+        });
+        return port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    public HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(10));
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    public String stdout() {
+        try {
+            return Files.readString(stdout);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    public String stderr() {
+        try {
+            return Files.readString(stderr);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    /** Sends SIGTERM and waits for the exit; returns the exit code. */
+    public int terminate(Duration within) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("agent did not stop within " + within);
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

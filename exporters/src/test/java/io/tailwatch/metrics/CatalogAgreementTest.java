@@ -1,0 +1,105 @@
+package io.tailwatch.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The catalog, both exporters and docs/metrics.md must name exactly the same metrics. */
+class CatalogAgreementTest {
+    private static final Pattern TYPE = Pattern.compile("^# TYPE (\\S+) (\\S+)$", Pattern.MULTILINE);
+
+    static Map<String, String> sampleAttributes(MetricDef def) {
+        Map<String, String> m = new HashMap<>();
+        for (AttributeDef a : def.attributes()) {
+            if (!a.optional()) {
+                m.put(a.name(), a.allowed().isEmpty() ? "x" : a.allowed().get(0));
+            }
+        }
+        return m;
+    }
+
+    static MetricHub hubWithEveryMetric(List<MetricSink> sinks) {
+        MetricHub hub = new MetricHub();
+        sinks.forEach(hub::addSink);
+        List<Point> points = new java.util.ArrayList<>();
+        for (MetricDef d : Catalog.all()) {
+            if (d.instrument() == Instrument.HISTOGRAM) {
+                hub.record(d, sampleAttributes(d), 0.3);
+            } else if (d != SelfMetrics.SERIES_DROPPED) {
+                points.add(new Point(d, sampleAttributes(d), 1));
+            }
+        }
+        hub.publish("test", points);
+        return hub;
+    }
+
+    @Test
+    void prometheusExposesExactlyTheCatalog() {
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
+        hubWithEveryMetric(List.of(prom));
+        String text = prom.scrape("text/plain");
+        Set<String> families = new TreeSet<>();
+        Matcher m = TYPE.matcher(text);
+        while (m.find()) {
+            families.add(m.group(1));
+        }
+        Set<String> expected = new TreeSet<>();
+        expected.add("target_info");
+        for (MetricDef d : Catalog.all()) {
+            expected.add(d.prometheusName());
+            if (d.instrument() == Instrument.HISTOGRAM) {
+                // Micrometer adds a _max gauge beside every distribution summary.
+                expected.add(d.prometheusName() + "_max");
+            }
+        }
+        assertThat(families).isEqualTo(expected);
+    }
+
+    @Test
+    void otlpExportsExactlyTheCatalogWithUnits() {
+        InMemoryMetricReader reader = InMemoryMetricReader.create();
+        MetricHub hub = new MetricHub();
+        OtlpExporter otlp = OtlpExporter.withReader(reader, hub, Map.of("service.name", "tailwatch"));
+        hub.addSink(otlp);
+        List<Point> points = new java.util.ArrayList<>();
+        for (MetricDef d : Catalog.all()) {
+            if (d.instrument() == Instrument.HISTOGRAM) {
+                hub.record(d, sampleAttributes(d), 0.3);
+            } else if (d != SelfMetrics.SERIES_DROPPED) {
+                points.add(new Point(d, sampleAttributes(d), 1));
+            }
+        }
+        hub.publish("test", points);
+        Map<String, MetricData> got = reader.collectAllMetrics().stream()
+                .collect(Collectors.toMap(MetricData::getName, x -> x));
+        assertThat(got.keySet()).isEqualTo(Catalog.all().stream().map(MetricDef::name).collect(Collectors.toSet()));
+        for (MetricDef d : Catalog.all()) {
+            assertThat(got.get(d.name()).getUnit()).as(d.name()).isEqualTo(d.unit());
+            assertThat(got.get(d.name()).getDescription()).as(d.name()).isEqualTo(d.description());
+        }
+        otlp.close();
+    }
+
+    @Test
+    void docsMatchTheCatalog() throws Exception {
+        Path doc = Path.of(System.getProperty("tailwatch.root", ".."), "docs", "metrics.md");
+        assertThat(Files.readString(doc))
+                .as("docs/metrics.md is generated: java -jar agent/target/tailwatch.jar metrics > docs/metrics.md")
+                .isEqualTo(MetricsReference.markdown());
+        for (MetricDef d : Catalog.all()) {
+            assertThat(MetricsReference.markdown()).contains("`" + d.name() + "`", "`" + d.prometheusName() + "`");
+        }
+    }
+}

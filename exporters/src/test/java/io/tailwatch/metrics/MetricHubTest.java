@@ -1,0 +1,76 @@
+package io.tailwatch.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MetricHubTest {
+    @Test
+    void pointsMustMatchTheirDeclaration() {
+        MetricHub hub = new MetricHub();
+        assertThatThrownBy(() -> hub.publish("x", List.of(Point.of(HostMetrics.PAGING_USAGE, 1, "system.paging.state", "weird"))))
+                .hasMessageContaining("system.paging.state=weird is not one of [used, free]");
+        assertThatThrownBy(() -> hub.publish("x", List.of(Point.of(HostMetrics.PAGING_USAGE, 1))))
+                .hasMessageContaining("do not match the declaration");
+        assertThatThrownBy(() -> hub.record(HostMetrics.POWER, Map.of(), 1)).hasMessageContaining("not a histogram");
+    }
+
+    @Test
+    void producersReplaceOnlyTheirOwnSeries() {
+        MetricHub hub = new MetricHub();
+        hub.publish("a", List.of(Point.of(HostMetrics.MEMORY_LIMIT, 10)));
+        hub.publish("b", List.of(Point.of(HostMetrics.MEMORY_AVAILABLE, 5)));
+        hub.publish("a", List.of());
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isNull();
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_AVAILABLE)).isEqualTo(5.0);
+    }
+
+    @Test
+    void seriesPerMetricAreBounded() {
+        MetricHub hub = new MetricHub(Clock.systemUTC(), 3);
+        List<Point> many = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            many.add(Point.of(HostMetrics.PROCESS_RSS, i, "engine", "e" + i));
+        }
+        hub.publish("p", many);
+        assertThat(hub.snapshot().of(HostMetrics.PROCESS_RSS)).hasSize(3);
+        assertThat(hub.droppedSeries()).isEqualTo(7);
+        assertThat(hub.snapshot().value(SelfMetrics.SERIES_DROPPED)).isEqualTo(7.0);
+    }
+
+    @Test
+    void prometheusRemovesSeriesThatDisappearAndSpeaksOpenMetrics() {
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h\"1"));
+        MetricHub hub = new MetricHub();
+        hub.addSink(prom);
+        hub.publish("swap", List.of(Point.of(HostMetrics.PAGING_USAGE, 2147483648.0, "system.paging.state", "used")));
+        String text = prom.scrape(null);
+        assertThat(text).contains("system_paging_usage_bytes{system_paging_state=\"used\"} 2.147483648E9")
+                .contains("target_info{host_name=\"h\\\"1\",service_name=\"tailwatch\"} 1");
+        hub.publish("swap", List.of());
+        assertThat(prom.scrape(null)).doesNotContain("system_paging_usage_bytes{");
+        String om = prom.scrape("application/openmetrics-text; version=1.0.0");
+        assertThat(om).endsWith("# EOF\n").contains("# TYPE target info");
+        assertThat(prom.contentType("application/openmetrics-text")).startsWith("application/openmetrics-text");
+        assertThat(prom.contentType("*/*")).startsWith("text/plain");
+    }
+
+    @Test
+    void optionalAttributesAreEmptyLabelsInPrometheus() {
+        PrometheusExporter prom = new PrometheusExporter(Map.of());
+        MetricHub hub = new MetricHub();
+        hub.addSink(prom);
+        Map<String, String> attrs = new java.util.HashMap<>(CatalogAgreementTest.sampleAttributes(ProbeMetrics.OPERATION_DURATION));
+        hub.record(ProbeMetrics.OPERATION_DURATION, attrs, 0.7);
+        attrs.put("error.type", "http_502");
+        hub.record(ProbeMetrics.OPERATION_DURATION, attrs, 0.1);
+        String text = prom.scrape(null);
+        assertThat(text).contains("error_type=\"\"").contains("error_type=\"http_502\"")
+                .contains("le=\"0.5\"").contains("le=\"1.0\"");
+    }
+}
