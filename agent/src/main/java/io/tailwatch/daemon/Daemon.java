@@ -37,9 +37,17 @@ public final class Daemon implements AutoCloseable {
     private OtlpExporter otlp;
     private ApiServer http;
 
+    private final List<io.tailwatch.host.Sampler> samplers;
+
     public Daemon(Config config, Map<String, String> env) {
+        this(config, env, HostSources.forThisHost(config));
+    }
+
+    /** With explicit samplers (tests, tools). */
+    public Daemon(Config config, Map<String, String> env, List<io.tailwatch.host.Sampler> samplers) {
         this.config = config;
         this.env = env;
+        this.samplers = List.copyOf(samplers);
     }
 
     public Daemon start() {
@@ -51,7 +59,7 @@ public final class Daemon implements AutoCloseable {
             hub.addSink(otlp);
             LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
         }
-        host = new HostSampling(HostSources.forThisHost(config), config.host().interval(), config.host().timeout(),
+        host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
                 hub, clock);
         status.add(new StatusContributor() {
             public String name() {

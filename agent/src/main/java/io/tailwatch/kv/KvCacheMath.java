@@ -122,4 +122,25 @@ public final class KvCacheMath {
             throw new IllegalArgumentException(name + " must be >= 0, was " + value);
         }
     }
+
+    /** Bytes per token of a model shape read from an engine (per-layer KV heads). */
+    public static double bytesPerToken(ModelShape shape, double bytesPerElement) {
+        long perToken = 0;
+        for (int kvHeads : shape.kvHeadsPerLayer()) {
+            perToken += (long) (shape.keyLength() + shape.valueLength()) * kvHeads;
+        }
+        return perToken * bytesPerElement;
+    }
+
+    public static double contextBytes(ModelShape shape, double bytesPerElement, long tokens) {
+        return bytesPerToken(shape, bytesPerElement) * tokens;
+    }
+
+    /** Tokens of KV cache that fit in {@code availableBytes}; 0 when nothing fits. */
+    public static long headroomTokens(double bytesPerToken, double availableBytes) {
+        if (bytesPerToken <= 0) {
+            throw new IllegalArgumentException("bytes per token must be positive");
+        }
+        return availableBytes <= 0 ? 0 : (long) Math.floor(availableBytes / bytesPerToken);
+    }
 }

@@ -1,0 +1,121 @@
+package io.tailwatch.probe;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/** The probe procedure shared by every API: resolve the model, stream, turn the measurement into a result. */
+abstract class AbstractEngineClient implements EngineClient {
+    protected final URI base;
+    protected final String apiKey;
+    protected final Duration connectTimeout;
+    protected final HttpClient http;
+    private final Clock clock = Clock.systemUTC();
+
+    AbstractEngineClient(URI base, String apiKey, Duration connectTimeout) {
+        this.base = base;
+        this.apiKey = apiKey;
+        this.connectTimeout = connectTimeout;
+        this.http = HttpTransport.client(connectTimeout);
+    }
+
+    @Override
+    public URI baseUri() {
+        return base;
+    }
+
+    protected URI uri(String path) {
+        return URI.create(base + path);
+    }
+
+    protected HttpTransport.JsonReply get(String path, Duration deadline) {
+        return HttpTransport.json(uri(path), null, apiKey, connectTimeout, deadline);
+    }
+
+    protected HttpTransport.JsonReply post(String path, Object body, Duration deadline) {
+        return HttpTransport.json(uri(path), body, apiKey, connectTimeout, deadline);
+    }
+
+    /** The streaming request for {@code model} and prompt text. */
+    protected abstract HttpRequest streamRequest(ProbeRequest r, String model, String prompt);
+
+    protected abstract StreamParser parser();
+
+    @Override
+    public ProbeResult probe(ProbeRequest r) {
+        Instant started = clock.instant();
+        long t0 = System.nanoTime();
+        String model = r.model();
+        if (model == null) {
+            model = defaultModel(r.totalTimeout().dividedBy(4));
+            if (model == null) {
+                return new ProbeResult(false, ProbeErrors.OTHER, "no model given and none loaded", started, null,
+                        null, null, (System.nanoTime() - t0) / 1e9, null, null, null, null, null, null, null, null,
+                        null);
+            }
+        }
+        Duration left = r.totalTimeout().minusNanos(System.nanoTime() - t0);
+        Duration firstLeft = r.firstTokenTimeout().minusNanos(System.nanoTime() - t0);
+        if (left.isNegative() || left.isZero()) {
+            left = Duration.ofMillis(1);
+        }
+        if (firstLeft.isNegative() || firstLeft.isZero()) {
+            firstLeft = Duration.ofMillis(1);
+        }
+        HttpRequest req = streamRequest(r, model, PromptFactory.prompt(r.promptTokens()));
+        Measurement m = StreamingCall.run(http, req, parser(), firstLeft, left);
+        return result(m, started, model, r);
+    }
+
+    static ProbeResult result(Measurement m, Instant started, String model, ProbeRequest r) {
+        synchronized (m) {
+            long end = m.doneAt >= 0 ? m.doneAt : System.nanoTime();
+            double e2e = (end - m.t0) / 1e9;
+            Double toHeaders = m.headersAt >= 0 ? (m.headersAt - m.t0) / 1e9 : null;
+            Double ttft = m.firstContentAt >= 0 ? (m.firstContentAt - m.t0) / 1e9 : null;
+            Long out;
+            Long in;
+            String source;
+            if (m.usageOutput != null && m.usageOutput > 0) {
+                out = m.usageOutput;
+                in = m.usageInput;
+                source = "usage";
+            } else if (m.engineOutput != null) {
+                out = m.engineOutput;
+                in = m.engineInput;
+                source = "engine";
+            } else if (m.contentChunks > 0) {
+                // Each streamed chunk carries about one token on the servers we know.
+                out = (long) m.contentChunks;
+                in = (long) r.promptTokens();
+                source = "estimate";
+            } else {
+                out = null;
+                in = null;
+                source = null;
+            }
+            boolean success = m.errorType == null && m.doneAt >= 0;
+            Double decode = null;
+            if (success && ttft != null && out != null && out >= 2 && e2e > ttft) {
+                double rate = (out - 1) / (e2e - ttft);
+                decode = rate > 0 ? rate : null;
+            }
+            return new ProbeResult(success, m.errorType, m.errorMessage, started, model, toHeaders, ttft, e2e,
+                    decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
+                    m.loadSeconds, m.gaps);
+        }
+    }
+
+    protected HttpRequest.Builder streamBuilder(String path, byte[] body, ProbeRequest r) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (apiKey != null) {
+            b.header("Authorization", "Bearer " + apiKey);
+        }
+        return b;
+    }
+}

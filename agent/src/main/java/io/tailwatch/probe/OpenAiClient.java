@@ -1,0 +1,146 @@
+package io.tailwatch.probe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * OpenAI-compatible servers (mlx_lm.server, mlx_vlm, LM Studio, llama.cpp, vLLM): /health where the
+ * server has one (503 while loading is "loading", not down), /v1/models, LM Studio's
+ * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes.
+ */
+final class OpenAiClient extends AbstractEngineClient {
+    /** Endpoints answered 404 once are not asked again: most servers lack one or the other. */
+    private volatile boolean noHealth;
+    private volatile boolean noLmStudio;
+
+    OpenAiClient(URI base, String apiKey, Duration connectTimeout) {
+        super(base, apiKey, connectTimeout);
+    }
+
+    @Override
+    public String api() {
+        return "openai";
+    }
+
+    @Override
+    public EngineHealth health(Duration deadline) {
+        long end = System.nanoTime() + deadline.toNanos();
+        Instant at = Instant.now();
+        boolean loading = false;
+        String provider = null;
+        if (!noHealth) {
+            HttpTransport.JsonReply h = get("/health", deadline);
+            if (h.error() != null && h.status() == 0) {
+                return EngineHealth.down(at, "openai", "/health: " + OllamaClient.describe(h));
+            }
+            if (h.status() == 404) {
+                noHealth = true;
+            } else if (h.status() == 503) {
+                loading = true; // llama.cpp answers 503 "Loading model" until the weights are in
+            } else if (h.ok() && h.body() != null) {
+                String status = h.body().path("status").asText("");
+                if (status.equals("healthy") || h.body().has("loaded_model")) {
+                    provider = "mlx_vlm";
+                }
+            } else if (h.status() >= 500) {
+                return EngineHealth.down(at, "openai", "/health: " + OllamaClient.describe(h));
+            }
+        }
+        HttpTransport.JsonReply models = get("/v1/models", OllamaClient.left(end));
+        if (models.status() == 0) {
+            return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
+        }
+        if (loading) {
+            return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), null);
+        }
+        if (!models.ok() || models.body() == null || !models.body().path("data").isArray()) {
+            return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
+        }
+        List<LoadedModel> served = new ArrayList<>();
+        boolean sawOwner = false;
+        for (JsonNode m : models.body().get("data")) {
+            String id = m.path("id").asText(null);
+            if (id == null) {
+                continue;
+            }
+            String owner = m.path("owned_by").asText("");
+            if (!owner.isEmpty()) {
+                sawOwner = true;
+            }
+            if (provider == null && owner.equals("llamacpp")) {
+                provider = "llama_cpp";
+            } else if (provider == null && owner.equals("vllm")) {
+                provider = "vllm";
+            }
+            Long ctx = OllamaClient.longOrNull(m.get("max_model_len"));
+            served.add(new LoadedModel(id, null, null, null, ctx, null, null));
+        }
+        List<LoadedModel> loaded = lmStudioLoaded(end);
+        if (loaded != null) {
+            provider = "lm_studio";
+            served = loaded;
+        }
+        if (provider == null) {
+            provider = !noHealth && !sawOwner ? "mlx_lm" : "openai";
+        }
+        return new EngineHealth(at, true, false, null, provider, served, null);
+    }
+
+    /** LM Studio's loaded models, or null when the server is not LM Studio. */
+    private List<LoadedModel> lmStudioLoaded(long end) {
+        if (noLmStudio) {
+            return null;
+        }
+        HttpTransport.JsonReply r = get("/api/v0/models", OllamaClient.left(end));
+        if (!r.ok() || r.body() == null || !r.body().path("data").isArray()) {
+            if (r.status() / 100 == 4) {
+                noLmStudio = true;
+            }
+            return null;
+        }
+        List<LoadedModel> out = new ArrayList<>();
+        for (JsonNode m : r.body().get("data")) {
+            if ("loaded".equals(m.path("state").asText()) && m.hasNonNull("id")) {
+                Long ctx = OllamaClient.longOrNull(m.has("loaded_context_length") ? m.get("loaded_context_length")
+                        : m.get("max_context_length"));
+                out.add(new LoadedModel(m.get("id").asText(), null, null, null, ctx, null, null));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public String defaultModel(Duration deadline) {
+        EngineHealth h = health(deadline);
+        return h.models().isEmpty() ? null : h.models().get(0).name();
+    }
+
+    @Override
+    protected HttpRequest streamRequest(ProbeRequest r, String model, String prompt) {
+        ObjectNode body = HttpTransport.JSON.createObjectNode();
+        body.put("model", model);
+        body.putArray("messages").addObject().put("role", "user").put("content", prompt);
+        body.put("stream", true);
+        // mlx_lm.server reads include_usage directly: always send the key.
+        body.putObject("stream_options").put("include_usage", true);
+        body.put("max_tokens", r.maxTokens());
+        body.put("temperature", r.temperature());
+        try {
+            return streamBuilder("/v1/chat/completions", HttpTransport.JSON.writeValueAsBytes(body), r)
+                    .header("Accept", "text/event-stream").build();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    protected StreamParser parser() {
+        return new OpenAiStreamParser();
+    }
+}

@@ -1,0 +1,67 @@
+package io.tailwatch.probe;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** The probe failure classes ({@code error.type}) and the mapping from transport exceptions to them. */
+public final class ProbeErrors {
+    public static final String CONNECT_REFUSED = "connect_refused";
+    public static final String CONNECT_TIMEOUT = "connect_timeout";
+    public static final String FIRST_TOKEN_TIMEOUT = "first_token_timeout";
+    public static final String TOTAL_TIMEOUT = "total_timeout";
+    public static final String STREAM_ERROR = "stream_error";
+    public static final String MALFORMED = "malformed";
+    public static final String CUT = "cut";
+    public static final String OTHER = "_OTHER";
+
+    private ProbeErrors() {
+    }
+
+    public static String http(int status) {
+        return "http_" + status;
+    }
+
+    /** Strips the wrappers CompletableFuture adds. */
+    public static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /**
+     * Classifies a failure that happened before response headers arrived. Connection refused and
+     * connect timeouts have their own classes; an I/O error once connected means the server dropped
+     * the connection (cut).
+     */
+    public static String beforeHeaders(Throwable t) {
+        t = unwrap(t);
+        if (t instanceof HttpConnectTimeoutException) {
+            return CONNECT_TIMEOUT;
+        }
+        if (t instanceof HttpTimeoutException) {
+            return FIRST_TOKEN_TIMEOUT;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
+                return CONNECT_REFUSED;
+            }
+        }
+        if (t instanceof IOException) {
+            return CUT;
+        }
+        return OTHER;
+    }
+
+    /** A short, secret-free description of a throwable for logs and status. */
+    public static String describe(Throwable t) {
+        t = unwrap(t);
+        String m = t.getMessage();
+        return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
+    }
+}
