@@ -29,7 +29,7 @@ class BenchTest {
     }
 
     /** Returns the warm-up then the given decode rates in order. */
-    static EngineClient engine(ProbeResult... results) {
+    static FakeEngine engine(ProbeResult... results) {
         Deque<ProbeResult> q = new ArrayDeque<>(List.of(results));
         return req -> {
             assertThat(req.temperature()).isZero();
@@ -85,7 +85,7 @@ class BenchTest {
     @Test
     void preflight_refuses_unless_forced() throws Exception {
         Bench b = new Bench(() -> figures(2.0, null), options(3, false), Clock.systemUTC(), d -> { });
-        Bench.EngineResult r = b.run(List.of(new Bench.Target("e", "openai", req -> {
+        Bench.EngineResult r = b.run(List.of(new Bench.Target("e", "openai", (FakeEngine) req -> {
             throw new AssertionError("must not be called");
         }, null, null))).get(0);
         assertThat(r.refused()).containsExactly("memory pressure is critical");

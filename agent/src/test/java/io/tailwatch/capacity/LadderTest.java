@@ -125,7 +125,7 @@ class LadderTest {
     }
 
     /** Holds each call until {@code level} calls are in flight together once, recording the most ever seen. */
-    static final class OverlapEngine implements EngineClient {
+    static final class OverlapEngine implements FakeEngine {
         final AtomicInteger inFlight = new AtomicInteger();
         final ConcurrentHashMap<Integer, Integer> maxByLevel = new ConcurrentHashMap<>();
         volatile int level = 1;
@@ -181,7 +181,7 @@ class LadderTest {
         CountDownLatch started = new CountDownLatch(3);
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger served = new AtomicInteger();
-        EngineClient engine = req -> {
+        FakeEngine engine = req -> {
             if (served.incrementAndGet() <= 3) {
                 started.countDown();
                 return ScriptedEngine.ok(1, 10);
@@ -215,7 +215,7 @@ class LadderTest {
     void max_duration_cuts_a_hanging_step() {
         AtomicReference<Duration> lastTotal = new AtomicReference<>();
         AtomicInteger n = new AtomicInteger();
-        EngineClient engine = req -> {
+        FakeEngine engine = req -> {
             lastTotal.set(req.totalTimeout());
             if (n.incrementAndGet() == 1) {
                 return ScriptedEngine.ok(0.01, 1);

@@ -1,6 +1,5 @@
 package io.tailwatch.capacity;
 
-import io.tailwatch.probe.EngineClient;
 import io.tailwatch.probe.ProbeRequest;
 import io.tailwatch.probe.ProbeResult;
 import java.time.Instant;
@@ -13,7 +12,7 @@ import java.util.List;
  * An in-process engine whose results are given in call order: the ladder's steps run one after
  * another, so the n-th call belongs to a known step. Fails loudly when called more often than scripted.
  */
-final class ScriptedEngine implements EngineClient {
+final class ScriptedEngine implements FakeEngine {
     private final Deque<ProbeResult> script = new ArrayDeque<>();
     final List<ProbeRequest> requests = new ArrayList<>();
 
