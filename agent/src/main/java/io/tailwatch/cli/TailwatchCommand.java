@@ -11,6 +11,10 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                LadderCommand.class,
+                BenchCommand.class,
+                HistoryCommand.class,
+                KvBudgetCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
