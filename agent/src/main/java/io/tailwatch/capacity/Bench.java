@@ -68,6 +68,27 @@ public final class Bench {
         void sleep(Duration d) throws InterruptedException;
     }
 
+    /**
+     * The decode rate of one run: the engine's own figure where it reports one (Ollama
+     * eval_count / eval_duration), else the client-side streaming rate.
+     */
+    public static Double decodeRate(ProbeResult r) {
+        Double server = r.serverDecodeTokensPerSecond();
+        if (server != null && server > 0) {
+            return server;
+        }
+        return r.decodeTokensPerSecond();
+    }
+
+    /** Where {@link #decodeRate} came from: engine or client; null when there is none. */
+    public static String decodeRateSource(ProbeResult r) {
+        Double server = r.serverDecodeTokensPerSecond();
+        if (server != null && server > 0) {
+            return "engine";
+        }
+        return r.decodeTokensPerSecond() == null ? null : "client";
+    }
+
     private final Supplier<HostFigures> host;
     private final Options options;
     private final Clock clock;
@@ -140,7 +161,7 @@ public final class Bench {
             HostFigures after = host.get();
             List<String> w = new ArrayList<>();
             boolean discard = false;
-            Double tps = r.decodeTokensPerSecond();
+            Double tps = decodeRate(r);
             if (!r.success()) {
                 discard = true;
                 w.add("failed: " + r.errorType());
@@ -160,7 +181,7 @@ public final class Bench {
         for (Run r : runs) {
             r.warnings().forEach(w -> warnings.add("run " + r.index() + ": " + w));
         }
-        double[] tps = runs.stream().filter(r -> !r.discarded()).mapToDouble(r -> r.result().decodeTokensPerSecond())
+        double[] tps = runs.stream().filter(r -> !r.discarded()).mapToDouble(r -> decodeRate(r.result()))
                 .toArray();
         double[] ttft = runs.stream().filter(r -> !r.discarded() && r.result().ttftSeconds() != null)
                 .mapToDouble(r -> r.result().ttftSeconds()).toArray();

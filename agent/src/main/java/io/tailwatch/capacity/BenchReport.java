@@ -74,7 +74,9 @@ public final class BenchReport {
                 if (run.result().errorType() != null) {
                     o.put("error_type", run.result().errorType());
                 }
-                num(o, "decode_tokens_per_second", run.result().decodeTokensPerSecond());
+                num(o, "decode_tokens_per_second", Bench.decodeRate(run.result()));
+                o.put("decode_source", Bench.decodeRateSource(run.result()));
+                num(o, "client_decode_tokens_per_second", run.result().decodeTokensPerSecond());
                 num(o, "server_decode_tokens_per_second", run.result().serverDecodeTokensPerSecond());
                 num(o, "ttft_seconds", run.result().ttftSeconds());
                 num(o, "e2e_seconds", run.result().e2eSeconds());

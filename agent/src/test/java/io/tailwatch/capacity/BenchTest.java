@@ -143,4 +143,16 @@ class BenchTest {
         assertThat(stuck.coolDown()).startsWith("waited 30.0 s for memory pressure (now warning)");
         assertThat(slept).hasSize(31);
     }
+
+    @Test
+    void the_engines_own_decode_rate_wins_over_the_client_side_one() {
+        ProbeResult both = new ProbeResult(true, null, null, Instant.now(), "m", 0.01, 0.2, 2.2, 49.5, 100L, 64L,
+                "engine", null, 0.19, 50.1, null, List.of());
+        assertThat(Bench.decodeRate(both)).isEqualTo(50.1);
+        assertThat(Bench.decodeRateSource(both)).isEqualTo("engine");
+        ProbeResult client = new ProbeResult(true, null, null, Instant.now(), "m", 0.01, 0.2, 2.2, 49.5, 100L, 64L,
+                "usage", null, null, null, null, List.of());
+        assertThat(Bench.decodeRate(client)).isEqualTo(49.5);
+        assertThat(Bench.decodeRateSource(client)).isEqualTo("client");
+    }
 }
