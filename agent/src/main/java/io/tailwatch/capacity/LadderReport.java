@@ -150,7 +150,11 @@ public final class LadderReport {
         num(o, "decode_tokens_per_second_p50", decode.p50());
         num(o, "decode_tokens_per_second_min", decode.min());
         num(o, "output_tokens_per_second", l.outputTokensPerSecond());
-        o.put("output_tokens", l.outputTokens());
+        if (l.results().stream().anyMatch(p -> p.success() && p.outputTokens() != null)) {
+            o.put("output_tokens", l.outputTokens());
+        } else {
+            o.putNull("output_tokens");
+        }
         num(o, "duration_seconds", l.start() == null || l.end() == null ? null
                 : java.time.Duration.between(l.start(), l.end()).toNanos() / 1e9);
         o.set("host_before", host(l.before()));
