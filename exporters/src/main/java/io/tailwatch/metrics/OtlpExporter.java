@@ -102,7 +102,8 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                     // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
                     return Resource.create(b.build()).merge(resource);
                 })
-                .addMetricExporterCustomizer((exporter, config) -> new CountingExporter(exporter, failures, publishFailures))
+                .addMetricExporterCustomizer((exporter, config) ->
+                        new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
@@ -110,6 +111,23 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     }
 
     private final AtomicLong failuresRef;
+
+    /**
+     * The OTLP exporters report their own counters (otlp.exporter.*) through the SDK; those are not
+     * in the catalog and would reach users undocumented, so they are switched off.
+     */
+    private static MetricExporter withoutSelfTelemetry(MetricExporter exporter) {
+        MetricExporter quiet = exporter;
+        if (exporter instanceof io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter h) {
+            quiet = h.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop).build();
+        } else if (exporter instanceof io.opentelemetry.exporter.otlp.metrics.OtlpGrpcMetricExporter g) {
+            quiet = g.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop).build();
+        }
+        if (quiet != exporter) {
+            exporter.shutdown();
+        }
+        return quiet;
+    }
 
     public long failures() {
         return failuresRef.get();

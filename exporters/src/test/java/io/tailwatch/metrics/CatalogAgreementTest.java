@@ -30,9 +30,8 @@ class CatalogAgreementTest {
         return m;
     }
 
-    static MetricHub hubWithEveryMetric(List<MetricSink> sinks) {
-        MetricHub hub = new MetricHub();
-        sinks.forEach(hub::addSink);
+    /** Publishes one series of every gauge and counter and records one event of every histogram. */
+    static void fill(MetricHub hub) {
         List<Point> points = new java.util.ArrayList<>();
         for (MetricDef d : Catalog.all()) {
             if (d.instrument() == Instrument.HISTOGRAM) {
@@ -42,13 +41,14 @@ class CatalogAgreementTest {
             }
         }
         hub.publish("test", points);
-        return hub;
     }
 
     @Test
     void prometheusExposesExactlyTheCatalog() {
         PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
-        hubWithEveryMetric(List.of(prom));
+        MetricHub hub = new MetricHub();
+        hub.addSink(prom);
+        fill(hub);
         String text = prom.scrape("text/plain");
         Set<String> families = new TreeSet<>();
         Matcher m = TYPE.matcher(text);
@@ -73,15 +73,7 @@ class CatalogAgreementTest {
         MetricHub hub = new MetricHub();
         OtlpExporter otlp = OtlpExporter.withReader(reader, hub, Map.of("service.name", "tailwatch"));
         hub.addSink(otlp);
-        List<Point> points = new java.util.ArrayList<>();
-        for (MetricDef d : Catalog.all()) {
-            if (d.instrument() == Instrument.HISTOGRAM) {
-                hub.record(d, sampleAttributes(d), 0.3);
-            } else if (d != SelfMetrics.SERIES_DROPPED) {
-                points.add(new Point(d, sampleAttributes(d), 1));
-            }
-        }
-        hub.publish("test", points);
+        fill(hub);
         Map<String, MetricData> got = reader.collectAllMetrics().stream()
                 .collect(Collectors.toMap(MetricData::getName, x -> x));
         assertThat(got.keySet()).isEqualTo(Catalog.all().stream().map(MetricDef::name).collect(Collectors.toSet()));
