@@ -200,10 +200,10 @@ public final class LadderCommand implements Callable<Integer> {
                     public void step(LadderResult progress) {
                         LevelResult l = progress.levels().get(progress.levels().size() - 1);
                         System.err.println(stepLine(l));
-                        write(dir, progress, meta.withTimes(progress.start(), progress.end()), parsedGate, false);
+                        write(dir, progress, meta.withTimes(progress.start(), progress.end()), parsedGate);
                     }
                 });
-                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate, true);
+                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate);
             } finally {
                 written.countDown();
             }
@@ -240,7 +240,7 @@ public final class LadderCommand implements Callable<Integer> {
                 o.firstTokenTimeout(), o.requestTimeout());
     }
 
-    private static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate, boolean last) {
+    private static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate) {
         try {
             LadderReport.write(dir, r, meta, gate);
         } catch (IOException | RuntimeException e) {
