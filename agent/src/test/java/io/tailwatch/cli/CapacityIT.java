@@ -156,6 +156,47 @@ class CapacityIT {
         }
     }
 
+    private static String meminfo(long swapFreeKb) {
+        return """
+                MemTotal:       16384000 kB
+                MemFree:         8192000 kB
+                MemAvailable:   12288000 kB
+                Buffers:          102400 kB
+                Cached:          2048000 kB
+                SReclaimable:     204800 kB
+                SwapTotal:       8388608 kB
+                SwapFree:        %d kB
+                """.formatted(swapFreeKb);
+    }
+
+    @Test
+    void swap_growing_by_more_than_a_gib_during_a_step_stops_the_ladder() throws Exception {
+        // ~0.5 s per request, so the step is still running when the fixture's swap grows
+        try (EngineSimulator sim = simulator("openai", Duration.ofMillis(100), 40, 0)) {
+            Path cfg = config("openai", sim.port());
+            Path meminfo = tmp.resolve("proc/meminfo");
+            Files.writeString(meminfo, meminfo(8_388_608));
+            Path out = tmp.resolve("swap");
+            try (AgentProcess p = AgentProcess.start(env(), "ladder", "--config", cfg.toString(), "--engine", "sim",
+                    "--levels", "1,2", "--max-tokens", "16", "--prompt-tokens", "20", "--out", out.toString(),
+                    "--force", "--no-history")) {
+                // request 2 is the first of step 1, sent after the step's "before" host sample
+                await().atMost(Duration.ofSeconds(30)).until(() -> sim.requests().size() >= 2);
+                Files.writeString(meminfo, meminfo(8_388_608 - 2_097_152)); // 2 GiB of swap now used
+                assertThat(p.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.process().exitValue()).as(p.stderr()).isZero();
+            }
+            JsonNode s = summary(out);
+            assertThat(s.get("levels")).hasSize(1);
+            JsonNode l1 = s.get("levels").get(0);
+            assertThat(l1.get("host_before").get("swap_used_bytes").asDouble()).isZero();
+            assertThat(l1.get("host_after").get("swap_used_bytes").asDouble()).isEqualTo(2.0 * (1L << 30));
+            assertThat(s.get("stopped").get("rule").asText()).isEqualTo("swap_growth");
+            assertThat(s.get("stopped").get("value").asDouble()).isEqualTo(2.0 * (1L << 30));
+            assertThat(s.get("stopped").get("threshold").asDouble()).isEqualTo(1.0 * (1L << 30));
+        }
+    }
+
     @Test
     void preflight_refuses_on_critical_memory_pressure_unless_forced() throws Exception {
         try (EngineSimulator sim = simulator("openai", Duration.ofMillis(10), 1000, 0)) {
