@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                DoctorCommand.class,
                 LadderCommand.class,
                 BenchCommand.class,
                 HistoryCommand.class,

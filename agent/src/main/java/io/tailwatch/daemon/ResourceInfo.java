@@ -82,6 +82,8 @@ public final class ResourceInfo {
         m.put("host.arch", arch());
         m.put("os.type", osType());
         m.put("os.version", System.getProperty("os.version", "unknown"));
+        // macOS: host.cpu.model, host.model, and os.version from kern.osproductversion.
+        m.putAll(io.tailwatch.host.HostSources.resourceAttributes());
         return m;
     }
 }

@@ -149,5 +149,15 @@ public final class HostSampling implements AutoCloseable {
             loop.shutdownNow();
         }
         worker.shutdownNow();
+        // Samplers holding native resources (IOReport subscriptions) release them here.
+        for (Sampler s : samplers) {
+            if (s instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    LOG.debug("closing sampler {}: {}", s.name(), e.toString());
+                }
+            }
+        }
     }
 }

@@ -2,8 +2,10 @@ package io.tailwatch.host;
 
 import io.tailwatch.config.Config;
 import io.tailwatch.host.linux.LinuxSources;
+import io.tailwatch.host.macos.MacSources;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** Chooses the samplers for the operating system the agent runs on. */
 public final class HostSources {
@@ -16,8 +18,13 @@ public final class HostSources {
 
     public static List<Sampler> forThisHost(Config config) {
         if (isMac()) {
-            return List.of();
+            return MacSources.samplers(config);
         }
         return LinuxSources.samplers(config);
+    }
+
+    /** Resource attributes only the platform can tell (chip, model, OS version); may be empty. */
+    public static Map<String, String> resourceAttributes() {
+        return isMac() ? MacSources.resourceAttributes() : Map.of();
     }
 }

@@ -11,7 +11,7 @@ public final class HostMetrics {
     }
 
     public static final MetricDef MEMORY_USAGE = MetricDef.gauge("system.memory.usage", "By",
-            "Physical memory in use by state. Linux: used, free, cached, buffers. macOS: free, active, inactive, wired, compressed, cached (file-backed).",
+            "Physical memory in use by state. Linux: used, free, cached, buffers. macOS: used (app + wired + compressed), free, active, inactive, wired, compressed, cached (file-backed, also counted in active/inactive).",
             oneOf("system.memory.state", "Memory state",
                     "used", "free", "cached", "buffers", "active", "inactive", "wired", "compressed"));
 
@@ -19,7 +19,7 @@ public final class HostMetrics {
             "Total physical memory of the host.");
 
     public static final MetricDef MEMORY_AVAILABLE = MetricDef.gauge("tailwatch.memory.available", "By",
-            "Memory that can be given to new work without swapping (Linux MemAvailable; macOS free + inactive + file-backed + purgeable pages).");
+            "Memory that can be given to new work without swapping (Linux MemAvailable; macOS free + file-backed + purgeable pages).");
 
     public static final MetricDef MEMORY_FREE_RATIO = MetricDef.gauge("tailwatch.memory.free.ratio", "1",
             "System-wide free memory as a ratio (macOS kern.memorystatus_level / 100).");

@@ -23,6 +23,10 @@ public final class SelfMetrics {
     public static final MetricDef SERIES_DROPPED = MetricDef.counter("tailwatch.series.dropped", "{series}",
             "Series dropped because a metric reached its series bound.");
 
+    public static final MetricDef READINGS_DROPPED = MetricDef.counter("tailwatch.sampler.readings.dropped", "{reading}",
+            "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
+            free("sampler", "Sampler name"));
+
     public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES,
-            SERIES_DROPPED);
+            SERIES_DROPPED, READINGS_DROPPED);
 }

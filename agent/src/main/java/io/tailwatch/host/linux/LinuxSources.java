@@ -1,6 +1,9 @@
 package io.tailwatch.host.linux;
 
 import io.tailwatch.config.Config;
+import io.tailwatch.host.EngineProcessSampler;
+import io.tailwatch.host.Lazy;
+import io.tailwatch.host.ProcessTable;
 import io.tailwatch.host.Sampler;
 import java.util.List;
 
@@ -9,14 +12,19 @@ public final class LinuxSources {
     private LinuxSources() {
     }
 
+    /** Engine processes are looked up again every this many samples (and whenever one has gone). */
+    static final int REDISCOVER_EVERY = 12;
+
     public static List<Sampler> samplers(Config config) {
         var h = config.host();
+        Lazy<ProcessTable> processes = Lazy.of("procfs processes", () -> new LinuxProcessTable(h.procfs()));
         return List.of(
                 new MemorySampler(h.procfs()),
                 new SwapSampler(h.procfs()),
                 new PressureSampler(h.procfs()),
                 new ThermalSampler(h.sysfs()),
                 new CpuFreqSampler(h.sysfs()),
-                new RaplSampler(h.sysfs()));
+                new RaplSampler(h.sysfs()),
+                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY));
     }
 }

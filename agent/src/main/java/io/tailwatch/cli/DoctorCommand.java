@@ -1,0 +1,33 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.doctor.Doctor;
+import io.tailwatch.doctor.DoctorReport;
+import io.tailwatch.doctor.ToolRunner;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** Cross-checks every native host reading against the OS's own tools. */
+@Command(name = "doctor", description = {
+        "Cross-check every host signal against the OS's own tools.",
+        "Reads each signal natively, as the agent does, and beside the same signal from the OS's tools",
+        "(macOS: sysctl, vm_stat, pmset -g therm, memory_pressure; Linux: free -b, /proc/meminfo), each",
+        "against a stated tolerance. Exit 0 when all agree, 1 on any disagreement or impossible reading,",
+        "2 on a bad config."})
+public final class DoctorCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions options;
+
+    @Override
+    public Integer call() {
+        Config config = options.loadOrReport();
+        if (config == null) {
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        DoctorReport report = Doctor.run(config, ToolRunner.system(Duration.ofSeconds(10)));
+        System.out.print(report.render());
+        return report.failed() ? TailwatchCommand.EXIT_FAILURE : TailwatchCommand.EXIT_OK;
+    }
+}

@@ -1,0 +1,65 @@
+package io.tailwatch.host.macos;
+
+import io.tailwatch.host.Lazy;
+import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.SelfMetrics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Power and energy per rail from one long-lived IOReport subscription to the "Energy Model" group.
+ * The first run only takes the baseline sample and exports nothing. When no known rail is left in
+ * a delta (channels renamed by a macOS update) the sampler fails rather than reporting 0 W.
+ */
+public final class MacPowerSampler implements Sampler, AutoCloseable {
+    private final Lazy<IOReportSource> source;
+    private final EnergyModel model = new EnergyModel();
+
+    public MacPowerSampler(Lazy<IOReportSource> source) {
+        this.source = source;
+    }
+
+    @Override
+    public String name() {
+        return "power";
+    }
+
+    @Override
+    public List<Point> sample() throws IOException {
+        IOReportSource src;
+        try {
+            src = source.get();
+        } catch (IOException e) {
+            if (IOReportGroupMissing.isCause(e)) {
+                // This machine has no such channels (Intel Macs): the signal is absent, not failing.
+                return List.of();
+            }
+            throw e;
+        }
+        IOReportDelta delta = src.next();
+        if (delta == null) {
+            return List.of();
+        }
+        EnergyModel.Reading r = model.apply(delta);
+        if (r.railsInDelta() == 0) {
+            throw new IOException("no known Energy Model rail among " + delta.channels().size() + " channels"
+                    + (r.unknownUnitsTotal() > 0 ? " (" + r.unknownUnitsTotal() + " with unknown units)" : ""));
+        }
+        List<Point> out = new ArrayList<>();
+        r.watts().forEach((rail, w) -> out.add(Point.of(HostMetrics.POWER, w, "hw.type", rail)));
+        r.joules().forEach((rail, j) -> out.add(Point.of(HostMetrics.ENERGY, j, "hw.type", rail)));
+        out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), "sampler", name()));
+        return out;
+    }
+
+    @Override
+    public void close() {
+        IOReportSource s = source.ifOpened();
+        if (s != null) {
+            s.close();
+        }
+    }
+}
