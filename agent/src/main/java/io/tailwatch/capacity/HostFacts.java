@@ -16,8 +16,9 @@ public final class HostFacts {
     public static String chip() {
         try {
             if (HostSources.isMac()) {
-                String brand = sysctl("machdep.cpu.brand_string");
-                String model = sysctl("hw.model");
+                java.util.Map<String, String> attrs = HostSources.resourceAttributes();
+                String brand = attrs.get("host.cpu.model");
+                String model = attrs.get("host.model");
                 if (brand == null) {
                     return model;
                 }
@@ -54,7 +55,13 @@ public final class HostFacts {
         String name = System.getProperty("os.name", "unknown");
         String version = System.getProperty("os.version", "");
         if (HostSources.isMac()) {
-            return "macOS " + version;
+            String product = null;
+            try {
+                product = HostSources.resourceAttributes().get("os.version");
+            } catch (RuntimeException | LinkageError e) {
+                // fall back to the JVM's figure
+            }
+            return "macOS " + (product != null ? product : version);
         }
         if (name.toLowerCase(Locale.ROOT).startsWith("linux")) {
             String pretty = prettyName(Path.of("/etc/os-release"));
@@ -78,20 +85,5 @@ public final class HostFacts {
             return null;
         }
         return null;
-    }
-
-    private static String sysctl(String name) {
-        com.sun.jna.ptr.IntByReference size = new com.sun.jna.ptr.IntByReference();
-        com.sun.jna.platform.mac.SystemB sys = com.sun.jna.platform.mac.SystemB.INSTANCE;
-        if (sys.sysctlbyname(name, null, size, null, 0) != 0 || size.getValue() <= 0 || size.getValue() > 4096) {
-            return null;
-        }
-        com.sun.jna.Memory buf = new com.sun.jna.Memory(size.getValue() + 1L);
-        buf.clear();
-        if (sys.sysctlbyname(name, buf, size, null, 0) != 0) {
-            return null;
-        }
-        String s = buf.getString(0).trim();
-        return s.isEmpty() ? null : s;
     }
 }
