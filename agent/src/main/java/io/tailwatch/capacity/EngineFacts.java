@@ -61,7 +61,7 @@ public record EngineFacts(String version, String provider, String modelDigest, S
             return false;
         }
         HttpTransport.JsonReply r = HttpTransport.json(client.baseUri().resolve("/api/generate"),
-                Map.of("model", model, "keep_alive", 0), apiKey, deadline, deadline);
+                Map.of("model", model, "keep_alive", 0, "stream", false), apiKey, deadline, deadline);
         return r.ok();
     }
 }

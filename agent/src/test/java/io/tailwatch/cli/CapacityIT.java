@@ -244,6 +244,39 @@ class CapacityIT {
     }
 
     @Test
+    void bench_over_two_engines_unloads_the_first_and_cools_down_between() throws Exception {
+        try (EngineSimulator a = simulator("ollama", Duration.ofMillis(20), 300, 0);
+             EngineSimulator b = simulator("ollama", Duration.ofMillis(20), 150, 0)) {
+            Path proc = Files.createDirectories(tmp.resolve("proc"));
+            Path sys = Files.createDirectories(tmp.resolve("sys"));
+            Path cfg = tmp.resolve("two.yaml");
+            Files.writeString(cfg, """
+                    host: {procfs: %s, sysfs: %s}
+                    engines:
+                      - {name: fast, api: ollama, url: "http://127.0.0.1:%d"}
+                      - {name: slow, api: ollama, url: "http://127.0.0.1:%d"}
+                    """.formatted(proc, sys, a.port(), b.port()));
+            AgentProcess.Result r = AgentProcess.run(env(), "bench", "--config", cfg.toString(), "--engine", "fast",
+                    "--engine", "slow", "--runs", "2", "--max-tokens", "20", "--prompt-tokens", "20", "--cool-down", "0s",
+                    "--cool-down-wait", "2s", "--json", "--no-history");
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            JsonNode engines = JSON.readTree(r.stdout()).get("engines");
+            assertThat(engines).hasSize(2);
+            assertThat(engines.get(0).get("engine").asText()).isEqualTo("fast");
+            assertThat(engines.get(0).has("cool_down")).isFalse();
+            assertThat(engines.get(1).get("cool_down").asText()).startsWith("waited");
+            assertThat(engines.get(0).get("median_tokens_per_second").asDouble())
+                    .isGreaterThan(engines.get(1).get("median_tokens_per_second").asDouble());
+            assertThat(engines.get(0).get("run_results").get(0).get("decode_source").asText()).isEqualTo("engine");
+            // the first engine's model was unloaded before the second was measured
+            assertThat(a.requests()).anySatisfy(body -> {
+                assertThat(body.path("keep_alive").asInt(-1)).isZero();
+                assertThat(body.path("model").asText()).isEqualTo(SimulatorOptions.DEFAULT_OLLAMA_MODEL);
+            });
+        }
+    }
+
+    @Test
     void a_damaged_history_is_reported_and_the_measurement_still_prints() throws Exception {
         Path data = Files.createDirectories(tmp.resolve("data"));
         Files.writeString(data.resolve("history.db"), "not a database ".repeat(500));
