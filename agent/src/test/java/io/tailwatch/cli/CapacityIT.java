@@ -308,6 +308,14 @@ class CapacityIT {
             assertThat(oj.get("bytes_per_token").asLong()).isEqualTo(128 * 1024L);
             assertThat(oj.get("safe_max_tokens").isNull()).isTrue();
 
+            // the same through a configured engine
+            AgentProcess.Result viaConfig = AgentProcess.run(env(), "kv-budget", "--config",
+                    config("ollama", sim.port()).toString(), "--engine", "sim", "--model",
+                    SimulatorOptions.DEFAULT_OLLAMA_MODEL, "--cache-type", "q8_0", "--memory", "64GiB", "--weights", "5GiB");
+            assertThat(viaConfig.exitCode()).as(viaConfig.stderr()).isZero();
+            assertThat(viaConfig.stdout()).contains("KV bytes per token: 65536 (64.00 KiB)")
+                    .contains("safe max KV tokens: " + (long) Math.floor((64.0 - 10 - 5 - 2) * (1L << 30) * 0.8 / 65536));
+
             AgentProcess.Result missing = AgentProcess.run(env(), "kv-budget", "--url", "http://127.0.0.1:" + sim.port(),
                     "--model", "no-such-model");
             assertThat(missing.exitCode()).isEqualTo(1);
