@@ -32,7 +32,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** tailwatch bench: the benchmark methodology over one or more engines. */
-@Command(name = "bench", description = {
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "Methodical decode benchmark of one or more engines.",
         "Benchmark decode speed methodically: preflight gate, one warm-up per engine, temperature 0, --runs measured",
         "runs; median tok/s with mean, sample stddev (N-1) and CV class; sanity checks; thermal drift; tok/s per watt",
         "where host power is known; Ollama models unloaded between engines; adaptive cool-down; regression check",

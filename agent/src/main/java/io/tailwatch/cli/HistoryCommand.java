@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** tailwatch history: past ladder, bench and baseline results from the local database. */
-@Command(name = "history", description = "List past ladder, bench and baseline results from the local history (newest first).")
+@Command(name = "history", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = "List past ladder, bench and baseline results from the local history (newest first).")
 public final class HistoryCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "E", description = "Only this engine.")
     String engine;

@@ -19,7 +19,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** tailwatch kv-budget: KV-cache bytes per token, per context length, and the safe --max-kv-size. */
-@Command(name = "kv-budget", description = {
+@Command(name = "kv-budget", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "KV-cache bytes per token, per context, and a safe --max-kv-size.",
         "KV-cache memory arithmetic from an explicit architecture (--layers --kv-heads --head-dim) or from a",
         "model served by Ollama (--url/--engine with --model, read from /api/show).",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",

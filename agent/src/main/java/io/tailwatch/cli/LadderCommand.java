@@ -41,9 +41,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** tailwatch ladder: the concurrency ladder with stop rules, a gate report and a chart. */
-@Command(name = "ladder", description = {
-        "Run a concurrency ladder against one engine: a warm-up, then N requests at exactly each concurrency level,",
-        "stopping when a rule trips (errors, p95 >= 3x the first step, health, swap growth, memory pressure).",
+@Command(name = "ladder", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "Concurrency ladder with stop rules and a gate report.",
+        "A warm-up, then N requests at exactly each concurrency level, stopping when a rule trips",
+        "(errors, p95 >= 3x the first step, health, swap growth, memory pressure).",
         "Writes requests.csv, summary.json, report.md and ladder.png to --out.",
         "Exit: 0 done, 1 gate failed or engine unusable, 2 usage/config, 3 refused by the preflight gate, 130 interrupted."})
 public final class LadderCommand implements Callable<Integer> {
