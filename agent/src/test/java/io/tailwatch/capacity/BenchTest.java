@@ -155,4 +155,16 @@ class BenchTest {
         assertThat(Bench.decodeRate(client)).isEqualTo(49.5);
         assertThat(Bench.decodeRateSource(client)).isEqualTo("client");
     }
+
+    @Test
+    void a_median_ten_percent_below_the_seven_day_median_is_a_regression() {
+        BenchReport.Regression at10 = BenchReport.Regression.judge(36.0, 40.0, 4);
+        assertThat(at10.regressed()).isTrue();
+        assertThat(at10.change()).isCloseTo(-0.10, within(1e-12));
+        assertThat(BenchReport.Regression.judge(36.1, 40.0, 4).regressed()).isFalse();
+        assertThat(BenchReport.Regression.judge(50.0, 40.0, 4).regressed()).isFalse();
+        BenchReport.Regression none = BenchReport.Regression.judge(36.0, Double.NaN, 0);
+        assertThat(none.regressed()).isFalse();
+        assertThat(none.change()).isNaN();
+    }
 }
