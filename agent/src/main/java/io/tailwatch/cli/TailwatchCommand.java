@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
                 ConfigCommand.class,
                 MetricsCommand.class,
                 DoctorCommand.class,
+                ServiceCommand.class,
+                EngineCommand.class,
                 LadderCommand.class,
                 BenchCommand.class,
                 HistoryCommand.class,

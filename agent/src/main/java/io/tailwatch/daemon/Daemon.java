@@ -82,6 +82,7 @@ public final class Daemon implements AutoCloseable {
             }
             return null;
         };
+        routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
         try {
             http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
                     .start(config.server().host(), config.server().port());
@@ -92,6 +93,12 @@ public final class Daemon implements AutoCloseable {
         host.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        return this;
+    }
+
+    /** Adds HTTP routes; call before {@link #start()}. */
+    public Daemon withRoutes(Consumer<Javalin> r) {
+        routes.add(r);
         return this;
     }
 

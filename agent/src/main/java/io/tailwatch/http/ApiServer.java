@@ -29,7 +29,10 @@ public final class ApiServer implements AutoCloseable {
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
-        QueuedThreadPool pool = new QueuedThreadPool(8, 2, 30_000);
+        // Few threads: one acceptor, one selector, workers on demand; idle ones end after 30 s.
+        // No reserved (pre-started) threads: scrapes are rare, memory is the budget.
+        QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
+        pool.setReservedThreads(0);
         pool.setName("tailwatch-http");
         pool.setDaemon(true);
         this.app = Javalin.create(cfg -> {
