@@ -11,6 +11,8 @@ import picocli.CommandLine.Command;
                 RunCommand.class,
                 ConfigCommand.class,
                 MetricsCommand.class,
+                ProbeCommand.class,
+                SimulateCommand.class,
                 DoctorCommand.class,
                 ServiceCommand.class,
                 EngineCommand.class,

@@ -2,6 +2,7 @@ package io.tailwatch.daemon;
 
 import io.javalin.Javalin;
 import io.tailwatch.config.Config;
+import io.tailwatch.engine.EngineMonitor;
 import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSources;
 import io.tailwatch.http.ApiServer;
@@ -36,6 +37,7 @@ public final class Daemon implements AutoCloseable {
     private HostSampling host;
     private OtlpExporter otlp;
     private ApiServer http;
+    private EngineMonitor engines;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -70,6 +72,8 @@ public final class Daemon implements AutoCloseable {
                 return HostStatus.of(host.latest());
             }
         });
+        engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
+        status.add(engines.status());
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Instant last = host.lastCompleted();
@@ -91,6 +95,7 @@ public final class Daemon implements AutoCloseable {
             throw e;
         }
         host.start();
+        engines.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
         return this;
@@ -114,6 +119,10 @@ public final class Daemon implements AutoCloseable {
         return host;
     }
 
+    public EngineMonitor engines() {
+        return engines;
+    }
+
     @Override
     public void close() {
         closeQuietly();
@@ -129,6 +138,9 @@ public final class Daemon implements AutoCloseable {
             } catch (Exception e) {
                 LOG.warn("error while stopping: {}", e.toString());
             }
+        }
+        if (engines != null) {
+            engines.close();
         }
         if (host != null) {
             host.close();

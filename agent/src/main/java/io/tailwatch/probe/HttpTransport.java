@@ -24,16 +24,19 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The JDK HTTP client shared by every engine client: HTTP/1.1 with connection reuse, one selector
- * thread, and a small bounded pool of daemon threads for its callbacks. Clients are kept per connect
+ * thread, and at most two daemon threads for its callbacks. Clients are kept per connect
  * timeout (the only per-client setting), so a handful of configured values means a handful of
  * clients. Small JSON exchanges go through {@link #json}, which bounds both time and body size.
  */
 public final class HttpTransport {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpTransport.class);
     public static final ObjectMapper JSON = new ObjectMapper();
     /** Bound on a health or inventory body; real ones are a few KiB. */
     public static final int MAX_JSON_BYTES = 4 << 20;
 
-    private static final ExecutorService EXECUTOR = new ThreadPoolExecutor(0, 8, 30, TimeUnit.SECONDS,
+    // The client's callbacks are short and non-blocking: two threads suffice for every engine; when
+    // both are busy the selector thread runs the callback itself. Idle threads go after 10 s.
+    private static final ExecutorService EXECUTOR = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
             new SynchronousQueue<>(), r -> {
                 Thread t = new Thread(r, "tailwatch-http");
                 t.setDaemon(true);
@@ -93,6 +96,7 @@ public final class HttpTransport {
             Thread.currentThread().interrupt();
             return new JsonReply(0, null, null, "interrupted", ProbeErrors.OTHER);
         } catch (ExecutionException e) {
+            LOG.debug("{} failed", uri, e.getCause());
             return new JsonReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
         }
         String raw = new String(r.body(), StandardCharsets.UTF_8);

@@ -52,8 +52,8 @@ final class OllamaClient extends AbstractEngineClient {
         String version = v.body() == null ? null : v.body().path("version").asText(null);
         HttpTransport.JsonReply ps = get("/api/ps", left(end));
         if (!ps.ok() || ps.body() == null || !ps.body().path("models").isArray()) {
-            return new EngineHealth(at, true, false, version, "ollama", List.of(),
-                    null); // up; inventory unknown this time
+            return new EngineHealth(at, true, false, version, "ollama", List.of(), false,
+                    "/api/ps: " + describe(ps)); // up; inventory unknown this time
         }
         List<LoadedModel> models = new ArrayList<>();
         for (JsonNode m : ps.body().get("models")) {
@@ -65,7 +65,7 @@ final class OllamaClient extends AbstractEngineClient {
             models.add(new LoadedModel(name, digest, longOrNull(m.get("size")), longOrNull(m.get("size_vram")),
                     longOrNull(m.get("context_length")), m.path("expires_at").asText(null), shape(name, digest, end)));
         }
-        return new EngineHealth(at, true, false, version, "ollama", models, null);
+        return new EngineHealth(at, true, false, version, "ollama", models, true, null);
     }
 
     private ModelShape shape(String name, String digest, long end) {

@@ -26,6 +26,10 @@ final class OllamaStreamParser implements StreamParser {
     @Override
     public void end(long nanos, Measurement m) {
         for (String line : ndjson.finish()) {
+            if (ndjson.endedMidLine() && !OpenAiStreamParser.isJson(line)) {
+                m.fail(ProbeErrors.CUT, "stream ended inside a line");
+                return;
+            }
             line(line, nanos, m);
         }
         m.fail(ProbeErrors.CUT, "stream ended before the done:true line");

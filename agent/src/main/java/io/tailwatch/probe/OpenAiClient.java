@@ -57,7 +57,8 @@ final class OpenAiClient extends AbstractEngineClient {
             return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
         }
         if (loading) {
-            return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), null);
+            return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), false,
+                    null);
         }
         if (!models.ok() || models.body() == null || !models.body().path("data").isArray()) {
             return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
@@ -89,7 +90,7 @@ final class OpenAiClient extends AbstractEngineClient {
         if (provider == null) {
             provider = !noHealth && !sawOwner ? "mlx_lm" : "openai";
         }
-        return new EngineHealth(at, true, false, null, provider, served, null);
+        return new EngineHealth(at, true, false, null, provider, served, true, null);
     }
 
     /** LM Studio's loaded models, or null when the server is not LM Studio. */

@@ -26,6 +26,11 @@ final class OpenAiStreamParser implements StreamParser {
     @Override
     public void end(long nanos, Measurement m) {
         for (SseDecoder.Event e : sse.finish()) {
+            if (!e.data().trim().equals("[DONE]") && !isJson(e.data())) {
+                // An event the stream ended inside of: a cut, not malformed data.
+                m.fail(ProbeErrors.CUT, "stream ended inside an event");
+                return;
+            }
             event(e, nanos, m);
         }
         m.fail(ProbeErrors.CUT, "stream ended without data: [DONE]");
@@ -110,6 +115,15 @@ final class OpenAiStreamParser implements StreamParser {
             if (chars > 0) {
                 m.content(nanos, chars);
             }
+        }
+    }
+
+    static boolean isJson(String s) {
+        try {
+            HttpTransport.JSON.readTree(s);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

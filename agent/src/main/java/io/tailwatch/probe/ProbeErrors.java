@@ -48,6 +48,9 @@ public final class ProbeErrors {
             return FIRST_TOKEN_TIMEOUT;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ProtocolException) {
+                return MALFORMED; // not HTTP: e.g. an invalid status line
+            }
             if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
                 return CONNECT_REFUSED;
             }
@@ -62,6 +65,12 @@ public final class ProbeErrors {
     public static String describe(Throwable t) {
         t = unwrap(t);
         String m = t.getMessage();
+        if ((m == null || m.isBlank()) && t.getCause() != null && t.getCause().getMessage() != null) {
+            m = t.getCause().getMessage();
+        }
+        if ((m == null || m.isBlank()) && t instanceof ConnectException) {
+            m = "connection refused";
+        }
         return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
     }
 }

@@ -6,7 +6,8 @@ import java.time.Duration;
  * How the simulated engine behaves.
  *
  * @param ttft            time from a slot taking the request (after any load) to the first token
- * @param tokensPerSecond decode speed; tokens leave at exact multiples of 1/tokensPerSecond after the first
+ * @param tokensPerSecond decode speed; one token every 1/tokensPerSecond after the first (a late token
+ *                        does not make the next ones burst to catch up)
  * @param slots           requests generated at once; more wait, without response headers, as MLX does
  * @param errorRate       share of requests answered HTTP 500
  * @param stallRate       share of requests that pause for {@code stall} once, mid-stream

@@ -1,93 +1,70 @@
 package io.tailwatch.kv;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 class ModelShapeTest {
-    private static final ObjectMapper M = new ObjectMapper();
-
-    private static ModelShape parse(String modelInfo) throws Exception {
-        return ModelShape.fromModelInfo(M.readTree(modelInfo));
-    }
-
-    private static long perToken(ModelShape s, double bytes) {
-        return KvCacheMath.bytesPerToken(s.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
-                s.keyLength(), s.valueLength(), bytes);
+    static JsonNode json(String s) throws Exception {
+        return new ObjectMapper().readTree(s);
     }
 
     @Test
-    void llama_head_size_comes_from_embedding_length() throws Exception {
-        ModelShape a = parse("""
-                {"general.architecture":"llama","llama.block_count":32,
-                 "llama.attention.head_count":32,"llama.attention.head_count_kv":8,
-                 "llama.embedding_length":4096,"llama.context_length":131072,"llama.vocab_size":128256}
-                """);
-        assertThat(a.architecture()).isEqualTo("llama");
-        assertThat(a.layers()).isEqualTo(32);
-        assertThat(a.keyLength()).isEqualTo(128);
-        assertThat(a.valueLength()).isEqualTo(128);
-        assertThat(a.contextLength()).isEqualTo(131072L);
-        // engines.md: 32 x 256 x 8 x 2 B = 128 KiB per token
-        assertThat(perToken(a, 2.0)).isEqualTo(128 * 1024L);
-        assertThat(KvCacheMath.bytesPerToken(a, 2.0)).isEqualTo(128 * 1024.0);
+    void llamaShapeFromModelInfoGives128KibPerToken() throws Exception {
+        ModelShape s = ModelShape.fromModelInfo(json("""
+                {"general.architecture":"llama","llama.block_count":32,"llama.attention.head_count":32,
+                 "llama.attention.head_count_kv":8,"llama.embedding_length":4096,"llama.context_length":131072}"""));
+        assertThat(s.keyLength()).isEqualTo(128);
+        assertThat(s.valueLength()).isEqualTo(128);
+        assertThat(s.contextLength()).isEqualTo(131072L);
+        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("f16"))).isEqualTo(128 * 1024.0);
+        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("q8_0"))).isEqualTo(64 * 1024.0);
+        assertThat(KvCacheMath.bytesPerToken(s, KvCacheMath.bytesPerElement("q4_0"))).isEqualTo(32 * 1024.0);
+        assertThat(KvCacheMath.contextBytes(s, 2, 4096)).isEqualTo(512.0 * 1024 * 1024);
     }
 
     @Test
-    void explicit_key_and_value_lengths_win() throws Exception {
-        ModelShape q = parse("""
+    void qwen3With40LayersIs160KibPerTokenAndTheBriefsBudget() throws Exception {
+        ModelShape s = ModelShape.fromModelInfo(json("""
                 {"general.architecture":"qwen3","qwen3.block_count":40,"qwen3.attention.head_count":40,
                  "qwen3.attention.head_count_kv":8,"qwen3.embedding_length":5120,
-                 "qwen3.attention.key_length":128,"qwen3.attention.value_length":128}
-                """);
-        assertThat(perToken(q, 2.0)).isEqualTo(163_840L);
-        ModelShape b = parse("""
-                {"general.architecture":"x","x.block_count":2,"x.attention.head_count":4,
-                 "x.attention.head_count_kv":2,"x.embedding_length":512,
-                 "x.attention.key_length":192,"x.attention.value_length":64}
-                """);
-        assertThat(b.keyLength()).isEqualTo(192);
-        assertThat(b.valueLength()).isEqualTo(64);
-        assertThat(perToken(b, 2.0)).isEqualTo(2L * (192 + 64) * 2 * 2);
+                 "qwen3.attention.key_length":128,"qwen3.attention.value_length":128}"""));
+        double perToken = KvCacheMath.bytesPerToken(s, 2);
+        assertThat(perToken).isEqualTo(160 * 1024.0);
+        assertThat(KvCacheMath.contextBytes(s, 2, 32 * 1024)).isEqualTo(5.0 * 1024 * 1024 * 1024);
+        // 192 GB host, 10 GB OS, ~8 GB weights, 2 GB runtime, x0.8: far more than 131072 tokens fit.
+        long safe = KvCacheMath.safeMaxTokens(192_000_000_000L, 8_000_000_000L, 10_000_000_000L, 2_000_000_000L, 0.8,
+                (long) perToken);
+        assertThat(safe).isGreaterThan(131072L).isBetween(800_000L, 900_000L);
     }
 
     @Test
-    void per_layer_kv_head_arrays_are_summed() throws Exception {
-        ModelShape a = parse("""
-                {"general.architecture":"hybrid","hybrid.block_count":4,
-                 "hybrid.attention.head_count":[16,16,16,16],"hybrid.attention.head_count_kv":[4,0,4,0],
-                 "hybrid.embedding_length":2048}
-                """);
-        assertThat(a.keyLength()).isEqualTo(128);
-        assertThat(perToken(a, 2.0)).isEqualTo((4 + 4) * 256 * 2L);
+    void perLayerArraysAndExplicitHeadSizes() throws Exception {
+        ModelShape s = ModelShape.fromModelInfo(json("""
+                {"general.architecture":"gemma3","gemma3.block_count":4,"gemma3.attention.head_count":[8,8,8,8],
+                 "gemma3.attention.head_count_kv":[4,0,4,2],"gemma3.embedding_length":2560,
+                 "gemma3.attention.key_length":256,"gemma3.attention.value_length":128}"""));
+        assertThat(KvCacheMath.bytesPerToken(s, 1)).isEqualTo((256 + 128) * (4 + 0 + 4 + 2));
+        assertThat(s.contextLength()).isNull();
     }
 
     @Test
-    void kv_heads_default_to_head_count() throws Exception {
-        ModelShape a = parse("""
-                {"general.architecture":"mha","mha.block_count":2,"mha.attention.head_count":8,"mha.embedding_length":512}
-                """);
-        assertThat(a.kvHeadsPerLayer()).containsExactly(8, 8);
+    void missingOrInconsistentKeysAreNamed() throws Exception {
+        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("{}"))).hasMessageContaining("general.architecture");
+        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("{\"general.architecture\":\"x\"}")))
+                .hasMessageContaining("x.block_count");
+        assertThatThrownBy(() -> ModelShape.fromModelInfo(json("""
+                {"general.architecture":"x","x.block_count":2,"x.attention.head_count":[1,2,3],"x.embedding_length":8}""")))
+                .hasMessageContaining("x.attention.head_count has 3 entries for 2 layers");
+        assertThatThrownBy(() -> KvCacheMath.bytesPerElement("q5_9")).hasMessageContaining("q5_9");
     }
 
     @Test
-    void missing_and_malformed_keys_are_named() {
-        assertThatThrownBy(() -> parse("{}")).hasMessageContaining("general.architecture");
-        assertThatThrownBy(() -> parse("""
-                {"general.architecture":"llama","llama.attention.head_count":8}"""))
-                .hasMessageContaining("llama.block_count");
-        assertThatThrownBy(() -> parse("""
-                {"general.architecture":"llama","llama.block_count":3,"llama.attention.head_count":8,
-                 "llama.attention.head_count_kv":[1,2],"llama.embedding_length":512}"""))
-                .hasMessageContaining("llama.attention.head_count_kv").hasMessageContaining("3 layers");
-        assertThatThrownBy(() -> parse("""
-                {"general.architecture":"llama","llama.block_count":3,"llama.attention.head_count":8}"""))
-                .hasMessageContaining("llama.embedding_length");
-        assertThatThrownBy(() -> parse("""
-                {"general.architecture":"llama","llama.block_count":"many"}"""))
-                .hasMessageContaining("llama.block_count");
+    void headroomIsAvailableMemoryOverBytesPerToken() {
+        assertThat(KvCacheMath.headroomTokens(131072, 16.0 * (1L << 30))).isEqualTo(131072L);
+        assertThat(KvCacheMath.headroomTokens(131072, -5)).isZero();
     }
 }

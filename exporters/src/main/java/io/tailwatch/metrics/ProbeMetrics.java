@@ -57,7 +57,8 @@ public final class ProbeMetrics {
 
     public static final MetricDef PROBES_SKIPPED = MetricDef.counter("tailwatch.probe.skipped", "{probe}",
             "Probes not sent, by reason.", ENGINE,
-            oneOf("reason", "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model"));
+            oneOf("reason", "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model",
+                    "engine_down"));
 
     static final AttributeDef W_MODEL = free("model", "Model probed");
     static final AttributeDef W_SCENARIO = free("scenario", "Probe scenario name");

@@ -1,0 +1,93 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.HostPort;
+import io.tailwatch.sim.EngineSimulator;
+import io.tailwatch.sim.SimulatorOptions;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** Runs the engine simulator in the foreground until SIGTERM or SIGINT. */
+@Command(name = "simulate", description = {"Run a simulated LLM engine that speaks the Ollama or OpenAI wire format,",
+        "with set TTFT, decode speed, slots, errors, stalls and load time (fire drills, demos, tests)."})
+public final class SimulateCommand implements Callable<Integer> {
+    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    String api;
+
+    @Option(names = "--listen", required = true, paramLabel = "HOST:PORT", description = "Where to listen (port 0: any free port).")
+    String listen;
+
+    @Option(names = "--model", paramLabel = "NAME", description = "Model name to serve (default: a Llama-3-8B-shaped model).")
+    String model;
+
+    @Option(names = "--ttft", defaultValue = "150ms", converter = DurationConverter.class, paramLabel = "D",
+            description = "Time to first token once a slot takes the request (default: ${DEFAULT-VALUE}).")
+    Duration ttft;
+
+    @Option(names = "--tokens-per-second", defaultValue = "35", paramLabel = "R", description = "Decode speed (default: ${DEFAULT-VALUE}).")
+    double tokensPerSecond;
+
+    @Option(names = "--slots", defaultValue = "1", paramLabel = "N",
+            description = "Requests generated at once; the rest queue without response headers (default: ${DEFAULT-VALUE}).")
+    int slots;
+
+    @Option(names = "--error-rate", defaultValue = "0.0", paramLabel = "P", description = "Share of requests answered HTTP 500 (default: ${DEFAULT-VALUE}).")
+    double errorRate;
+
+    @Option(names = "--stall-rate", defaultValue = "0.0", paramLabel = "P", description = "Share of requests that stall once mid-stream (default: ${DEFAULT-VALUE}).")
+    double stallRate;
+
+    @Option(names = "--stall", defaultValue = "2s", converter = DurationConverter.class, paramLabel = "D",
+            description = "Length of a stall (default: ${DEFAULT-VALUE}).")
+    Duration stall;
+
+    @Option(names = "--load-time", defaultValue = "0s", converter = DurationConverter.class, paramLabel = "D",
+            description = "Model load time: ollama on the first request, openai at start with /health 503 meanwhile (default: ${DEFAULT-VALUE}).")
+    Duration loadTime;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Random seed for errors and stalls (default: time based).")
+    Long seed;
+
+    @Override
+    public Integer call() {
+        if (!"ollama".equals(api) && !"openai".equals(api)) {
+            System.err.println("--api: must be ollama or openai, got '" + api + "'");
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        HostPort hp;
+        SimulatorOptions o;
+        try {
+            hp = HostPort.parse(listen);
+            SimulatorOptions d = SimulatorOptions.defaults(api);
+            o = new SimulatorOptions(model == null ? d.model() : model, ttft, tokensPerSecond, slots, errorRate,
+                    stallRate, stall, loadTime, seed == null ? d.seed() : seed);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        EngineSimulator sim;
+        try {
+            sim = EngineSimulator.start(api, hp.host(), hp.port(), o);
+        } catch (IOException e) {
+            System.err.println("cannot listen on " + hp + ": " + e.getMessage());
+            return TailwatchCommand.EXIT_FAILURE;
+        }
+        System.out.println("simulating " + api + " engine with model " + o.model() + " on http://"
+                + HostPort.format(hp.host(), sim.port()));
+        System.out.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            sim.close();
+            stopped.countDown();
+        }, "tailwatch-sim-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return TailwatchCommand.EXIT_OK;
+    }
+}

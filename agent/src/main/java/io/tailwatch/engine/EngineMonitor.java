@@ -1,0 +1,136 @@
+package io.tailwatch.engine;
+
+import io.tailwatch.config.EngineConfig;
+import io.tailwatch.daemon.StatusContributor;
+import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.MetricHub;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Schedules every configured engine's health checks (fixed delay) and probes (each scenario on its
+ * own jittered schedule, +-10 % around its interval, first run soon after start). A small shared
+ * pool runs them: one thread per engine plus one, so a slow probe of one engine never delays
+ * another engine or the health checks; within an engine, one probe at a time.
+ */
+public final class EngineMonitor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineMonitor.class);
+    static final double JITTER = 0.10;
+    static final Duration MAX_FIRST_DELAY = Duration.ofSeconds(5);
+
+    private final List<EngineWatch> watches = new ArrayList<>();
+    private ScheduledThreadPoolExecutor scheduler;
+    private volatile boolean closed;
+
+    public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock) {
+        this(engines, hub, host, clock, ProbeWindow.DEFAULT_AGE, ProbeWindow.DEFAULT_MAX_SAMPLES);
+    }
+
+    public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock,
+                         Duration windowAge, int windowMax) {
+        for (EngineConfig e : engines) {
+            watches.add(new EngineWatch(e, hub, host, clock, windowAge, windowMax));
+        }
+    }
+
+    public List<EngineWatch> watches() {
+        return List.copyOf(watches);
+    }
+
+    public EngineWatch watch(String name) {
+        for (EngineWatch w : watches) {
+            if (w.config().name().equals(name)) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    public EngineMonitor start() {
+        if (watches.isEmpty()) {
+            return this;
+        }
+        LOG.info("watching {} engine(s): {}", watches.size(),
+                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + w.config().url() + ")").toList());
+        scheduler = new ScheduledThreadPoolExecutor(Math.min(8, watches.size() + 1), r -> {
+            Thread t = new Thread(r, "tailwatch-engines");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        for (EngineWatch w : watches) {
+            long h = w.config().healthInterval().toMillis();
+            scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),
+                    ThreadLocalRandom.current().nextLong(0, Math.min(h, 500) + 1), h, TimeUnit.MILLISECONDS);
+            for (EngineConfig.Scenario s : w.config().scenarios()) {
+                long first = Math.min(s.interval().toMillis(), MAX_FIRST_DELAY.toMillis());
+                scheduleProbe(w, s, ThreadLocalRandom.current().nextLong(first / 5, first + 1));
+            }
+        }
+        return this;
+    }
+
+    private void scheduleProbe(EngineWatch w, EngineConfig.Scenario s, long delayMillis) {
+        if (closed) {
+            return;
+        }
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    guarded(w, "probe " + s.name(), () -> w.probe(s.name()));
+                } finally {
+                    scheduleProbe(w, s, jittered(s.interval()));
+                }
+            }, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shutting down
+        }
+    }
+
+    static long jittered(Duration interval) {
+        long ms = interval.toMillis();
+        double f = 1 + ThreadLocalRandom.current().nextDouble(-JITTER, JITTER);
+        return Math.max(1, Math.round(ms * f));
+    }
+
+    private static void guarded(EngineWatch w, String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.error("engine {}: {} failed", w.config().name(), what, e);
+        }
+    }
+
+    public StatusContributor status() {
+        return new StatusContributor() {
+            @Override
+            public String name() {
+                return "engines";
+            }
+
+            @Override
+            public Object status() {
+                return EngineStatus.of(watches);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        for (EngineWatch w : watches) {
+            w.close();
+        }
+    }
+}

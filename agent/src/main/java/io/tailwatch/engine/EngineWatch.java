@@ -1,0 +1,335 @@
+package io.tailwatch.engine;
+
+import io.tailwatch.config.EngineConfig;
+import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.kv.KvCacheMath;
+import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.probe.EngineClient;
+import io.tailwatch.probe.EngineClients;
+import io.tailwatch.probe.EngineHealth;
+import io.tailwatch.probe.LoadedModel;
+import io.tailwatch.probe.ProbeRequest;
+import io.tailwatch.probe.ProbeResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the agent knows about one configured engine: its client, the last health check, and
+ * per scenario the last probe and the rolling windows (one per model probed, bounded). Publishes
+ * two producers to the hub, {@code engine/NAME} (health, inventory, KV arithmetic) and
+ * {@code probe/NAME} (probe gauges and windows); histograms are recorded per probe.
+ */
+public final class EngineWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineWatch.class);
+    /** KV caches are f16 unless the engine is told otherwise (OLLAMA_KV_CACHE_TYPE, MLX kv bits). */
+    static final double KV_BYTES_PER_ELEMENT = 2.0;
+    static final int MAX_MODELS_PER_SCENARIO = 8;
+    static final int CRITICAL_PRESSURE = 2;
+
+    private final EngineConfig config;
+    private final EngineClient client;
+    private final MetricHub hub;
+    private final Supplier<HostSnapshot> host;
+    private final Clock clock;
+    private final Duration windowAge;
+    private final int windowMax;
+    private final AtomicBoolean inFlight = new AtomicBoolean();
+    private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
+    private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
+    private volatile EngineHealth health;
+
+    /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
+    final class ScenarioState {
+        final EngineConfig.Scenario config;
+        volatile ProbeResult last;
+        volatile Double lastDecodeRate;
+        final Map<String, ProbeWindow> windows = new LinkedHashMap<>(4, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, ProbeWindow> e) {
+                return size() > MAX_MODELS_PER_SCENARIO;
+            }
+        };
+
+        ScenarioState(EngineConfig.Scenario config) {
+            this.config = config;
+        }
+    }
+
+    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, Duration windowAge,
+                       int windowMax) {
+        this.config = config;
+        Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
+                : config.scenarios().get(0).connectTimeout();
+        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), connect);
+        this.hub = hub;
+        this.host = host;
+        this.clock = clock;
+        this.windowAge = windowAge;
+        this.windowMax = windowMax;
+        for (EngineConfig.Scenario s : config.scenarios()) {
+            scenarios.put(s.name(), new ScenarioState(s));
+        }
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    public EngineClient client() {
+        return client;
+    }
+
+    public EngineHealth health() {
+        return health;
+    }
+
+    List<ScenarioState> scenarioStates() {
+        return List.copyOf(scenarios.values());
+    }
+
+    Map<String, Long> skippedCounts() {
+        Map<String, Long> m = new TreeMap<>();
+        skipped.forEach((k, v) -> m.put(k, v.get()));
+        return m;
+    }
+
+    /** Runs one health and inventory check and publishes the engine's series. */
+    public EngineHealth checkHealth() {
+        EngineHealth h = client.health(config.healthTimeout());
+        EngineHealth before = health;
+        health = h;
+        if (before == null || before.up() != h.up()) {
+            if (h.up()) {
+                LOG.info("engine {} is up ({} {})", config.name(), h.provider(), h.version() == null ? "" : h.version());
+            } else {
+                LOG.info("engine {} is down: {}", config.name(), h.error());
+            }
+        }
+        publishEngine();
+        publishProbes();
+        return h;
+    }
+
+    /**
+     * Runs one probe of {@code scenarioName} unless a guardrail says not to (then counts the skip
+     * and returns null). Never two probes of this engine at once.
+     */
+    public ProbeResult probe(String scenarioName) {
+        ScenarioState s = scenarios.get(scenarioName);
+        if (s == null) {
+            throw new IllegalArgumentException("no scenario " + scenarioName + " on engine " + config.name());
+        }
+        HostSnapshot snap = host.get();
+        Double pressure = snap == null ? null : snap.pressureLevel();
+        if (config.skipWhenPressureCritical() && pressure != null && pressure >= CRITICAL_PRESSURE) {
+            return skip("memory_pressure_critical");
+        }
+        if (!inFlight.compareAndSet(false, true)) {
+            return skip("in_flight");
+        }
+        try {
+            EngineHealth h = health;
+            if (h == null) {
+                h = checkHealth();
+            }
+            if (!h.up()) {
+                return skip("engine_down");
+            }
+            String model = config.model();
+            if (model == null) {
+                model = h.models().isEmpty() ? null : h.models().get(0).name();
+            }
+            if (model == null) {
+                return skip("no_model");
+            }
+            EngineConfig.Scenario sc = s.config;
+            ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
+                    sc.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
+            record(s, model, r);
+            return r;
+        } finally {
+            inFlight.set(false);
+        }
+    }
+
+    private ProbeResult skip(String reason) {
+        skipped.computeIfAbsent(reason, k -> new AtomicLong()).incrementAndGet();
+        LOG.debug("engine {}: probe skipped ({})", config.name(), reason);
+        publishProbes();
+        return null;
+    }
+
+    private void record(ScenarioState s, String model, ProbeResult r) {
+        s.last = r;
+        if (r.success() && r.decodeTokensPerSecond() != null) {
+            s.lastDecodeRate = r.decodeTokensPerSecond();
+        }
+        synchronized (s.windows) {
+            s.windows.computeIfAbsent(model, k -> new ProbeWindow(windowAge, windowMax))
+                    .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
+        }
+        Map<String, String> base = new TreeMap<>();
+        base.put("engine", config.name());
+        base.put("tailwatch.scenario", s.config.name());
+        base.put("gen_ai.operation.name", "chat");
+        base.put("gen_ai.provider.name", provider());
+        base.put("gen_ai.request.model", model);
+        base.put("server.address", config.url().getHost());
+        base.put("server.port", Integer.toString(config.port()));
+        Map<String, String> withError = new TreeMap<>(base);
+        if (!r.success()) {
+            withError.put("error.type", r.errorType() == null ? "_OTHER" : r.errorType());
+        }
+        hub.record(ProbeMetrics.OPERATION_DURATION, withError, r.e2eSeconds());
+        if (r.ttftSeconds() != null) {
+            hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, base, r.ttftSeconds());
+        }
+        for (double gap : r.chunkGapsSeconds()) {
+            hub.record(ProbeMetrics.TIME_PER_OUTPUT_CHUNK, base, gap);
+        }
+        if (r.success() && r.tokenSource() != null) {
+            if (r.outputTokens() != null) {
+                Map<String, String> a = new TreeMap<>(base);
+                a.put("gen_ai.token.type", "output");
+                a.put("tailwatch.token.source", r.tokenSource());
+                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.outputTokens());
+            }
+            if (r.inputTokens() != null) {
+                Map<String, String> a = new TreeMap<>(base);
+                a.put("gen_ai.token.type", "input");
+                a.put("tailwatch.token.source", r.tokenSource());
+                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.inputTokens());
+            }
+        }
+        if (!r.success()) {
+            LOG.debug("engine {} scenario {}: probe failed: {} {}", config.name(), s.config.name(), r.errorType(),
+                    r.errorMessage());
+        }
+        publishProbes();
+    }
+
+    /** gen_ai.provider.name: what the health check detected, else the API's own name. */
+    String provider() {
+        EngineHealth h = health;
+        return h != null && h.provider() != null ? h.provider() : config.api();
+    }
+
+    synchronized void publishEngine() {
+        EngineHealth h = health;
+        List<Point> points = new ArrayList<>();
+        if (h != null) {
+            String e = config.name();
+            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, "engine", e));
+            points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, "engine", e));
+            points.add(Point.of(EngineMetrics.INFO, 1, "engine", e, "api", config.api(), "version",
+                    h.version() == null ? "unknown" : h.version()));
+            if (h.up() && !h.loading() && h.inventoryKnown()) {
+                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), "engine", e));
+            }
+            HostSnapshot snap = host.get();
+            Double available = snap == null ? null : snap.memoryAvailable();
+            for (LoadedModel m : h.models()) {
+                String model = m.name();
+                if (m.sizeBytes() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), "engine", e, "model", model,
+                            "memory.kind", "total"));
+                }
+                if (m.vramBytes() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), "engine", e, "model", model,
+                            "memory.kind", "vram"));
+                }
+                if (m.contextLength() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), "engine", e, "model", model));
+                }
+                if (m.shape() != null) {
+                    double perToken = KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
+                    if (perToken > 0) {
+                        points.add(Point.of(EngineMetrics.KV_BYTES_PER_TOKEN, perToken, "engine", e, "model", model));
+                        if (m.contextLength() != null) {
+                            points.add(Point.of(EngineMetrics.KV_CONTEXT_BYTES, perToken * m.contextLength(),
+                                    "engine", e, "model", model));
+                        }
+                        if (available != null) {
+                            points.add(Point.of(EngineMetrics.KV_HEADROOM,
+                                    KvCacheMath.headroomTokens(perToken, available), "engine", e, "model", model));
+                        }
+                    }
+                }
+            }
+        }
+        hub.publish("engine/" + config.name(), points);
+    }
+
+    synchronized void publishProbes() {
+        String e = config.name();
+        List<Point> points = new ArrayList<>();
+        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), "engine", e,
+                "reason", reason)));
+        Instant now = clock.instant();
+        for (ScenarioState s : scenarios.values()) {
+            String sc = s.config.name();
+            ProbeResult last = s.last;
+            if (last != null) {
+                points.add(Point.of(ProbeMetrics.PROBE_SUCCESS, last.success() ? 1 : 0, "engine", e, "scenario", sc));
+            }
+            if (s.lastDecodeRate != null) {
+                points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, "engine", e, "scenario", sc));
+            }
+            for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
+                String model = w.getKey();
+                ProbeWindow.Stats st = w.getValue();
+                String[] attrs = {"engine", e, "model", model, "scenario", sc};
+                points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
+                if (st.samples() == 0) {
+                    continue;
+                }
+                points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
+                quantiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
+                quantiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
+            }
+        }
+        hub.publish("probe/" + e, points);
+    }
+
+    Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
+        Map<String, ProbeWindow.Stats> out = new LinkedHashMap<>();
+        synchronized (s.windows) {
+            for (Map.Entry<String, ProbeWindow> w : new ArrayList<>(s.windows.entrySet())) {
+                out.put(w.getKey(), w.getValue().stats(now));
+            }
+        }
+        return out;
+    }
+
+    private static void quantiles(List<Point> points, io.tailwatch.metrics.MetricDef def, String[] attrs, Double p50,
+                                  Double p95, Double p99) {
+        Double[] v = {p50, p95, p99};
+        String[] q = {"p50", "p95", "p99"};
+        for (int i = 0; i < 3; i++) {
+            if (v[i] != null) {
+                Map<String, String> a = io.tailwatch.metrics.Attrs.of(attrs);
+                a.put("quantile", q[i]);
+                points.add(new Point(def, a, v[i]));
+            }
+        }
+    }
+
+    void close() {
+        client.close();
+    }
+}
