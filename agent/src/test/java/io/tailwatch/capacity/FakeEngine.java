@@ -17,7 +17,7 @@ interface FakeEngine extends EngineClient {
 
     @Override
     default EngineHealth health(Duration deadline) {
-        return new EngineHealth(Instant.now(), true, false, "test", "openai", List.of(), null);
+        return new EngineHealth(Instant.now(), true, false, "test", "openai", List.of(), true, null);
     }
 
     @Override

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The capacity commands as a user runs them: the real jar against the engine simulator on
- * loopback. Simulated timings are short so each ladder takes seconds.
+ * loopback, started as `tailwatch simulate` in its own process, or in this JVM where a test needs
+ * to see what the engine received. Simulated timings are short so each ladder takes seconds.
  */
 class CapacityIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,6 +34,24 @@ class CapacityIT {
         SimulatorOptions o = SimulatorOptions.defaults(api).withTiming(ttft, tps).withSlots(1)
                 .withFaults(errorRate, 0, Duration.ZERO).withSeed(42);
         return EngineSimulator.start(api, "127.0.0.1", 0, o);
+    }
+
+    private static final java.util.regex.Pattern SIM_URL = java.util.regex.Pattern.compile("on http://127\\.0\\.0\\.1:(\\d+)");
+
+    /** Starts `tailwatch simulate` as its own process, as an operator would for a fire drill; returns it and its port. */
+    private static AgentProcess simulate(String... args) throws Exception {
+        java.util.List<String> all = new java.util.ArrayList<>(List.of("simulate", "--listen", "127.0.0.1:0", "--seed", "42"));
+        all.addAll(List.of(args));
+        AgentProcess p = AgentProcess.start(Map.of(), all.toArray(String[]::new));
+        await().atMost(Duration.ofSeconds(30)).until(() -> SIM_URL.matcher(p.stdout()).find() || !p.process().isAlive());
+        assertThat(p.process().isAlive()).as(p.stderr()).isTrue();
+        return p;
+    }
+
+    private static int simPort(AgentProcess sim) {
+        java.util.regex.Matcher m = SIM_URL.matcher(sim.stdout());
+        assertThat(m.find()).isTrue();
+        return Integer.parseInt(m.group(1));
     }
 
     private Map<String, String> env() {
@@ -63,9 +82,9 @@ class CapacityIT {
     @Test
     void serial_engine_latency_grows_linearly_throughput_stays_flat_and_the_3x_rule_stops_at_4() throws Exception {
         // one slot, ~0.3 s per request: 100 ms to the first token, then 20 tokens at 100 tok/s
-        try (EngineSimulator sim = simulator("openai", Duration.ofMillis(100), 100, 0)) {
+        try (AgentProcess sim = simulate("--api", "openai", "--slots", "1", "--ttft", "100ms", "--tokens-per-second", "100")) {
             Path out = tmp.resolve("ladder");
-            AgentProcess.Result r = AgentProcess.run(env(), "ladder", "--config", config("openai", sim.port()).toString(),
+            AgentProcess.Result r = AgentProcess.run(env(), "ladder", "--config", config("openai", simPort(sim)).toString(),
                     "--engine", "sim", "--levels", "1,2,4,8", "--max-tokens", "20", "--prompt-tokens", "50",
                     "--out", out.toString(), "--gate", "daily=30,budget=10m", "--force");
             assertThat(r.exitCode()).as(r.stderr()).isZero();
@@ -114,9 +133,10 @@ class CapacityIT {
 
     @Test
     void errors_stop_the_ladder_at_level_one() throws Exception {
-        try (EngineSimulator sim = simulator("ollama", Duration.ofMillis(20), 400, 0.6)) {
+        try (AgentProcess sim = simulate("--api", "ollama", "--ttft", "20ms", "--tokens-per-second", "400",
+                "--error-rate", "0.6")) {
             Path out = tmp.resolve("errors");
-            AgentProcess.Result r = AgentProcess.run(env(), "ladder", "--url", "http://127.0.0.1:" + sim.port(),
+            AgentProcess.Result r = AgentProcess.run(env(), "ladder", "--url", "http://127.0.0.1:" + simPort(sim),
                     "--api", "ollama", "--levels", "1,2,4", "--max-tokens", "8", "--prompt-tokens", "20",
                     "--out", out.toString(), "--force", "--no-history");
             assertThat(r.exitCode()).as(r.stderr()).isZero();
