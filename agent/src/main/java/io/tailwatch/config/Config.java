@@ -13,7 +13,8 @@ import java.util.Map;
  * out-of-range values are all reported together, each with line, column and key path.
  * Without a file, the built-in defaults are exactly config/tailwatch.yaml (shipped in the jar).
  */
-public record Config(String source, ServerConfig server, HostConfig host, OtlpConfig otlp, List<EngineConfig> engines) {
+public record Config(String source, ServerConfig server, HostConfig host, OtlpConfig otlp, List<EngineConfig> engines,
+                     RulesConfig rules, AlertsConfig alerts) {
 
     public static final String DEFAULT_RESOURCE = "/io/tailwatch/config/tailwatch.yaml";
 
@@ -29,11 +30,13 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         HostConfig host = HostConfig.read(s.section("host"));
         OtlpConfig otlp = OtlpConfig.read(s.section("otlp"));
         List<EngineConfig> engines = EngineConfig.readAll(s);
+        RulesConfig rules = RulesConfig.read(s.section("rules"));
+        AlertsConfig alerts = AlertsConfig.read(s.section("alerts"));
         s.finish();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new Config(source, server, host, otlp, engines);
+        return new Config(source, server, host, otlp, engines, rules, alerts);
     }
 
     public static Config load(Path file, Map<String, String> env) throws ConfigException, IOException {
@@ -66,6 +69,6 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
     }
 
     public Config withListen(String host, int port) {
-        return new Config(source, new ServerConfig(host, port, server.authToken()), this.host, otlp, engines);
+        return new Config(source, new ServerConfig(host, port, server.authToken()), this.host, otlp, engines, rules, alerts);
     }
 }

@@ -9,6 +9,10 @@ import io.tailwatch.http.ApiServer;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.metrics.PrometheusExporter;
+import io.tailwatch.rules.BaselineStore;
+import io.tailwatch.rules.RuleEngine;
+import io.tailwatch.rules.RuleExport;
+import io.tailwatch.rules.WebhookSink;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +41,9 @@ public final class Daemon implements AutoCloseable {
     private HostSampling host;
     private OtlpExporter otlp;
     private ApiServer http;
+    private BaselineStore baselines;
+    private RuleEngine rules;
+    private WebhookSink webhook;
     private EngineMonitor engines;
 
     private final List<io.tailwatch.host.Sampler> samplers;
@@ -74,6 +81,12 @@ public final class Daemon implements AutoCloseable {
         });
         engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
         status.add(engines.status());
+        baselines = BaselineStore.open(config.alerts().baselineFile());
+        rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
+                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
+        host.addListener(snap -> rules.evaluate(snap.at()));
+        status.add(new AlertsStatus(rules, () -> webhook));
+        routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Instant last = host.lastCompleted();
@@ -93,6 +106,12 @@ public final class Daemon implements AutoCloseable {
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
+        }
+        if (config.alerts().webhook().enabled()) {
+            webhook = new WebhookSink(config.alerts().webhook(),
+                    "http://" + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
+            rules.addListener(webhook);
+            closeables.add(webhook);
         }
         host.start();
         engines.start();
@@ -117,6 +136,16 @@ public final class Daemon implements AutoCloseable {
 
     public HostSampling host() {
         return host;
+    }
+
+    /** The rule evaluator (alerts and the figures behind them). */
+    public RuleEngine rules() {
+        return rules;
+    }
+
+    /** Where single-request baselines are kept; the concurrency ladder stores its level-1 p95 here. */
+    public BaselineStore baselines() {
+        return baselines;
     }
 
     public EngineMonitor engines() {

@@ -5,13 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 class SseDecoderTest {
@@ -100,12 +93,6 @@ class SseDecoderTest {
         assertThat(decodeWhole(b)).hasSize(1).first().extracting(SseDecoder.Event::data).asString().contains("\uFFFD");
     }
 
-    @Provide
-    Arbitrary<String> payloads() {
-        return Arbitraries.strings().withCharRange(' ', '~').withChars('\u00e9', '\u65e5', '\uD83D', '\uDE00', '\u0430')
-                .ofMinLength(0).ofMaxLength(40).filter(s -> !s.startsWith(" ") && isWellFormed(s));
-    }
-
     static boolean isWellFormed(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -121,11 +108,20 @@ class SseDecoderTest {
         return true;
     }
 
-    @Property(tries = 300)
-    void anyChunkingOfAnyStreamDecodesAlike(@ForAll List<@From("payloads") String> data,
-                                            @ForAll @IntRange(min = 0, max = 2) int lineEnd,
-                                            @ForAll List<@IntRange(min = 0, max = 400) Integer> cuts) {
-        String nl = switch (lineEnd) {
+    static java.util.stream.Stream<Long> seeds() {
+        return io.tailwatch.testing.RandomCases.seeds(300);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "seed {0}")
+    @org.junit.jupiter.params.provider.MethodSource("seeds")
+    void anyChunkingOfAnyStreamDecodesAlike(long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        List<String> data = new ArrayList<>();
+        for (int i = r.nextInt(6); i > 0; i--) {
+            String d = io.tailwatch.testing.RandomCases.text(r, 40).stripLeading();
+            data.add(d);
+        }
+        String nl = switch (r.nextInt(3)) {
             case 0 -> "\n";
             case 1 -> "\r\n";
             default -> "\r";
@@ -135,9 +131,7 @@ class SseDecoderTest {
             sb.append(": keepalive").append(nl).append("data: ").append(d).append(nl).append(nl);
         }
         byte[] b = sb.toString().getBytes(StandardCharsets.UTF_8);
-        List<Integer> sorted = new ArrayList<>(cuts);
-        sorted.sort(Integer::compare);
-        List<SseDecoder.Event> got = decodeSplit(b, sorted);
+        List<SseDecoder.Event> got = decodeSplit(b, io.tailwatch.testing.RandomCases.cuts(r, 12, b.length));
         assertThat(got).extracting(SseDecoder.Event::data).containsExactlyElementsOf(data);
     }
 }

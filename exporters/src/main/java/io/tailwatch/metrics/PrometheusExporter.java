@@ -6,6 +6,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
@@ -30,6 +33,7 @@ public final class PrometheusExporter implements MetricSink {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<Point.SeriesKey, Series> series = new HashMap<>();
     private final Map<String, DistributionSummary> summaries = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final String targetInfoLabels;
 
     public PrometheusExporter(Map<String, String> resourceAttributes) {
@@ -79,6 +83,17 @@ public final class PrometheusExporter implements MetricSink {
     @Override
     public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
         String key = histogram.name() + new TreeMap<>(attributes);
+        if ("s".equals(histogram.unit())) {
+            // Micrometer's fixed-boundary histograms count whole units; durations go through a Timer
+            // (nanosecond resolution) so sub-second buckets fill correctly.
+            timers.computeIfAbsent(key, k -> Timer.builder(histogram.name())
+                    .description(histogram.description())
+                    .tags(tags(histogram, attributes))
+                    .serviceLevelObjectives(histogram.buckets().stream()
+                            .map(b -> Duration.ofNanos(Math.round(b * 1e9))).toArray(Duration[]::new))
+                    .register(registry)).record(Math.round(value * 1e9), TimeUnit.NANOSECONDS);
+            return;
+        }
         summaries.computeIfAbsent(key, k -> DistributionSummary.builder(histogram.name())
                 .description(histogram.description())
                 .baseUnit(histogram.baseUnit())

@@ -72,5 +72,9 @@ class MetricHubTest {
         String text = prom.scrape(null);
         assertThat(text).contains("error_type=\"\"").contains("error_type=\"http_502\"")
                 .contains("le=\"0.5\"").contains("le=\"1.0\"");
+        // Sub-second values land in sub-second buckets: 0.1 s counts under le=0.16, 0.7 s only from le=1.0.
+        assertThat(text).containsPattern("gen_ai_client_operation_duration_seconds_bucket\\{[^}]*error_type=\"http_502\"[^}]*le=\"0.16\"[^}]*} 1")
+                .containsPattern("gen_ai_client_operation_duration_seconds_bucket\\{[^}]*error_type=\"\"[^}]*le=\"0.64\"[^}]*} 0")
+                .containsPattern("gen_ai_client_operation_duration_seconds_bucket\\{[^}]*error_type=\"\"[^}]*le=\"1.0\"[^}]*} 1");
     }
 }

@@ -1,0 +1,56 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.config.HostPort;
+import io.tailwatch.runbook.AgentClient;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** How a command reaches the running agent: --url, --token-file, or the config's listen address and token. */
+public final class AgentOptions {
+    @Mixin
+    ConfigOptions config;
+
+    @Option(names = "--url", paramLabel = "URL", description = "Agent base URL (default: http:// + server.listen of the config).")
+    URI url;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the API bearer token (default: the config's).")
+    Path tokenFile;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5s", description = "Deadline per request (default: ${DEFAULT-VALUE}).")
+    String timeout;
+
+    URI baseUrl;
+
+    /** Builds the client or prints why not and returns null (exit 2). */
+    AgentClient client() {
+        Config c = config.loadOrReport();
+        if (c == null) {
+            return null;
+        }
+        baseUrl = url != null ? url : URI.create("http://" + HostPort.format(
+                c.server().host().equals("0.0.0.0") ? "127.0.0.1" : c.server().host(), c.server().port()));
+        String token = c.server().authToken();
+        if (tokenFile != null) {
+            try {
+                token = Files.readString(tokenFile).strip();
+            } catch (IOException e) {
+                System.err.println("--token-file: cannot read " + tokenFile + ": " + e.getClass().getSimpleName());
+                return null;
+            }
+        }
+        Duration d;
+        try {
+            d = io.tailwatch.config.Units.duration(timeout);
+        } catch (IllegalArgumentException e) {
+            System.err.println("--timeout: " + e.getMessage());
+            return null;
+        }
+        return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d);
+    }
+}

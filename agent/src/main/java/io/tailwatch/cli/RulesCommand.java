@@ -1,0 +1,52 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.rules.RuleDef;
+import io.tailwatch.rules.RuleExport;
+import io.tailwatch.rules.Rules;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** Prints the alert rules, with the config's thresholds, for Prometheus, Grafana or people. */
+@Command(name = "rules", description = "Print the alert rules: as a Prometheus rules file, a Grafana alerting provisioning file, or a table.")
+public final class RulesCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions options;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+            description = "prometheus, grafana or table (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Override
+    public Integer call() {
+        Config config = options.loadOrReport();
+        if (config == null) {
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        switch (format) {
+            case "prometheus" -> System.out.print(RuleExport.prometheus(config));
+            case "grafana" -> System.out.print(RuleExport.grafana(config));
+            case "table" -> {
+                System.out.printf("%-24s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
+                for (RuleExport.Effective e : RuleExport.effective(config.rules(), RuleExport.interactiveScenarios(config))) {
+                    RuleDef d = e.def();
+                    System.out.printf("%-24s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
+                            e.threshold() == null ? "-" : d.thresholdKind().format(e.threshold()),
+                            io.tailwatch.config.Units.format(e.forDuration()), e.expr().promql());
+                }
+                for (RuleDef d : Rules.ALL) {
+                    if (!config.rules().of(d.name()).enabled()) {
+                        System.out.printf("%-24s %-9s %-8s%n", d.name(), d.severity().label(), "no");
+                    }
+                }
+            }
+            default -> {
+                System.err.println("--format: expected prometheus, grafana or table, got '" + format + "'");
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+        }
+        return TailwatchCommand.EXIT_OK;
+    }
+}

@@ -1,0 +1,121 @@
+package io.tailwatch.rules;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricSnapshot;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProbeMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The figures the rules, {@code tailwatch status} and {@code tailwatch diagnose} look at, taken
+ * from one snapshot. Unknown figures are null (left out of the JSON), never 0.
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record Signals(Host host, List<Engine> engines, List<Window> windows) {
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Host(Double swapUsedBytes, Double swapChange10mBytes, Double memoryPressureLevel,
+                       Double memoryAvailableBytes, Double memoryTotalBytes, Double thermalPressureLevel,
+                       Double cpuSpeedLimit) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Model(String model, Double contextLength, Double kvHeadroomTokens) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Window(String engine, String model, String scenario, Double e2eP50, Double e2eP95, Double e2eP99,
+                         Double ttftP50, Double ttftP95, Double ttftP99, Double errorRatio, Double samples,
+                         Double baselineP95, Double decodeRate, Boolean interactive) {
+    }
+
+    public static final Signals EMPTY = new Signals(new Host(null, null, null, null, null, null, null), List.of(), List.of());
+
+    /** Reads the figures from a snapshot; {@code swapChange} comes from the evaluator's history. */
+    public static Signals of(MetricSnapshot s, Double swapChange, List<String> interactiveScenarios) {
+        Host host = new Host(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used"), swapChange,
+                s.value(HostMetrics.PRESSURE_LEVEL), s.value(HostMetrics.MEMORY_AVAILABLE),
+                s.value(HostMetrics.MEMORY_LIMIT), s.value(HostMetrics.THERMAL_LEVEL),
+                s.value(HostMetrics.CPU_SPEED_LIMIT));
+        Map<String, List<Model>> models = new LinkedHashMap<>();
+        List<String> engineNames = new ArrayList<>();
+        for (Point p : s.of(EngineMetrics.UP)) {
+            add(engineNames, p.attributes().get("engine"));
+        }
+        for (Point p : s.of(EngineMetrics.MODEL_CONTEXT)) {
+            String e = p.attributes().get("engine");
+            String m = p.attributes().get("model");
+            add(engineNames, e);
+            models.computeIfAbsent(e, k -> new ArrayList<>()).add(new Model(m, p.value(),
+                    s.value(EngineMetrics.KV_HEADROOM, "engine", e, "model", m)));
+        }
+        List<Window> windows = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        for (Point p : s.of(ProbeMetrics.WINDOW_SAMPLES)) {
+            String e = p.attributes().get("engine");
+            String m = p.attributes().get("model");
+            String sc = p.attributes().get("scenario");
+            add(engineNames, e);
+            String key = e + "\u0000" + m + "\u0000" + sc;
+            if (seen.contains(key)) {
+                continue;
+            }
+            seen.add(key);
+            String[] k = {"engine", e, "model", m, "scenario", sc};
+            windows.add(new Window(e, m, sc,
+                    q(s, ProbeMetrics.WINDOW_E2E, k, "p50"), q(s, ProbeMetrics.WINDOW_E2E, k, "p95"),
+                    q(s, ProbeMetrics.WINDOW_E2E, k, "p99"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p50"),
+                    q(s, ProbeMetrics.WINDOW_TTFT, k, "p95"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p99"),
+                    s.value(ProbeMetrics.WINDOW_ERROR_RATIO, k), p.value(),
+                    s.value(AlertMetrics.BASELINE_E2E_P95, k),
+                    s.value(ProbeMetrics.DECODE_RATE, "engine", e, "scenario", sc),
+                    interactiveScenarios.contains(sc)));
+        }
+        List<Engine> engines = new ArrayList<>();
+        for (String e : engineNames) {
+            engines.add(new Engine(e, s.value(EngineMetrics.UP, "engine", e), s.value(EngineMetrics.LOADING, "engine", e),
+                    s.value(HostMetrics.PROCESS_FOOTPRINT, "engine", e), s.value(HostMetrics.PROCESS_RSS, "engine", e),
+                    models.getOrDefault(e, List.of())));
+        }
+        return new Signals(host, engines, windows);
+    }
+
+    private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String quantile) {
+        String[] kv = java.util.Arrays.copyOf(k, k.length + 2);
+        kv[k.length] = "quantile";
+        kv[k.length + 1] = quantile;
+        return s.value(def, kv);
+    }
+
+    private static void add(List<String> names, String name) {
+        if (name != null && !names.contains(name)) {
+            names.add(name);
+        }
+    }
+
+    public Engine engine(String name) {
+        for (Engine e : engines) {
+            if (e.engine().equals(name)) {
+                return e;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,131 @@
+package io.tailwatch.runbook;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.config.Units;
+import io.tailwatch.rules.Signals;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** Renders the agent's status and alerts on one screen, worst first. */
+public final class StatusScreen {
+    private StatusScreen() {
+    }
+
+    public static String render(String url, JsonNode status, JsonNode alerts, Signals s) {
+        StringBuilder b = new StringBuilder();
+        b.append("tailwatch ").append(status.path("version").asText("?")).append(" at ").append(url)
+                .append("  ").append(status.path("time").asText("")).append('\n');
+        List<JsonNode> list = new ArrayList<>();
+        alerts.path("alerts").forEach(list::add);
+        long firing = list.stream().filter(a -> a.path("state").asText().equals("firing")).count();
+        long pending = list.stream().filter(a -> a.path("state").asText().equals("pending")).count();
+        b.append('\n').append(String.format(Locale.ROOT, "ALERTS  %d firing, %d pending%n", firing, pending));
+        for (JsonNode a : list) {
+            StringBuilder labels = new StringBuilder();
+            a.path("labels").fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("job") && !e.getKey().equals("instance")) {
+                    labels.append(labels.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue().asText());
+                }
+            });
+            b.append(String.format(Locale.ROOT, "  %-8s %-8s %-22s %-40s value %-10s since %s%n",
+                    a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
+                    clip(labels.toString(), 40), a.path("value_text").asText(""),
+                    a.path("since").asText()));
+            b.append("           ").append(a.path("summary").asText()).append("  -> ").append(a.path("runbook").asText()).append('\n');
+        }
+        Signals.Host h = s.host();
+        b.append('\n').append("HOST    ");
+        b.append("swap ").append(h.swapUsedBytes() == null ? "unknown" : Units.formatBytes(h.swapUsedBytes()) + " used");
+        if (h.swapChange10mBytes() != null) {
+            b.append(" (+").append(Units.formatBytes(h.swapChange10mBytes())).append(" in 10m)");
+        }
+        b.append("  memory pressure ").append(level(h.memoryPressureLevel(), "normal", "warning", "critical"));
+        if (h.memoryAvailableBytes() != null) {
+            b.append("  available ").append(Units.formatBytes(h.memoryAvailableBytes()));
+            if (h.memoryTotalBytes() != null) {
+                b.append(" of ").append(Units.formatBytes(h.memoryTotalBytes()));
+            }
+        }
+        b.append("  thermal ").append(level(h.thermalPressureLevel(), "nominal", "moderate", "heavy", "trapping", "sleeping"));
+        if (h.cpuSpeedLimit() != null) {
+            b.append(String.format(Locale.ROOT, "  cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
+        }
+        b.append('\n');
+        List<Signals.Engine> engines = new ArrayList<>(s.engines());
+        engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
+        b.append('\n').append("ENGINES").append(engines.isEmpty() ? "  none reported\n" : "\n");
+        for (Signals.Engine e : engines) {
+            String memory = e.footprintBytes() != null ? "footprint " + Units.formatBytes(e.footprintBytes())
+                    : e.rssBytes() != null ? "rss " + Units.formatBytes(e.rssBytes()) : "memory unknown";
+            b.append(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory));
+            for (Signals.Model m : e.models()) {
+                b.append(" ").append(m.model());
+                if (m.kvHeadroomTokens() != null) {
+                    b.append(String.format(Locale.ROOT, " (kv headroom %.0f tok", m.kvHeadroomTokens()));
+                    b.append(m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength()));
+                }
+            }
+            b.append('\n');
+        }
+        List<Signals.Window> windows = new ArrayList<>(s.windows());
+        windows.sort(Comparator.comparingDouble(StatusScreen::badness).reversed());
+        b.append('\n').append("WINDOWS").append(windows.isEmpty() ? "  no probe windows yet\n" : "\n");
+        if (!windows.isEmpty()) {
+            b.append(String.format(Locale.ROOT, "  %-36s %-26s %-9s %-7s %-7s %s%n", "engine/model/scenario",
+                    "e2e p50/p95/p99", "ttft p95", "errors", "samples", "baseline p95"));
+        }
+        for (Signals.Window w : windows) {
+            b.append(String.format(Locale.ROOT, "  %-36s %-26s %-9s %-7s %-7s %s%n", clip(Diagnosis.where(w), 36),
+                    Diagnosis.secs(w.e2eP50()) + "/" + Diagnosis.secs(w.e2eP95()) + "/" + Diagnosis.secs(w.e2eP99()),
+                    Diagnosis.secs(w.ttftP95()),
+                    w.errorRatio() == null ? "?" : String.format(Locale.ROOT, "%.1f%%", 100 * w.errorRatio()),
+                    Diagnosis.fmt0(w.samples()), Diagnosis.secs(w.baselineP95())));
+        }
+        return b.toString();
+    }
+
+    /** Worse windows first: the larger of p95/baseline and p99/p95, plus errors. */
+    static double badness(Signals.Window w) {
+        double v = 0;
+        Double ob = Diagnosis.overBaseline(w);
+        Double sp = Diagnosis.spread(w);
+        v = Math.max(v, ob == null ? 0 : ob);
+        v = Math.max(v, sp == null ? 0 : sp);
+        if (w.errorRatio() != null) {
+            v += 10 * w.errorRatio();
+        }
+        return v;
+    }
+
+    private static int engineRank(Signals.Engine e) {
+        return switch (engineState(e)) {
+            case "DOWN" -> 0;
+            case "loading" -> 1;
+            default -> 2;
+        };
+    }
+
+    private static String engineState(Signals.Engine e) {
+        if (e.loading() != null && e.loading() == 1) {
+            return "loading";
+        }
+        if (e.up() == null) {
+            return "unknown";
+        }
+        return e.up() == 1 ? "up" : "DOWN";
+    }
+
+    private static String level(Double v, String... names) {
+        if (v == null) {
+            return "unknown";
+        }
+        int i = (int) Math.round(v);
+        return i >= 0 && i < names.length ? names[i] + "(" + i + ")" : String.valueOf(i);
+    }
+
+    private static String clip(String s, int n) {
+        return s.length() <= n ? s : s.substring(0, n - 1) + "~";
+    }
+}

@@ -1,0 +1,226 @@
+package io.tailwatch.dashboards;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tailwatch.sim.EngineSimulator;
+import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.testing.AgentProcess;
+import io.tailwatch.testing.HostFixture;
+import io.tailwatch.testing.PrometheusServer;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real Prometheus (Debian's) scrapes the real jar (fixture procfs with 2 GiB of swap, an engine
+ * simulator on loopback); every dashboard panel query and every Grafana alert query runs against it
+ * with the variables substituted, and must succeed and return data.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DashboardsIT {
+    private static final Path ROOT = AgentProcess.root();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Signals only macOS produces (Linux hosts have no thermal pressure level, GPU residency or free ratio). */
+    private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "tailwatch_gpu_utilization_ratio",
+            "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes");
+    /** Series that come from the engine monitor (probes, health, inventory) or engine process discovery. */
+    private static final List<String> ENGINE_SOURCED = List.of("tailwatch_engine_", "tailwatch_probe_", "tailwatch_model_",
+            "tailwatch_baseline_", "tailwatch_process_memory_rss", "gen_ai_");
+
+    private EngineSimulator sim;
+    private EngineSimulator ollama;
+    private boolean processSampler;
+    private AgentProcess agent;
+    private PrometheusServer prometheus;
+    private String instance;
+    private boolean engineMonitor;
+
+    @BeforeAll
+    void start(@TempDir Path dir) throws Exception {
+        PrometheusServer.binary();
+        HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
+        sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
+                .withTiming(Duration.ofMillis(20), 500));
+        // The Ollama flavour reports the model shape (KV arithmetic) and fails a share of requests (errors by type).
+        ollama = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama")
+                .withTiming(Duration.ofMillis(20), 500).withFaults(0.3, 0, Duration.ZERO).withSeed(3));
+        Path config = dir.resolve("tailwatch.yaml");
+        Files.writeString(config, """
+                server: {listen: 127.0.0.1:0}
+                host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
+                engines:
+                  - name: sim
+                    api: openai
+                    url: http://127.0.0.1:%d
+                    health: {interval: 1s, timeout: 500ms}
+                    scenarios:
+                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
+                  - name: ollama
+                    api: ollama
+                    url: http://127.0.0.1:%d
+                    health: {interval: 1s, timeout: 500ms}
+                    scenarios:
+                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
+                rules:
+                  SwapUsedHigh: {for: 0s}
+                alerts:
+                  baseline: {file: %s, min_samples: 3}
+                """.formatted(fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json")));
+        agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
+        int port = agent.awaitListening();
+        instance = "127.0.0.1:" + port;
+        prometheus = PrometheusServer.start(dir.resolve("prom"), List.of(instance));
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
+        // Two scrapes with the alert firing, so alert panels and the 10m-window queries have data.
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("count_over_time(tailwatch_alert_active{alertname=\"SwapUsedHigh\"}[1m]) >= 2")
+                        .path("data").path("result").size() == 1);
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    prometheus.query("tailwatch_engine_up").path("data").path("result").size() > 0
+                            && prometheus.query("tailwatch_baseline_e2e_p95_seconds").path("data").path("result").size() > 0);
+            engineMonitor = true;
+            // Errors by type and KV headroom need a few probes and an inventory pass.
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    prometheus.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0
+                            && prometheus.query("tailwatch_model_kv_cache_headroom_tokens").path("data").path("result").size() > 0);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            engineMonitor = false;
+        }
+        processSampler = agent.get("/metrics").body().contains("tailwatch_process_memory_rss_bytes{");
+    }
+
+    @AfterAll
+    void stop() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+        if (agent != null) {
+            agent.close();
+        }
+        if (sim != null) {
+            sim.close();
+        }
+        if (ollama != null) {
+            ollama.close();
+        }
+    }
+
+    private String substitute(String expr) {
+        return expr.replace("$host", instance.replace(".", "\\\\.")).replace("$engine", ".*").replace("$model", ".*")
+                .replace("$__rate_interval", "1m").replace("$__interval", "15s");
+    }
+
+    private record Target(String dashboard, String panel, String ref, String expr) {
+    }
+
+    private static List<Target> targets(String dashboard) throws Exception {
+        JsonNode d = JSON.readTree(ROOT.resolve("dashboards/grafana/" + dashboard + ".json").toFile());
+        List<Target> out = new ArrayList<>();
+        for (JsonNode p : d.path("panels")) {
+            for (JsonNode t : p.path("targets")) {
+                out.add(new Target(dashboard, p.path("title").asText(), t.path("refId").asText(), t.path("expr").asText()));
+            }
+        }
+        return out;
+    }
+
+    private int results(String expr) throws Exception {
+        return prometheus.query(substitute(expr)).path("data").path("result").size();
+    }
+
+    /**
+     * Every target runs; each returns data unless it reads only macOS signals, or engine-monitor
+     * series while this jar has no engine monitor.
+     */
+    private void checkDashboard(String name) throws Exception {
+        List<String> empty = new ArrayList<>();
+        List<Target> ts = targets(name);
+        assertThat(ts).isNotEmpty();
+        for (Target t : ts) {
+            int n = results(t.expr());
+            boolean macOnly = MAC_ONLY.stream().anyMatch(m -> t.expr().contains(m));
+            boolean engineSide = ENGINE_SOURCED.stream().anyMatch(m -> t.expr().contains(m));
+            boolean process = t.expr().contains("tailwatch_process_memory_rss");
+            if (n == 0 && !macOnly && (engineMonitor || !engineSide) && (processSampler || !process)) {
+                empty.add(t.panel() + " [" + t.ref() + "]: " + substitute(t.expr()));
+            }
+        }
+        assertThat(empty).as(name + " panels without data").isEmpty();
+    }
+
+    @Test
+    void hostDashboardPanelsReturnData() throws Exception {
+        checkDashboard("host");
+    }
+
+    @Test
+    void fleetDashboardPanelsReturnData() throws Exception {
+        checkDashboard("fleet");
+    }
+
+    @Test
+    void fleetTableHasOneRowForTheHostWithItsFiringAlert() throws Exception {
+        Target firing = targets("fleet").get(0);
+        JsonNode r = prometheus.query(substitute(firing.expr())).path("data").path("result");
+        assertThat(r).hasSize(1);
+        assertThat(r.get(0).path("metric").path("instance").asText()).isEqualTo(instance);
+        // SwapUsedHigh at least (ProbeErrors too when the engine monitor probes the failing simulator).
+        assertThat(r.get(0).path("value").get(1).asDouble()).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void enginesDashboardPanelsReturnData() throws Exception {
+        assumeTrue(engineMonitor, "engine monitor not in this jar: no engine series to show");
+        checkDashboard("engines");
+    }
+
+    @Test
+    void variableQueriesListTheHost() throws Exception {
+        JsonNode v = prometheus.get("/api/v1/label/instance/values?match[]="
+                + URLEncoder.encode("tailwatch_sampler_success", StandardCharsets.UTF_8));
+        assertThat(v.path("data").toString()).contains(instance);
+    }
+
+    @Test
+    void everyGrafanaAlertQueryRunsAndTheFiringOneReturnsData() throws Exception {
+        JsonNode g = new ObjectMapper(new YAMLFactory())
+                .readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
+        int checked = 0;
+        for (JsonNode rule : g.path("groups").get(0).path("rules")) {
+            for (JsonNode q : rule.path("data")) {
+                if (q.path("datasourceUid").asText().equals("__expr__")) {
+                    continue;
+                }
+                int n = results(q.path("model").path("expr").asText());
+                checked++;
+                if (rule.path("title").asText().equals("SwapUsedHigh")) {
+                    assertThat(n).as("SwapUsedHigh fires on the 2 GiB fixture").isEqualTo(1);
+                }
+            }
+        }
+        assertThat(checked).isEqualTo(io.tailwatch.rules.Rules.ALL.size());
+        // The committed Prometheus rules evaluate on the same data too.
+        JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
+        for (JsonNode rule : p.path("groups").get(0).path("rules")) {
+            results(rule.path("expr").asText());
+        }
+    }
+}

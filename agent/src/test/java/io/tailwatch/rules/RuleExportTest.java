@@ -1,0 +1,143 @@
+package io.tailwatch.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tailwatch.config.Config;
+import io.tailwatch.metrics.Catalog;
+import io.tailwatch.metrics.Instrument;
+import io.tailwatch.metrics.MetricDef;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The committed rule files are what the declarations generate; dashboards only name exported metrics. */
+class RuleExportTest {
+    private static final Path ROOT = Path.of(System.getProperty("tailwatch.root", ".."));
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final Pattern METRIC = Pattern.compile("\\b((?:tailwatch|system|hw|gen_ai)_[a-z0-9_]+)");
+
+    private static Config defaults() throws Exception {
+        return Config.defaults(Map.of());
+    }
+
+    @Test
+    void committedPrometheusRulesAreGenerated() throws Exception {
+        String committed = Files.readString(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml"));
+        assertThat(committed).as("regenerate: java -jar agent/target/tailwatch.jar rules --format prometheus > dashboards/prometheus/tailwatch-rules.yml")
+                .isEqualTo(RuleExport.prometheus(defaults()));
+    }
+
+    @Test
+    void committedGrafanaRulesAreGenerated() throws Exception {
+        String committed = Files.readString(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml"));
+        assertThat(committed).as("regenerate: java -jar agent/target/tailwatch.jar rules --format grafana > dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml")
+                .isEqualTo(RuleExport.grafana(defaults()));
+    }
+
+    @Test
+    void prometheusFileCarriesEveryRuleWithItsDeclaration() throws Exception {
+        JsonNode rules = YAML.readTree(RuleExport.prometheus(defaults())).path("groups").get(0).path("rules");
+        assertThat(rules).hasSize(Rules.ALL.size());
+        for (int i = 0; i < Rules.ALL.size(); i++) {
+            RuleDef d = Rules.ALL.get(i);
+            JsonNode r = rules.get(i);
+            assertThat(r.path("alert").asText()).isEqualTo(d.name());
+            assertThat(r.path("labels").path("severity").asText()).isEqualTo(d.severity().label());
+            assertThat(r.path("annotations").path("runbook_url").asText()).isEqualTo("docs/runbook.md#" + d.name());
+            assertThat(r.path("for").asText(null)).isEqualTo(d.defaultFor().isZero() ? null
+                    : io.tailwatch.config.Units.format(d.defaultFor()));
+        }
+    }
+
+    @Test
+    void thresholdsAndDisabledRulesFromTheConfigShowInTheOutput() throws Exception {
+        Config c = Config.parse("""
+                rules:
+                  SwapUsedHigh: {threshold: 2GiB, for: 5m}
+                  EngineDown: {enabled: false}
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interactive: true}
+                      - {name: batch}
+                """, "t", Map.of());
+        String out = RuleExport.prometheus(c);
+        assertThat(out).contains("system_paging_usage_bytes{system_paging_state=\"used\"} > 2147483648'\n        for: 5m")
+                .contains("scenario=~\"chat\"").doesNotContain("EngineDown").doesNotContain("batch");
+        assertThat(RuleExport.grafana(c)).doesNotContain("EngineDown");
+    }
+
+    @Test
+    void everyRuleHasARunbookSectionAndPromtoolCases() throws Exception {
+        String runbook = Files.readString(ROOT.resolve("docs/runbook.md"));
+        String tests = Files.readString(ROOT.resolve("dashboards/prometheus/tests/tailwatch-rules.test.yml"));
+        for (RuleDef d : Rules.ALL) {
+            assertThat(runbook).as("runbook section for " + d.name()).contains("\n## " + d.name() + "\n");
+            assertThat(tests).as("promtool cases for " + d.name()).contains("alertname: " + d.name() + "\n        exp_alerts: []")
+                    .containsPattern("alertname: " + d.name() + "\n        exp_alerts:\n          - exp_labels");
+        }
+    }
+
+    @Test
+    void dashboardsAndRulesNameOnlyExportedMetrics() throws Exception {
+        Set<String> known = new HashSet<>();
+        for (MetricDef d : Catalog.all()) {
+            known.add(d.prometheusName());
+            if (d.instrument() == Instrument.HISTOGRAM) {
+                for (String s : List.of("_count", "_sum", "_bucket", "_max")) {
+                    known.add(d.prometheusName() + s);
+                }
+            }
+        }
+        Set<String> unknown = new TreeSet<>();
+        for (String f : List.of("dashboards/grafana/host.json", "dashboards/grafana/engines.json", "dashboards/grafana/fleet.json",
+                "dashboards/prometheus/tailwatch-rules.yml", "dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml")) {
+            JsonNode root = f.endsWith(".json") ? new ObjectMapper().readTree(ROOT.resolve(f).toFile()) : YAML.readTree(ROOT.resolve(f).toFile());
+            for (String expr : exprs(root)) {
+                Matcher m = METRIC.matcher(expr);
+                while (m.find()) {
+                    if (!known.contains(m.group(1)) && !m.group(1).startsWith("system_paging_state")
+                            && !m.group(1).startsWith("system_memory_state") && !m.group(1).equals("hw_type")) {
+                        unknown.add(f + ": " + m.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(unknown).isEmpty();
+    }
+
+    @Test
+    void dashboardsHaveTheVariablesAndADatasourceVariable() throws Exception {
+        for (String name : List.of("host", "engines", "fleet")) {
+            JsonNode d = new ObjectMapper().readTree(ROOT.resolve("dashboards/grafana/" + name + ".json").toFile());
+            List<String> vars = d.path("templating").path("list").findValuesAsText("name");
+            assertThat(vars).contains("datasource", "host");
+            if (name.equals("engines")) {
+                assertThat(vars).contains("engine", "model");
+            }
+            for (JsonNode p : d.path("panels")) {
+                if (!p.path("type").asText().equals("row")) {
+                    assertThat(p.path("datasource").path("uid").asText()).as(name + ": " + p.path("title")).isEqualTo("${datasource}");
+                    assertThat(p.path("targets")).as(name + ": " + p.path("title")).isNotEmpty();
+                }
+            }
+        }
+    }
+
+    /** Every "expr" string under a JSON/YAML tree. */
+    static List<String> exprs(JsonNode root) {
+        return root.findValuesAsText("expr");
+    }
+}

@@ -1,0 +1,36 @@
+package io.tailwatch.runbook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.daemon.Json;
+import io.tailwatch.rules.Signals;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StatusScreenTest {
+    private static final double GIB = 1L << 30;
+
+    @Test
+    void worstFirstEverywhereAndUnknownIsSaid() throws Exception {
+        JsonNode status = Json.MAPPER.readTree("{\"version\":\"0.1.0\",\"time\":\"2026-01-01T00:00:00Z\"}");
+        JsonNode alerts = Json.MAPPER.readTree("""
+                {"alerts":[
+                  {"name":"EngineDown","state":"firing","severity":"critical","since":"2026-01-01T00:00:00Z","value_text":"0",
+                   "labels":{"engine":"ollama","job":"x"},"summary":"Engine ollama is down","runbook":"docs/runbook.md#EngineDown"},
+                  {"name":"SwapUsedHigh","state":"pending","severity":"warning","since":"2026-01-01T00:00:00Z","value_text":"2.00 GiB",
+                   "labels":{},"summary":"Swap in use above 1.00 GiB","runbook":"docs/runbook.md#SwapUsedHigh"}]}
+                """);
+        Signals s = new Signals(new Signals.Host(2 * GIB, 0.5 * GIB, 1.0, 8 * GIB, 64 * GIB, null, 0.9),
+                List.of(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, null, List.of()),
+                        new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of())),
+                List.of(new Signals.Window("mlx", "q", "calm", 1.0, 1.1, 1.2, 0.1, 0.2, 0.3, 0.0, 30.0, 1.0, 30.0, true),
+                        new Signals.Window("mlx", "q", "slow", 10.0, 12.0, 13.0, 0.1, 0.2, 0.3, 0.0, 30.0, 3.0, 30.0, true)));
+        String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
+        assertThat(out).contains("ALERTS  1 firing, 1 pending", "engine=ollama", "swap 2.00 GiB used (+512.00 MiB in 10m)",
+                "memory pressure warning(1)", "thermal unknown", "cpu limit 90%").doesNotContain("job=x");
+        assertThat(out.indexOf("EngineDown")).isLessThan(out.indexOf("SwapUsedHigh"));
+        assertThat(out.indexOf("ollama           DOWN")).as("down engines first").isLessThan(out.indexOf("mlx              up"));
+        assertThat(out.indexOf("mlx/q/slow")).as("the window 4x over its baseline first").isLessThan(out.indexOf("mlx/q/calm"));
+    }
+}

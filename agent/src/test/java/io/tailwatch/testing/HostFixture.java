@@ -1,0 +1,52 @@
+package io.tailwatch.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.stream.Stream;
+
+/** A copy of a fixture procfs/sysfs tree in a temp dir, which a test may rewrite while the agent reads it. */
+public final class HostFixture {
+    private final Path root;
+
+    private HostFixture(Path root) {
+        this.root = root;
+    }
+
+    /** Copies src/test/resources/fixtures/NAME into {@code dir}. */
+    public static HostFixture copy(String name, Path dir) throws IOException {
+        Path src = AgentProcess.root().resolve("agent/src/test/resources/fixtures").resolve(name);
+        try (Stream<Path> files = Files.walk(src)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path to = dir.resolve(src.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(f, to, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        return new HostFixture(dir);
+    }
+
+    public Path procfs() {
+        return root.resolve("proc");
+    }
+
+    public Path sysfs() {
+        return root.resolve("sys");
+    }
+
+    /** Replaces a line of /proc/meminfo, writing a temp file and moving it over (readers never see half a file). */
+    public void setMeminfo(String key, String value) throws IOException {
+        Path f = procfs().resolve("meminfo");
+        StringBuilder b = new StringBuilder();
+        for (String line : Files.readAllLines(f)) {
+            b.append(line.startsWith(key + ":") ? key + ":" + " ".repeat(Math.max(1, 16 - key.length())) + value : line).append('\n');
+        }
+        Path tmp = f.resolveSibling("meminfo.tmp");
+        Files.writeString(tmp, b.toString());
+        Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}

@@ -1,0 +1,123 @@
+package io.tailwatch.testing;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Debian's real Prometheus on loopback (temp dir, random port), scraping the given targets every
+ * second. Skips the test when the binary is missing unless TAILWATCH_REQUIRE_PROMTOOL=1 (CI).
+ */
+public final class PrometheusServer implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private PrometheusServer(Process process, int port, Path log) {
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    public static String binary() {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+            Path p = Path.of(dir, "prometheus");
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        if ("1".equals(System.getenv("TAILWATCH_REQUIRE_PROMTOOL"))) {
+            throw new AssertionError("prometheus is required (TAILWATCH_REQUIRE_PROMTOOL=1) but not on PATH");
+        }
+        assumeTrue(false, "prometheus not installed (apt-get install prometheus)");
+        return null;
+    }
+
+    public static PrometheusServer start(Path dir, List<String> targets) throws IOException {
+        String bin = binary();
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        StringBuilder cfg = new StringBuilder("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                + "scrape_configs:\n  - job_name: tailwatch\n    static_configs:\n      - targets: [");
+        for (int i = 0; i < targets.size(); i++) {
+            cfg.append(i == 0 ? "" : ", ").append('\'').append(targets.get(i)).append('\'');
+        }
+        cfg.append("]\n");
+        Files.createDirectories(dir);
+        Path config = dir.resolve("prometheus.yml");
+        Files.writeString(config, cfg.toString());
+        Path log = dir.resolve("prometheus.log");
+        Process p = new ProcessBuilder(bin, "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
+                "--web.listen-address=127.0.0.1:" + port, "--storage.tsdb.retention.time=1h")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        PrometheusServer server = new PrometheusServer(p, port, log);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+            if (!p.isAlive()) {
+                throw new AssertionError("prometheus exited:\n" + server.log());
+            }
+            return HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/-/ready"))).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        });
+        return server;
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    /** Runs an instant query; throws when Prometheus reports an error (bad PromQL). */
+    public JsonNode query(String expr) throws IOException, InterruptedException {
+        return get("/api/v1/query?query=" + URLEncoder.encode(expr, StandardCharsets.UTF_8));
+    }
+
+    public JsonNode get(String pathAndQuery) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url(pathAndQuery)))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode body = JSON.readTree(r.body());
+        if (r.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
+            throw new AssertionError(pathAndQuery + " -> HTTP " + r.statusCode() + ": " + r.body());
+        }
+        return body;
+    }
+
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}
