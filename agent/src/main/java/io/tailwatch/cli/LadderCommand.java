@@ -111,8 +111,12 @@ public final class LadderCommand implements Callable<Integer> {
     @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
     Path historyDb;
 
-    @Option(names = "--no-history", description = "Do not store the result in the local history.")
+    @Option(names = "--no-history", description = "Store nothing: neither the local history nor the alert rules' baseline.")
     boolean noHistory;
+
+    @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "interactive",
+            description = "Probe scenario whose alert baseline the concurrency-1 p95 becomes (default: ${DEFAULT-VALUE}).")
+    String scenario;
 
     @Override
     public Integer call() {
@@ -221,6 +225,7 @@ public final class LadderCommand implements Callable<Integer> {
             printSummary(result, verdict, dir);
             if (!noHistory) {
                 CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), historyRecords(target, m, result, dir));
+                handBaseline(cfg, target, m, result);
             }
             if (result.warmup() != null && !result.warmup().success() && result.levels().stream()
                     .allMatch(l -> l.errors() == l.requests())) {
@@ -232,6 +237,37 @@ public final class LadderCommand implements Callable<Integer> {
                 return TailwatchCommand.EXIT_FAILURE;
             }
             return TailwatchCommand.EXIT_OK;
+        }
+    }
+
+    /**
+     * Gives the clean concurrency-1 step's p95 to the alert rules' baseline store (the daemon picks
+     * the file up), for this engine, model and --scenario. Says so when the scenario's request shape
+     * differs from the ladder's, since the baseline then describes a different request.
+     */
+    private void handBaseline(Config cfg, EngineTarget target, String m, LadderResult r) {
+        if (m == null) {
+            return;
+        }
+        for (LevelResult l : r.levels()) {
+            if (l.concurrency() != 1 || !l.complete() || l.errors() > 0 || Double.isNaN(l.e2e().p95())) {
+                continue;
+            }
+            if (target.configured()) {
+                io.tailwatch.config.EngineConfig e = cfg.engine(target.name());
+                for (io.tailwatch.config.EngineConfig.Scenario sc : e.scenarios()) {
+                    if (sc.name().equals(scenario) && (sc.promptTokens() != promptTokens || sc.maxTokens() != maxTokens)) {
+                        System.err.printf(Locale.ROOT, "note: scenario %s probes with %d prompt / %d max tokens, the ladder "
+                                + "used %d / %d; its baseline now comes from the ladder's request shape%n", scenario,
+                                sc.promptTokens(), sc.maxTokens(), promptTokens, maxTokens);
+                    }
+                }
+            }
+            io.tailwatch.rules.BaselineStore store = io.tailwatch.rules.BaselineStore.open(cfg.alerts().baselineFile());
+            store.put(target.name(), m, scenario, l.e2e().p95());
+            System.err.printf(Locale.ROOT, "baseline p95 %.2f s stored for %s / %s / %s in %s%n", l.e2e().p95(),
+                    target.name(), m, scenario, store.file());
+            return;
         }
     }
 

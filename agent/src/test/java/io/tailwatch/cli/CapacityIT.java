@@ -67,11 +67,14 @@ class CapacityIT {
                 host:
                   procfs: %s
                   sysfs: %s
+                alerts:
+                  baseline:
+                    file: %s
                 engines:
                   - name: sim
                     api: %s
                     url: http://127.0.0.1:%d
-                """.formatted(proc, sys, api, port));
+                """.formatted(proc, sys, tmp.resolve("data/baselines.json"), api, port));
         return cfg;
     }
 
@@ -128,6 +131,14 @@ class CapacityIT {
             assertThat(h.exitCode()).as(h.stderr()).isZero();
             JsonNode rows = JSON.readTree(h.stdout());
             assertThat(rows).extracting(n -> n.get("kind").asText()).containsExactlyInAnyOrder("ladder", "baseline");
+
+            // and the concurrency-1 p95 is the alert rules' baseline for this engine/model/scenario
+            JsonNode baselines = JSON.readTree(tmp.resolve("data/baselines.json").toFile()).get("baselines");
+            assertThat(baselines).hasSize(1);
+            assertThat(baselines.get(0).get("engine").asText()).isEqualTo("sim");
+            assertThat(baselines.get(0).get("scenario").asText()).isEqualTo("interactive");
+            assertThat(baselines.get(0).get("source").asText()).isEqualTo("ladder");
+            assertThat(baselines.get(0).get("p95_seconds").asDouble()).isEqualTo(levels.get(0).get("p95_seconds").asDouble());
         }
     }
 
