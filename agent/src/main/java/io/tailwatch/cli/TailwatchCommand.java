@@ -19,6 +19,10 @@ import picocli.CommandLine.Command;
                 DoctorCommand.class,
                 ServiceCommand.class,
                 EngineCommand.class,
+                LadderCommand.class,
+                BenchCommand.class,
+                HistoryCommand.class,
+                KvBudgetCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {

@@ -77,7 +77,8 @@ class EngineSimulatorTest {
             assertThat(cold.outputTokens()).isEqualTo(10L);
             assertThat(cold.loadSeconds()).isBetween(0.4, 3.0);
             assertThat(cold.serverPromptSeconds()).isBetween(0.09, 2.0);
-            assertThat(cold.serverDecodeTokensPerSecond()).isBetween(50.0, 205.0);
+            // A loose band: the exact rate is the accuracy benchmark's job (docs/performance.md), not a unit test's.
+            assertThat(cold.serverDecodeTokensPerSecond()).isBetween(50.0, 400.0);
             ProbeResult warm = c.probe(request(o.model(), 10));
             assertThat(warm.loadSeconds()).isLessThan(0.05);
             assertThat(warm.e2eSeconds()).isLessThan(cold.e2eSeconds() - 0.3);

@@ -1,0 +1,219 @@
+package io.tailwatch.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.capacity.Bench;
+import io.tailwatch.capacity.BenchReport;
+import io.tailwatch.capacity.EngineFacts;
+import io.tailwatch.capacity.HostFigures;
+import io.tailwatch.capacity.RunMetadata;
+import io.tailwatch.config.Config;
+import io.tailwatch.config.Units;
+import io.tailwatch.daemon.Json;
+import io.tailwatch.daemon.ResourceInfo;
+import io.tailwatch.history.History;
+import io.tailwatch.history.HistoryException;
+import io.tailwatch.history.RunRecord;
+import io.tailwatch.probe.EngineClient;
+import io.tailwatch.probe.EngineClients;
+import io.tailwatch.stats.Stats;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** tailwatch bench: the benchmark methodology over one or more engines. */
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "Methodical decode benchmark of one or more engines.",
+        "Benchmark decode speed methodically: preflight gate, one warm-up per engine, temperature 0, --runs measured",
+        "runs; median tok/s with mean, sample stddev (N-1) and CV class; sanity checks; thermal drift; tok/s per watt",
+        "where host power is known; Ollama models unloaded between engines; adaptive cool-down; regression check",
+        "against the last 7 days of local history.",
+        "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate."})
+public final class BenchCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions config;
+
+    @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config (repeat for several).")
+    List<String> engines = new ArrayList<>();
+
+    @Option(names = "--url", paramLabel = "URL", description = "Engine base URL (instead of --engine).")
+    String url;
+
+    @Option(names = "--api", paramLabel = "API", description = "ollama or openai (with --url).")
+    String api;
+
+    @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (with --url).")
+    String apiKeyEnv;
+
+    @Option(names = "--model", paramLabel = "M", description = "Model (default: each engine's configured or first loaded model).")
+    String model;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "3", description = "Measured runs per engine (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--prompt-tokens", paramLabel = "N", defaultValue = "500", description = "Prompt size in tokens (default: ${DEFAULT-VALUE}).")
+    int promptTokens;
+
+    @Option(names = "--max-tokens", paramLabel = "N", defaultValue = "256", description = "Output tokens per run (default: ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "5m", description = "Deadline of one run (default: ${DEFAULT-VALUE}).")
+    String requestTimeout;
+
+    @Option(names = "--cool-down", paramLabel = "DURATION", defaultValue = "5s", description = "Pause between engines after pressure is normal (default: ${DEFAULT-VALUE}).")
+    String coolDown;
+
+    @Option(names = "--cool-down-wait", paramLabel = "DURATION", defaultValue = "30s", description = "Longest wait for memory pressure to return to normal (default: ${DEFAULT-VALUE}).")
+    String coolDownWait;
+
+    @Option(names = "--force", description = "Run even when the preflight gate refuses.")
+    boolean force;
+
+    @Option(names = "--json", description = "Print the results as JSON.")
+    boolean json;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Also write bench.json and bench.md to DIR.")
+    Path out;
+
+    @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
+    Path historyDb;
+
+    @Option(names = "--no-history", description = "Neither compare with nor store in the local history.")
+    boolean noHistory;
+
+    @Override
+    public Integer call() {
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        List<EngineTarget> targets = new ArrayList<>();
+        Bench.Options options;
+        try {
+            if (!engines.isEmpty() && url != null) {
+                throw new IllegalArgumentException("give --engine NAME (one or more) or --url URL --api API, not both");
+            }
+            if (engines.isEmpty()) {
+                targets.add(EngineTarget.resolve(cfg, null, url, api, apiKeyEnv));
+            } else {
+                for (String e : engines) {
+                    targets.add(EngineTarget.resolve(cfg, e, null, null, null));
+                }
+            }
+            Duration total = LadderCommand.duration("--request-timeout", requestTimeout);
+            options = new Bench.Options(runs, promptTokens, maxTokens, EngineClients.DEFAULT_CONNECT_TIMEOUT, total, total,
+                    LadderCommand.duration("--cool-down-wait", coolDownWait), LadderCommand.duration("--cool-down", coolDown),
+                    Duration.ofSeconds(1), force);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        String engineForFootprint = targets.size() == 1 && targets.get(0).configured() ? targets.get(0).name() : null;
+        List<EngineClient> clients = new ArrayList<>();
+        try (HostReader host = new HostReader(cfg, engineForFootprint)) {
+            HostFigures pre = host.read();
+            Duration ask = Duration.ofSeconds(5);
+            List<Bench.Target> benchTargets = new ArrayList<>();
+            List<RunMetadata> metas = new ArrayList<>();
+            for (EngineTarget t : targets) {
+                EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey());
+                clients.add(c);
+                String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
+                EngineFacts facts = EngineFacts.ask(c, m, t.apiKey(), ask);
+                Map<String, Object> params = new LinkedHashMap<>();
+                params.put("runs", runs);
+                params.put("prompt_tokens", promptTokens);
+                params.put("max_tokens", maxTokens);
+                params.put("temperature", 0.0);
+                params.put("cool_down", Units.format(options.coolDownSettle()));
+                params.put("cool_down_wait", Units.format(options.coolDownMaxWait()));
+                params.put("forced", force);
+                metas.add(CapacitySupport.metadata(t, m, facts, pre, params, promptTokens));
+                benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
+                        () -> EngineFacts.unload(c, m, t.apiKey(), Duration.ofSeconds(10))));
+            }
+            Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
+            List<Bench.EngineResult> results;
+            try {
+                results = bench.run(benchTargets);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return CapacitySupport.EXIT_INTERRUPTED;
+            }
+            List<BenchReport.Regression> regressions = noHistory ? null
+                    : regressions(CapacitySupport.historyPath(historyDb), results);
+            List<RunMetadata> timed = new ArrayList<>();
+            for (int i = 0; i < results.size(); i++) {
+                timed.add(metas.get(i).withTimes(results.get(i).start(), results.get(i).end()));
+            }
+            ObjectNode doc = BenchReport.json(results, timed, regressions);
+            if (json) {
+                System.out.println(Json.write(doc));
+            } else {
+                System.out.print(BenchReport.text(results, regressions));
+            }
+            if (out != null) {
+                try {
+                    BenchReport.write(out, doc, BenchReport.markdown(results, timed, regressions));
+                } catch (IOException e) {
+                    System.err.println("cannot write to " + out + ": " + e.getMessage());
+                }
+            }
+            if (!noHistory) {
+                List<RunRecord> records = new ArrayList<>();
+                ArrayNode docs = (ArrayNode) doc.get("engines");
+                for (int i = 0; i < results.size(); i++) {
+                    Bench.EngineResult r = results.get(i);
+                    if (!r.refused().isEmpty() || r.valid() == 0) {
+                        continue;
+                    }
+                    records.add(new RunRecord(0, "bench", r.start(), r.end(), ResourceInfo.hostName(), r.target().engine(),
+                            r.target().model() == null ? "" : r.target().model(), r.medianTps(), "tok/s",
+                            r.stability().label(), Json.write(docs.get(i))));
+                }
+                if (!records.isEmpty()) {
+                    CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), records);
+                }
+            }
+            if (results.stream().allMatch(r -> !r.refused().isEmpty())) {
+                System.err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
+                        + " (wait for the host to recover, or pass --force)");
+                return CapacitySupport.EXIT_REFUSED;
+            }
+            if (results.stream().anyMatch(r -> r.refused().isEmpty() && r.valid() == 0)) {
+                return TailwatchCommand.EXIT_FAILURE;
+            }
+            return TailwatchCommand.EXIT_OK;
+        } finally {
+            clients.forEach(EngineClient::close);
+        }
+    }
+
+    /** Median of the same engine/model/host's bench medians of the last 7 days; a drop of 10 % or more is flagged. */
+    private static List<BenchReport.Regression> regressions(Path db, List<Bench.EngineResult> results) {
+        List<BenchReport.Regression> out = new ArrayList<>();
+        try (History h = History.open(db)) {
+            Instant since = Instant.now().minus(Duration.ofDays(7));
+            for (Bench.EngineResult r : results) {
+                List<Double> past = h.headlinesSince("bench", r.target().engine(),
+                        r.target().model() == null ? "" : r.target().model(), ResourceInfo.hostName(), since);
+                double ref = Stats.median(Stats.toArray(past));
+                out.add(BenchReport.Regression.judge(r.medianTps(), ref, past.size()));
+            }
+            return out;
+        } catch (HistoryException e) {
+            System.err.println("history not read (no regression check): " + e.getMessage());
+            return null;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.capacity.EngineFacts;
+import io.tailwatch.capacity.HostFacts;
+import io.tailwatch.capacity.HostFigures;
+import io.tailwatch.capacity.RunMetadata;
+import io.tailwatch.daemon.ResourceInfo;
+import io.tailwatch.history.History;
+import io.tailwatch.history.HistoryException;
+import io.tailwatch.history.RunRecord;
+import io.tailwatch.probe.PromptFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/** Pieces the ladder and bench commands share: metadata, the prompt hash, parsing, history writes. */
+final class CapacitySupport {
+    /** Exit code when the preflight gate refuses. */
+    static final int EXIT_REFUSED = 3;
+    /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
+    static final int EXIT_INTERRUPTED = 130;
+
+    private CapacitySupport() {
+    }
+
+    /**
+     * SHA-256 of the prompt the probes send for {@code tokens}, with its random nonce masked: equal
+     * hashes mean the same prompt shape (the nonce only defeats prompt caches).
+     */
+    static String promptHash(int tokens) {
+        String prompt = PromptFactory.prompt(tokens).replaceFirst("^Probe [0-9a-f]+\\.", "Probe <nonce>.");
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(prompt.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static RunMetadata metadata(EngineTarget t, String model, EngineFacts facts, HostFigures host,
+                                Map<String, Object> parameters, int promptTokens) {
+        return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), t.url().toString(), facts.version(), model,
+                facts.modelDigest(), facts.modelFormat(), facts.quantization(), ResourceInfo.hostName(),
+                HostFacts.chip(), HostFacts.os(), host.memoryTotalBytes(), HostFigures.thermalName(host.thermalLevel()),
+                HostFigures.pressureName(host.pressureLevel()), null, null, parameters, promptHash(promptTokens));
+    }
+
+    static List<Integer> parseLevels(String text) {
+        List<Integer> out = new ArrayList<>();
+        for (String p : text.split(",")) {
+            try {
+                out.add(Integer.parseInt(p.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--levels: '" + p.trim() + "' is not a whole number (use e.g. 1,2,4,8)");
+            }
+        }
+        return out;
+    }
+
+    static List<Long> parseCounts(String option, String text) {
+        List<Long> out = new ArrayList<>();
+        for (String p : text.split(",")) {
+            try {
+                long v = Long.parseLong(p.trim());
+                if (v < 1) {
+                    throw new NumberFormatException();
+                }
+                out.add(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + ": '" + p.trim() + "' is not a positive whole number");
+            }
+        }
+        return out;
+    }
+
+    static Path historyPath(Path option) {
+        return option != null ? option : History.defaultPath();
+    }
+
+    /**
+     * Stores runs in the history in one transaction. A locked or damaged database is reported on
+     * stderr and the command carries on: the measurement has been printed already.
+     */
+    static boolean saveHistory(Path file, List<RunRecord> runs) {
+        try (History h = History.open(file)) {
+            h.record(runs);
+            return true;
+        } catch (HistoryException e) {
+            System.err.println("history not saved: " + e.getMessage());
+            return false;
+        }
+    }
+
+    static Instant now() {
+        return Instant.now();
+    }
+}

@@ -1,0 +1,57 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.config.Config;
+import io.tailwatch.config.EngineConfig;
+import java.net.URI;
+
+/**
+ * The engine a runbook command talks to: a configured engine ({@code --engine NAME}, which also
+ * brings its API key and the process names whose footprint is reported) or an ad-hoc
+ * {@code --url} with {@code --api}.
+ *
+ * @param name engine name for reports and history (the URL's host:port for ad-hoc targets)
+ * @param configured true when it came from the config (its processes are sampled by name)
+ */
+record EngineTarget(String name, String api, URI url, String apiKey, String model, boolean configured) {
+
+    /** Resolves the target or throws IllegalArgumentException with a message naming the option. */
+    static EngineTarget resolve(Config config, String engine, String url, String api, String apiKeyEnv) {
+        if (engine != null && url != null) {
+            throw new IllegalArgumentException("give either --engine NAME or --url URL --api API, not both");
+        }
+        if (engine != null) {
+            EngineConfig e = config.engine(engine);
+            if (e == null) {
+                StringBuilder names = new StringBuilder();
+                config.engines().forEach(x -> names.append(names.length() == 0 ? "" : ", ").append(x.name()));
+                throw new IllegalArgumentException("--engine: no engine named '" + engine + "' in " + config.source()
+                        + " (configured: " + (names.length() == 0 ? "none" : names) + ")");
+            }
+            return new EngineTarget(e.name(), e.api(), e.url(), e.apiKey(), e.model(), true);
+        }
+        if (url == null) {
+            throw new IllegalArgumentException("give --engine NAME (from the config) or --url URL with --api ollama|openai");
+        }
+        if (api == null || !(api.equals("ollama") || api.equals("openai"))) {
+            throw new IllegalArgumentException("--api must be ollama or openai with --url");
+        }
+        URI u;
+        try {
+            u = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--url: not a URL: " + url);
+        }
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+            throw new IllegalArgumentException("--url must be http://HOST[:PORT] or https://..., got " + url);
+        }
+        String key = null;
+        if (apiKeyEnv != null) {
+            key = System.getenv(apiKeyEnv);
+            if (key == null || key.isBlank()) {
+                throw new IllegalArgumentException("--api-key-env: environment variable " + apiKeyEnv + " is not set");
+            }
+        }
+        String name = u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
+        return new EngineTarget(name, api, u, key, null, false);
+    }
+}

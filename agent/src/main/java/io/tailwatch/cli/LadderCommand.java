@@ -1,0 +1,372 @@
+package io.tailwatch.cli;
+
+import io.tailwatch.capacity.EngineFacts;
+import io.tailwatch.capacity.Gate;
+import io.tailwatch.capacity.HealthCheck;
+import io.tailwatch.capacity.HostFigures;
+import io.tailwatch.capacity.Ladder;
+import io.tailwatch.capacity.LadderOptions;
+import io.tailwatch.capacity.LadderReport;
+import io.tailwatch.capacity.LadderResult;
+import io.tailwatch.capacity.LevelResult;
+import io.tailwatch.capacity.Preflight;
+import io.tailwatch.capacity.RunMetadata;
+import io.tailwatch.capacity.StopRules;
+import io.tailwatch.config.Config;
+import io.tailwatch.config.Units;
+import io.tailwatch.daemon.Json;
+import io.tailwatch.history.RunRecord;
+import io.tailwatch.host.HostSources;
+import io.tailwatch.probe.EngineClient;
+import io.tailwatch.probe.EngineClients;
+import io.tailwatch.probe.EngineHealth;
+import io.tailwatch.probe.ProbeResult;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** tailwatch ladder: the concurrency ladder with stop rules, a gate report and a chart. */
+@Command(name = "ladder", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "Concurrency ladder with stop rules and a gate report.",
+        "A warm-up, then N requests at exactly each concurrency level, stopping when a rule trips",
+        "(errors, p95 >= 3x the first step, health, swap growth, memory pressure).",
+        "Writes requests.csv, summary.json, report.md and ladder.png to --out.",
+        "Exit: 0 done, 1 gate failed or engine unusable, 2 usage/config, 3 refused by the preflight gate, 130 interrupted."})
+public final class LadderCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions config;
+
+    @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config.")
+    String engine;
+
+    @Option(names = "--url", paramLabel = "URL", description = "Engine base URL (instead of --engine).")
+    String url;
+
+    @Option(names = "--api", paramLabel = "API", description = "ollama or openai (with --url).")
+    String api;
+
+    @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (with --url).")
+    String apiKeyEnv;
+
+    @Option(names = "--model", paramLabel = "M", description = "Model (default: the engine's configured or first loaded model).")
+    String model;
+
+    @Option(names = "--levels", paramLabel = "1,2,4,8", defaultValue = "1,2,4,8", description = "Concurrency levels, increasing (default: ${DEFAULT-VALUE}).")
+    String levels;
+
+    @Option(names = "--requests-per-level", paramLabel = "N", description = "Requests per level (default: max(5, 3 x level)).")
+    Integer requestsPerLevel;
+
+    @Option(names = "--prompt-tokens", paramLabel = "N", defaultValue = "500", description = "Prompt size in tokens (default: ${DEFAULT-VALUE}).")
+    int promptTokens;
+
+    @Option(names = "--max-tokens", paramLabel = "N", defaultValue = "120", description = "Output tokens per request (default: ${DEFAULT-VALUE}).")
+    int maxTokens;
+
+    @Option(names = "--max-duration", paramLabel = "DURATION", defaultValue = "15m", description = "Cap on the whole run (default: ${DEFAULT-VALUE}).")
+    String maxDuration;
+
+    @Option(names = "--max-requests", paramLabel = "N", defaultValue = "500", description = "Cap on all requests, warm-up included (default: ${DEFAULT-VALUE}).")
+    int maxRequests;
+
+    @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "5m", description = "Deadline of one request (default: ${DEFAULT-VALUE}).")
+    String requestTimeout;
+
+    @Option(names = "--first-token-timeout", paramLabel = "DURATION", defaultValue = "2m", description = "Deadline for the first token (default: ${DEFAULT-VALUE}).")
+    String firstTokenTimeout;
+
+    @Option(names = "--p95-ratio", paramLabel = "X", defaultValue = "3", description = "Stop when p95 >= X times the first step's p95 (default: ${DEFAULT-VALUE}).")
+    double p95Ratio;
+
+    @Option(names = "--max-swap-growth", paramLabel = "SIZE", defaultValue = "1GiB", description = "Stop when swap grows more than this during a step (default: ${DEFAULT-VALUE}).")
+    String maxSwapGrowth;
+
+    @Option(names = "--gate", paramLabel = "daily=N,budget=DURATION", description = "Can N jobs a day finish within the budget at concurrency 1?")
+    String gate;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: ./tailwatch-ladder-<UTC time>).")
+    Path out;
+
+    @Option(names = "--force", description = "Run even when the preflight gate refuses.")
+    boolean force;
+
+    @Option(names = "--continue", description = "Keep climbing after a stop rule trips (every trip is still reported).")
+    boolean continueAfterStop;
+
+    @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
+    Path historyDb;
+
+    @Option(names = "--no-history", description = "Store nothing: neither the local history nor the alert rules' baseline.")
+    boolean noHistory;
+
+    @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "interactive",
+            description = "Probe scenario whose alert baseline the concurrency-1 p95 becomes (default: ${DEFAULT-VALUE}).")
+    String scenario;
+
+    @Override
+    public Integer call() {
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        EngineTarget target;
+        LadderOptions options;
+        Gate parsedGate;
+        try {
+            target = EngineTarget.resolve(cfg, engine, url, api, apiKeyEnv);
+            parsedGate = gate == null ? null : Gate.parse(gate);
+            Duration total = duration("--max-duration", maxDuration);
+            options = new LadderOptions(model, CapacitySupport.parseLevels(levels), requestsPerLevel, promptTokens,
+                    maxTokens, 0.0, total, maxRequests, continueAfterStop,
+                    new StopRules(p95Ratio, 0.0, size("--max-swap-growth", maxSwapGrowth)),
+                    EngineClients.DEFAULT_CONNECT_TIMEOUT, duration("--first-token-timeout", firstTokenTimeout),
+                    duration("--request-timeout", requestTimeout));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        Path dir = out != null ? out : Path.of("tailwatch-ladder-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC).format(Instant.now()));
+
+        try (HostReader host = new HostReader(cfg, target.configured() ? target.name() : null);
+             EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey())) {
+            HostFigures pre = host.read();
+            List<String> refusals = Preflight.refusals(pre, HostSources.isMac());
+            if (!refusals.isEmpty()) {
+                if (!force) {
+                    System.err.println("refusing to load the engine: " + String.join("; ", refusals)
+                            + " (wait for the host to recover, or pass --force)");
+                    return CapacitySupport.EXIT_REFUSED;
+                }
+                System.err.println("warning: running despite: " + String.join("; ", refusals) + " (--force)");
+            }
+            Duration ask = Duration.ofSeconds(5);
+            String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
+            LadderOptions o = withModel(options, m);
+            EngineFacts facts = EngineFacts.ask(client, m, target.apiKey(), ask);
+            Map<String, Object> params = new LinkedHashMap<>();
+            params.put("levels", o.levels());
+            params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
+            params.put("prompt_tokens", promptTokens);
+            params.put("max_tokens", maxTokens);
+            params.put("temperature", 0.0);
+            params.put("max_duration", Units.format(o.maxDuration()));
+            params.put("max_requests", maxRequests);
+            params.put("request_timeout", Units.format(o.requestTimeout()));
+            params.put("continue_after_stop", continueAfterStop);
+            params.put("forced", force && !refusals.isEmpty());
+            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, params, promptTokens);
+
+            HealthCheck health = () -> {
+                EngineHealth h = client.health(ask);
+                if (!h.up()) {
+                    return h.error() == null ? "engine down" : h.error();
+                }
+                return h.loading() ? "engine is loading a model" : null;
+            };
+            Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
+            CountDownLatch written = new CountDownLatch(1);
+            Thread hook = new Thread(() -> {
+                ladder.cancel();
+                try {
+                    written.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "tailwatch-ladder-interrupt");
+            Runtime.getRuntime().addShutdownHook(hook);
+            System.err.printf(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s%n", target.name(),
+                    target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
+            LadderResult result;
+            try {
+                result = ladder.run(pre, new Ladder.Listener() {
+                    @Override
+                    public void warmup(ProbeResult r) {
+                        System.err.printf(Locale.ROOT, "warm-up: %s%n", r.success()
+                                ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")");
+                    }
+
+                    @Override
+                    public void step(LadderResult progress) {
+                        LevelResult l = progress.levels().get(progress.levels().size() - 1);
+                        System.err.println(stepLine(l));
+                        write(dir, progress, meta.withTimes(progress.start(), progress.end()), parsedGate);
+                    }
+                });
+                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate);
+            } finally {
+                written.countDown();
+            }
+            if (result.interrupted()) {
+                System.err.println("interrupted; partial report in " + dir.toAbsolutePath());
+                return CapacitySupport.EXIT_INTERRUPTED;
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down already
+            }
+            Gate.Verdict verdict = LadderReport.gate(parsedGate, result);
+            printSummary(result, verdict, dir);
+            if (!noHistory) {
+                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), historyRecords(target, m, result, dir));
+                handBaseline(cfg, target, m, result);
+            }
+            if (result.warmup() != null && !result.warmup().success() && result.levels().stream()
+                    .allMatch(l -> l.errors() == l.requests())) {
+                System.err.println("the engine did not answer successfully: " + result.warmup().errorType()
+                        + (result.warmup().errorMessage() == null ? "" : " (" + result.warmup().errorMessage() + ")"));
+                return TailwatchCommand.EXIT_FAILURE;
+            }
+            if (verdict != null && !verdict.pass()) {
+                return TailwatchCommand.EXIT_FAILURE;
+            }
+            return TailwatchCommand.EXIT_OK;
+        }
+    }
+
+    /**
+     * Gives the clean concurrency-1 step's p95 to the alert rules' baseline store (the daemon picks
+     * the file up), for this engine, model and --scenario. Says so when the scenario's request shape
+     * differs from the ladder's, since the baseline then describes a different request.
+     */
+    private void handBaseline(Config cfg, EngineTarget target, String m, LadderResult r) {
+        if (m == null) {
+            return;
+        }
+        for (LevelResult l : r.levels()) {
+            if (l.concurrency() != 1 || !l.complete() || l.errors() > 0 || Double.isNaN(l.e2e().p95())) {
+                continue;
+            }
+            if (target.configured()) {
+                io.tailwatch.config.EngineConfig e = cfg.engine(target.name());
+                for (io.tailwatch.config.EngineConfig.Scenario sc : e.scenarios()) {
+                    if (sc.name().equals(scenario) && (sc.promptTokens() != promptTokens || sc.maxTokens() != maxTokens)) {
+                        System.err.printf(Locale.ROOT, "note: scenario %s probes with %d prompt / %d max tokens, the ladder "
+                                + "used %d / %d; its baseline now comes from the ladder's request shape%n", scenario,
+                                sc.promptTokens(), sc.maxTokens(), promptTokens, maxTokens);
+                    }
+                }
+            }
+            io.tailwatch.rules.BaselineStore store = io.tailwatch.rules.BaselineStore.open(cfg.alerts().baselineFile());
+            store.put(target.name(), m, scenario, l.e2e().p95());
+            System.err.printf(Locale.ROOT, "baseline p95 %.2f s stored for %s / %s / %s in %s%n", l.e2e().p95(),
+                    target.name(), m, scenario, store.file());
+            return;
+        }
+    }
+
+    private static LadderOptions withModel(LadderOptions o, String m) {
+        return new LadderOptions(m, o.levels(), o.requestsPerLevel(), o.promptTokens(), o.maxTokens(), o.temperature(),
+                o.maxDuration(), o.maxRequests(), o.continueAfterStop(), o.rules(), o.connectTimeout(),
+                o.firstTokenTimeout(), o.requestTimeout());
+    }
+
+    private static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate) {
+        try {
+            LadderReport.write(dir, r, meta, gate);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("cannot write the report to " + dir + ": " + e.getMessage());
+        }
+    }
+
+    static String stepLine(LevelResult l) {
+        return String.format(Locale.ROOT, "concurrency %d: %d/%d requests, %d errors, p50 %s s, p95 %s s, p99 %s s, "
+                        + "TTFT p95 %s s, %s output tok/s", l.concurrency(), l.requests(), l.planned(), l.errors(),
+                f(l.e2e().p50()), f(l.e2e().p95()), f(l.e2e().p99()), f(l.ttft().p95()), f1(l.outputTokensPerSecond()));
+    }
+
+    private static void printSummary(LadderResult r, Gate.Verdict verdict, Path dir) {
+        System.out.println("concurrency  requests  errors  p50 s   p95 s   p99 s   TTFT p95 s  output tok/s");
+        for (LevelResult l : r.levels()) {
+            System.out.printf(Locale.ROOT, "%11d  %8d  %6d  %6s  %6s  %6s  %10s  %12s%n", l.concurrency(), l.requests(),
+                    l.errors(), f(l.e2e().p50()), f(l.e2e().p95()), f(l.e2e().p99()), f(l.ttft().p95()),
+                    f1(l.outputTokensPerSecond()));
+        }
+        if (r.stop() != null) {
+            StopRules.Stop s = r.stop();
+            System.out.printf(Locale.ROOT, "stopped at concurrency %d by %s: %s%n", s.level(), s.rule(), s.detail());
+        } else {
+            System.out.println("no stop rule tripped");
+        }
+        if (verdict != null) {
+            System.out.println("gate: " + verdict.sentence());
+        }
+        System.out.println("report: " + dir.resolve(LadderReport.REPORT).toAbsolutePath());
+    }
+
+    private static List<RunRecord> historyRecords(EngineTarget t, String m, LadderResult r, Path dir) {
+        List<RunRecord> out = new ArrayList<>();
+        String host = io.tailwatch.daemon.ResourceInfo.hostName();
+        String model = m == null ? "" : m;
+        LevelResult first = r.first();
+        Double firstP95 = first == null || Double.isNaN(first.e2e().p95()) ? null : first.e2e().p95();
+        String outcome = r.stop() == null ? "no stop" : r.stop().rule() + " at " + r.stop().level();
+        String summary;
+        try {
+            summary = java.nio.file.Files.readString(dir.resolve(LadderReport.SUMMARY));
+        } catch (IOException e) {
+            summary = "{}";
+        }
+        out.add(new RunRecord(0, "ladder", r.start(), r.end(), host, t.name(), model, firstP95, "s", outcome, summary));
+        // The single-request baseline: the concurrency-1 step, when it ran clean.
+        for (LevelResult l : r.levels()) {
+            if (l.concurrency() == 1 && l.complete() && l.errors() == 0 && l.requests() > 0) {
+                Map<String, Object> b = new LinkedHashMap<>();
+                b.put("requests", l.requests());
+                b.put("avg_seconds", l.e2e().mean());
+                b.put("p50_seconds", l.e2e().p50());
+                b.put("p95_seconds", l.e2e().p95());
+                b.put("p99_seconds", l.e2e().p99());
+                b.put("ttft_p95_seconds", nanToNull(l.ttft().p95()));
+                b.put("decode_tokens_per_second", nanToNull(l.decodeTokensPerSecond().p50()));
+                out.add(new RunRecord(0, "baseline", l.start(), l.end(), host, t.name(), model, l.e2e().mean(), "s",
+                        "from ladder", Json.write(b)));
+            }
+        }
+        return out;
+    }
+
+    private static Double nanToNull(double v) {
+        return Double.isNaN(v) ? null : v;
+    }
+
+    static String f(double v) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String f1(double v) {
+        return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    static Duration duration(String option, String text) {
+        try {
+            return Units.duration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
+
+    static double size(String option, String text) {
+        try {
+            return Units.bytes(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
+}
