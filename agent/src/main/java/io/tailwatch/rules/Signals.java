@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
@@ -31,7 +32,18 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models) {
+    public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                         Queue queue) {
+    }
+
+    /**
+     * What the engine reports about its own queue (docs/engine-signals.md); each figure null when unknown,
+     * the whole record null when the engine reports none. {@code waitSource} is {@code measured} or
+     * {@code estimate} (from probe header time).
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Queue(Double running, Double waiting, Double kvCacheUsage, Double waitSeconds, String waitSource) {
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -66,6 +78,15 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
             models.computeIfAbsent(e, k -> new ArrayList<>()).add(new Model(m, p.value(),
                     s.value(EngineMetrics.KV_HEADROOM, "engine", e, "model", m)));
         }
+        for (Point p : s.of(EngineSideMetrics.REQUESTS)) {
+            add(engineNames, p.attributes().get("engine"));
+        }
+        for (Point p : s.of(EngineSideMetrics.KV_CACHE_USAGE)) {
+            add(engineNames, p.attributes().get("engine"));
+        }
+        for (Point p : s.of(EngineSideMetrics.QUEUE_WAIT)) {
+            add(engineNames, p.attributes().get("engine"));
+        }
         List<Window> windows = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (Point p : s.of(ProbeMetrics.WINDOW_SAMPLES)) {
@@ -92,9 +113,26 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         for (String e : engineNames) {
             engines.add(new Engine(e, s.value(EngineMetrics.UP, "engine", e), s.value(EngineMetrics.LOADING, "engine", e),
                     s.value(HostMetrics.PROCESS_FOOTPRINT, "engine", e), s.value(HostMetrics.PROCESS_RSS, "engine", e),
-                    models.getOrDefault(e, List.of())));
+                    models.getOrDefault(e, List.of()), queue(s, e)));
         }
         return new Signals(host, engines, windows);
+    }
+
+    /** The engine's own queue figures; the measured queue wait is preferred over the estimate. */
+    private static Queue queue(MetricSnapshot s, String e) {
+        Double running = s.value(EngineSideMetrics.REQUESTS, "engine", e, "state", "running");
+        Double waiting = s.value(EngineSideMetrics.REQUESTS, "engine", e, "state", "waiting");
+        Double kv = s.value(EngineSideMetrics.KV_CACHE_USAGE, "engine", e);
+        String source = "measured";
+        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, "engine", e, "source", source);
+        if (wait == null) {
+            source = "estimate";
+            wait = s.value(EngineSideMetrics.QUEUE_WAIT, "engine", e, "source", source);
+        }
+        if (running == null && waiting == null && kv == null && wait == null) {
+            return null;
+        }
+        return new Queue(running, waiting, kv, wait, wait == null ? null : source);
     }
 
     private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String quantile) {

@@ -21,6 +21,8 @@ public final class Diagnosis {
     static final double SPREAD = 3.0;
     static final double OVER_BASELINE = 3.0;
     static final double TTFT_SLO = 0.5;
+    /** A queue wait below this (seconds) counts as no queue. */
+    static final double QUEUE_EMPTY_WAIT = 0.1;
 
     private Diagnosis() {
     }
@@ -90,6 +92,11 @@ public final class Diagnosis {
             f.add(String.format(Locale.ROOT, "%s p99 %s = %.1fx p95 %s (%s samples)", where(worstSpread),
                     secs(worstSpread.e2eP99()), spread(worstSpread), secs(worstSpread.e2eP95()), fmt0(worstSpread.samples())));
             double score = swapGrowing || pressure ? 0.35 : 0.6;
+            Signals.Queue q = queueOf(engines, worstSpread.engine());
+            if (queueEmpty(q)) {
+                f.add(worstSpread.engine() + " queue empty: " + queueFigure(q) + " (the engine is not queueing; the host is)");
+                score += 0.2;
+            }
             add(out, "background", "Background jobs (Spotlight, Time Machine, sync) or swap stalls stretch the tail", score, f,
                     "Pause Spotlight indexing, backups and sync on the host; check swap (tailwatch status).",
                     "TailLatencySpread");
@@ -101,6 +108,11 @@ public final class Diagnosis {
             f.add(String.format(Locale.ROOT, "%s p95 %s = %.1fx the single-request baseline %s", where(worstBaseline),
                     secs(worstBaseline.e2eP95()), overBaseline(worstBaseline), secs(worstBaseline.baselineP95())));
             double score = swapGrowing ? 0.4 : 0.65;
+            Signals.Queue q = queueOf(engines, worstBaseline.engine());
+            if (queueBusy(q)) {
+                f.add(worstBaseline.engine() + " queue: " + queueFigure(q) + " (saturated: more requests than it serves)");
+                score += 0.2;
+            }
             add(out, "queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
                     score, f, "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
                     "LatencyOverBaseline");
@@ -179,6 +191,55 @@ public final class Diagnosis {
         }
         out.sort(Comparator.comparingDouble(Cause::score).reversed().thenComparing(Cause::id));
         return out;
+    }
+
+    private static Signals.Queue queueOf(List<Signals.Engine> engines, String engine) {
+        for (Signals.Engine e : engines) {
+            if (e.engine().equals(engine)) {
+                return e.queue();
+            }
+        }
+        return null;
+    }
+
+    /** Requests wait in the engine: it reports some waiting, or (without a count) a queue wait of 0.1 s or more. */
+    static boolean queueBusy(Signals.Queue q) {
+        if (q == null) {
+            return false;
+        }
+        if (q.waiting() != null) {
+            return q.waiting() > 0;
+        }
+        return q.waitSeconds() != null && q.waitSeconds() >= QUEUE_EMPTY_WAIT;
+    }
+
+    /** Nothing waits in the engine: it reports 0 waiting, or (without a count) a queue wait under 0.1 s. */
+    static boolean queueEmpty(Signals.Queue q) {
+        if (q == null) {
+            return false;
+        }
+        if (q.waiting() != null) {
+            return q.waiting() == 0;
+        }
+        return q.waitSeconds() != null && q.waitSeconds() < QUEUE_EMPTY_WAIT;
+    }
+
+    /** The queue figures the engine reported, e.g. "3 waiting, 1 running, wait 2.10 s (estimate)". */
+    static String queueFigure(Signals.Queue q) {
+        List<String> parts = new ArrayList<>();
+        if (q.waiting() != null) {
+            parts.add(fmt0(q.waiting()) + " waiting");
+        }
+        if (q.running() != null) {
+            parts.add(fmt0(q.running()) + " running");
+        }
+        if (q.kvCacheUsage() != null) {
+            parts.add(String.format(Locale.ROOT, "KV cache %.0f%%", 100 * q.kvCacheUsage()));
+        }
+        if (q.waitSeconds() != null) {
+            parts.add("wait " + secs(q.waitSeconds()) + ("estimate".equals(q.waitSource()) ? " (estimate)" : ""));
+        }
+        return String.join(", ", parts);
     }
 
     static Double spread(Signals.Window w) {

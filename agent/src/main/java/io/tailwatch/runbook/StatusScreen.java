@@ -67,6 +67,12 @@ public final class StatusScreen {
                     b.append(m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength()));
                 }
             }
+            if (e.queue() != null) {
+                String q = Diagnosis.queueFigure(e.queue());
+                if (!q.isEmpty()) {
+                    b.append("  queue ").append(q);
+                }
+            }
             b.append('\n');
         }
         List<Signals.Window> windows = new ArrayList<>(s.windows());

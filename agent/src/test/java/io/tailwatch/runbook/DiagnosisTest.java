@@ -25,7 +25,7 @@ class DiagnosisTest {
     }
 
     private static Signals.Engine up(String name) {
-        return new Signals.Engine(name, 1.0, 0.0, 12 * GIB, null, List.of(new Signals.Model("qwen", 8192.0, 500000.0)));
+        return new Signals.Engine(name, 1.0, 0.0, 12 * GIB, null, List.of(new Signals.Model("qwen", 8192.0, 500000.0)), null);
     }
 
     @Test
@@ -80,7 +80,7 @@ class DiagnosisTest {
 
     @Test
     void intermittentErrorsWhileLoadingPointAtModelLoad() {
-        Signals.Engine loading = new Signals.Engine("mlx", 1.0, 1.0, null, null, List.of());
+        Signals.Engine loading = new Signals.Engine("mlx", 1.0, 1.0, null, null, List.of(), null);
         Signals s = new Signals(calm(), List.of(loading), List.of(window("mlx", 3, 3.5, 3.6, 0.2, 0.2, 30, 3.5)));
         List<Diagnosis.Cause> c = Diagnosis.rank(s, null);
         assertThat(c.get(0).id()).isEqualTo("errors");
@@ -90,7 +90,7 @@ class DiagnosisTest {
 
     @Test
     void downEngineRanksFirstAndEngineFilterApplies() {
-        Signals.Engine down = new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of());
+        Signals.Engine down = new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of(), null);
         Signals s = new Signals(calm(), List.of(up("mlx"), down), List.of(window("mlx", 3.4, 3.6, 14.0, 0.2, 0, 30, 3.5)));
         assertThat(Diagnosis.rank(s, null).get(0).id()).isEqualTo("down:ollama");
         assertThat(Diagnosis.rank(s, "mlx")).extracting(Diagnosis.Cause::id).containsExactly("background");
@@ -99,11 +99,64 @@ class DiagnosisTest {
 
     @Test
     void thermalAndKvHeadroom() {
-        Signals.Engine tight = new Signals.Engine("mlx", 1.0, 0.0, null, null, List.of(new Signals.Model("qwen", 32768.0, 4000.0)));
+        Signals.Engine tight = new Signals.Engine("mlx", 1.0, 0.0, null, null, List.of(new Signals.Model("qwen", 32768.0, 4000.0)), null);
         Signals s = new Signals(host(0.0, 0.0, 0.0, 2.0, 0.7), List.of(tight), List.of());
         List<Diagnosis.Cause> c = Diagnosis.rank(s, null);
         assertThat(c).extracting(Diagnosis.Cause::id).containsExactly("thermal", "kv:mlx/qwen");
         assertThat(c.get(0).figures()).containsExactly("thermal pressure level 2", "CPU speed limit 70%");
         assertThat(c.get(1).figures()).containsExactly("headroom 4000 tokens < context length 32768");
+    }
+
+    private static Signals.Engine queued(String name, Signals.Queue q) {
+        return new Signals.Engine(name, 1.0, 0.0, 12 * GIB, null, List.of(), q);
+    }
+
+    // p95 4.0x its baseline and p99 3.6x p95: both the queueing and the host causes are candidates.
+    private static Signals.Window slowAndSpread() {
+        return window("mlx", 5, 14, 50, 0.2, 0, 30, 3.5);
+    }
+
+    @Test
+    void withoutQueueFiguresBothCausesStayAsBefore() {
+        List<Diagnosis.Cause> c = Diagnosis.rank(new Signals(calm(), List.of(up("mlx")), List.of(slowAndSpread())), null);
+        assertThat(c).extracting(Diagnosis.Cause::id).containsExactly("queueing", "background");
+        assertThat(c).allSatisfy(x -> assertThat(x.figures()).noneMatch(f -> f.contains("queue")));
+    }
+
+    @Test
+    void waitingRequestsWithP95OverBaselineIsSaturation() {
+        Signals.Queue q = new Signals.Queue(4.0, 6.0, 0.92, null, null);
+        List<Diagnosis.Cause> c = Diagnosis.rank(new Signals(calm(), List.of(queued("mlx", q)), List.of(slowAndSpread())), null);
+        assertThat(c.get(0).id()).isEqualTo("queueing");
+        assertThat(c.get(0).score()).isEqualTo(0.85);
+        assertThat(c.get(0).figures()).contains("mlx queue: 6 waiting, 4 running, KV cache 92% (saturated: more requests than it serves)");
+        assertThat(c.get(0).action()).contains("Rate-limit", "split lanes");
+        assertThat(c.get(1).figures()).noneMatch(f -> f.contains("queue empty"));
+    }
+
+    @Test
+    void estimatedQueueWaitCountsAsQueueingAndSaysEstimate() {
+        Signals.Queue q = new Signals.Queue(null, null, null, 2.1, "estimate");
+        List<Diagnosis.Cause> c = Diagnosis.rank(new Signals(calm(), List.of(queued("mlx", q)), List.of(slowAndSpread())), null);
+        assertThat(c.get(0).id()).isEqualTo("queueing");
+        assertThat(c.get(0).figures()).contains("mlx queue: wait 2.10 s (estimate) (saturated: more requests than it serves)");
+    }
+
+    @Test
+    void emptyQueueWithLongTailPointsAtTheHost() {
+        Signals.Queue q = new Signals.Queue(1.0, 0.0, null, null, null);
+        List<Diagnosis.Cause> c = Diagnosis.rank(new Signals(calm(), List.of(queued("mlx", q)), List.of(slowAndSpread())), null);
+        assertThat(c).extracting(Diagnosis.Cause::id).containsExactly("background", "queueing");
+        assertThat(c.get(0).score()).isEqualTo(0.8);
+        assertThat(c.get(0).figures()).contains("mlx queue empty: 0 waiting, 1 running (the engine is not queueing; the host is)");
+        assertThat(c.get(0).action()).contains("swap");
+    }
+
+    @Test
+    void smallQueueWaitEstimateCountsAsEmpty() {
+        Signals.Queue q = new Signals.Queue(null, null, null, 0.04, "estimate");
+        List<Diagnosis.Cause> c = Diagnosis.rank(new Signals(calm(), List.of(queued("mlx", q)), List.of(slowAndSpread())), null);
+        assertThat(c.get(0).id()).isEqualTo("background");
+        assertThat(c.get(0).figures()).contains("mlx queue empty: wait 40 ms (estimate) (the engine is not queueing; the host is)");
     }
 }

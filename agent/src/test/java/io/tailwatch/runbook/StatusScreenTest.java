@@ -22,8 +22,8 @@ class StatusScreenTest {
                    "labels":{},"summary":"Swap in use above 1.00 GiB","runbook":"docs/runbook.md#SwapUsedHigh"}]}
                 """);
         Signals s = new Signals(new Signals.Host(2 * GIB, 0.5 * GIB, 1.0, 8 * GIB, 64 * GIB, null, 0.9),
-                List.of(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, null, List.of()),
-                        new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of())),
+                List.of(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, null, List.of(), null),
+                        new Signals.Engine("ollama", 0.0, 0.0, null, null, List.of(), null)),
                 List.of(new Signals.Window("mlx", "q", "calm", 1.0, 1.1, 1.2, 0.1, 0.2, 0.3, 0.0, 30.0, 1.0, 30.0, true),
                         new Signals.Window("mlx", "q", "slow", 10.0, 12.0, 13.0, 0.1, 0.2, 0.3, 0.0, 30.0, 3.0, 30.0, true)));
         String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
@@ -32,5 +32,27 @@ class StatusScreenTest {
         assertThat(out.indexOf("EngineDown")).isLessThan(out.indexOf("SwapUsedHigh"));
         assertThat(out.indexOf("ollama           DOWN")).as("down engines first").isLessThan(out.indexOf("mlx              up"));
         assertThat(out.indexOf("mlx/q/slow")).as("the window 4x over its baseline first").isLessThan(out.indexOf("mlx/q/calm"));
+    }
+
+    @Test
+    void engineQueueFiguresShownWhenPresentAndEstimateSaidSo() throws Exception {
+        JsonNode status = Json.MAPPER.readTree("{\"version\":\"0.1.0\"}");
+        JsonNode alerts = Json.MAPPER.readTree("{\"alerts\":[]}");
+        Signals s = new Signals(Signals.EMPTY.host(),
+                List.of(new Signals.Engine("vllm", 1.0, 0.0, null, null, List.of(), new Signals.Queue(4.0, 2.0, 0.73, 1.5, "measured")),
+                        new Signals.Engine("mlxlm", 1.0, 0.0, null, null, List.of(), new Signals.Queue(null, null, null, 0.25, "estimate")),
+                        new Signals.Engine("ollama", 1.0, 0.0, null, null, List.of(), null)),
+                List.of());
+        String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
+        String vllm = line(out, "  vllm ");
+        String mlxlm = line(out, "  mlxlm ");
+        String ollama = line(out, "  ollama ");
+        assertThat(vllm).contains("queue 2 waiting, 4 running, KV cache 73%, wait 1.50 s").doesNotContain("estimate");
+        assertThat(mlxlm).contains("queue wait 250 ms (estimate)").doesNotContain("waiting").doesNotContain("KV");
+        assertThat(ollama).as("unknown queue figures are left out, not shown as 0").doesNotContain("queue");
+    }
+
+    private static String line(String out, String start) {
+        return out.lines().filter(l -> l.startsWith(start)).findFirst().orElseThrow();
     }
 }
