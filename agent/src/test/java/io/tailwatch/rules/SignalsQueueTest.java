@@ -1,0 +1,32 @@
+package io.tailwatch.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.EngineSideMetrics;
+import io.tailwatch.metrics.MetricSnapshot;
+import io.tailwatch.metrics.Point;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The engine's own queue figures reach the signals that status and diagnose read; unknown stays null. */
+class SignalsQueueTest {
+    @Test
+    void queueFiguresAreReadPerEngineAndMeasuredWaitWinsOverEstimate() {
+        MetricSnapshot snap = new MetricSnapshot(Instant.EPOCH, List.of(
+                Point.of(EngineMetrics.UP, 1, "engine", "vllm"),
+                Point.of(EngineMetrics.UP, 1, "engine", "ollama"),
+                Point.of(EngineMetrics.UP, 1, "engine", "plain"),
+                Point.of(EngineSideMetrics.REQUESTS, 3, "engine", "vllm", "state", "running"),
+                Point.of(EngineSideMetrics.REQUESTS, 5, "engine", "vllm", "state", "waiting"),
+                Point.of(EngineSideMetrics.KV_CACHE_USAGE, 0.8, "engine", "vllm"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.9, "engine", "vllm", "source", "estimate"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 1.2, "engine", "vllm", "source", "measured"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.3, "engine", "ollama", "source", "estimate")));
+        Signals s = Signals.of(snap, null, List.of());
+        assertThat(s.engine("vllm").queue()).isEqualTo(new Signals.Queue(3.0, 5.0, 0.8, 1.2, "measured"));
+        assertThat(s.engine("ollama").queue()).isEqualTo(new Signals.Queue(null, null, null, 0.3, "estimate"));
+        assertThat(s.engine("plain").queue()).as("no figures: no queue, not zeros").isNull();
+    }
+}
