@@ -93,7 +93,6 @@ public final class Daemon implements AutoCloseable {
                 return io.tailwatch.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
             }
         });
-        status.add(signals.status());
         engines.addProbeListener(signals::onProbe);
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,

@@ -12,6 +12,8 @@ import java.util.Locale;
  * Ranks the likely causes of what the agent sees, following the symptom table:
  * p99 far above p95 -> swap or background jobs; good throughput but stalls -> TTFT and chunk gaps;
  * intermittent errors -> proxy timeout or model load; several signals degrading together -> memory.
+ * Where the engine reports its queue: requests waiting with p95 over the baseline -> saturation;
+ * an empty queue with p99 far above p95 -> the host (swap, background jobs).
  * Every cause carries the figures that support it. Pure logic over {@link Signals}.
  */
 public final class Diagnosis {

@@ -1,7 +1,6 @@
 package io.tailwatch.signals;
 
 import io.tailwatch.config.EngineConfig;
-import io.tailwatch.daemon.StatusContributor;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.probe.ProbeResult;
 import java.time.Clock;
@@ -74,21 +73,6 @@ public final class EngineSignalMonitor implements AutoCloseable {
         if (w != null && result != null) {
             w.onProbe(result);
         }
-    }
-
-    /** The engine_signals part of /api/v1/status. */
-    public StatusContributor status() {
-        return new StatusContributor() {
-            @Override
-            public String name() {
-                return "engine_signals";
-            }
-
-            @Override
-            public Object status() {
-                return EngineSignalStatus.of(watches());
-            }
-        };
     }
 
     @Override

@@ -6,17 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The engine_signals part of /api/v1/status: per engine, where figures come from and their last values. */
+/** Each engine's {@code signals} in the engines part of /api/v1/status: where figures come from and their last values. */
 public final class EngineSignalStatus {
     private EngineSignalStatus() {
-    }
-
-    public static List<Map<String, Object>> of(List<EngineSignalWatch> watches) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (EngineSignalWatch w : watches) {
-            out.add(of(w));
-        }
-        return out;
     }
 
     /**

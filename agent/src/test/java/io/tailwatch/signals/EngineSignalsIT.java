@@ -41,8 +41,9 @@ class EngineSignalsIT {
                 Promtool.Result lint = Promtool.run(body, "check", "metrics");
                 assertThat(lint.exitCode()).as(lint.output()).isZero();
 
-                JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status").body()).get("engine_signals");
-                assertThat(status.get(1).get("details").get("last_error").asText())
+                JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status").body()).get("engines");
+                assertThat(status.get(1).get("name").asText()).isEqualTo("vlm");
+                assertThat(status.get(1).get("signals").get("details").get("last_error").asText())
                         .isEqualTo("ValueError: image could not be decoded");
 
                 // The vLLM engine starts serving garbage: only its figures go, counted as malformed.
