@@ -29,4 +29,14 @@ class SignalsQueueTest {
         assertThat(s.engine("ollama").queue()).isEqualTo(new Signals.Queue(null, null, null, 0.3, "estimate"));
         assertThat(s.engine("plain").queue()).as("no figures: no queue, not zeros").isNull();
     }
+
+    @Test
+    void queueSurvivesTheStatusJsonThatTheCliReads() throws Exception {
+        Signals s = new Signals(Signals.EMPTY.host(), List.of(new Signals.Engine("ollama", 1.0, null, null, null, List.of(),
+                new Signals.Queue(null, 0.0, null, 0.05, "estimate"))), List.of());
+        String json = io.tailwatch.daemon.Json.MAPPER.writeValueAsString(s);
+        assertThat(json).contains("\"queue\":{\"waiting\":0.0,\"wait_seconds\":0.05,\"wait_source\":\"estimate\"}");
+        assertThat(io.tailwatch.daemon.Json.MAPPER.readValue(json, Signals.class).engine("ollama").queue())
+                .isEqualTo(new Signals.Queue(null, 0.0, null, 0.05, "estimate"));
+    }
 }
