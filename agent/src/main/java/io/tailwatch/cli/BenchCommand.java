@@ -46,14 +46,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config (repeat for several).")
     List<String> engines = new ArrayList<>();
 
-    @Option(names = "--url", paramLabel = "URL", description = "Engine base URL (instead of --engine).")
-    String url;
-
-    @Option(names = "--api", paramLabel = "API", description = "ollama or openai (with --url).")
-    String api;
-
-    @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (with --url).")
-    String apiKeyEnv;
+    @Mixin
+    EngineUrlOptions adHoc;
 
     @Option(names = "--model", paramLabel = "M", description = "Model (default: each engine's configured or first loaded model).")
     String model;
@@ -100,19 +94,19 @@ public final class BenchCommand implements Callable<Integer> {
         List<EngineTarget> targets = new ArrayList<>();
         Bench.Options options;
         try {
-            if (!engines.isEmpty() && url != null) {
+            if (!engines.isEmpty() && adHoc.url != null) {
                 throw new IllegalArgumentException("give --engine NAME (one or more) or --url URL --api API, not both");
             }
             if (engines.isEmpty()) {
-                targets.add(EngineTarget.resolve(cfg, null, url, api, apiKeyEnv));
+                targets.add(adHoc.resolve(cfg, null));
             } else {
                 for (String e : engines) {
                     targets.add(EngineTarget.resolve(cfg, e, null, null, null));
                 }
             }
-            Duration total = LadderCommand.duration("--request-timeout", requestTimeout);
+            Duration total = CapacitySupport.duration("--request-timeout", requestTimeout);
             options = new Bench.Options(runs, promptTokens, maxTokens, EngineClients.DEFAULT_CONNECT_TIMEOUT, total, total,
-                    LadderCommand.duration("--cool-down-wait", coolDownWait), LadderCommand.duration("--cool-down", coolDown),
+                    CapacitySupport.duration("--cool-down-wait", coolDownWait), CapacitySupport.duration("--cool-down", coolDown),
                     Duration.ofSeconds(1), force);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());

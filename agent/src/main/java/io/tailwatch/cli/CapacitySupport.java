@@ -4,6 +4,7 @@ import io.tailwatch.capacity.EngineFacts;
 import io.tailwatch.capacity.HostFacts;
 import io.tailwatch.capacity.HostFigures;
 import io.tailwatch.capacity.RunMetadata;
+import io.tailwatch.config.Units;
 import io.tailwatch.daemon.ResourceInfo;
 import io.tailwatch.history.History;
 import io.tailwatch.history.HistoryException;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -99,5 +101,23 @@ final class CapacitySupport {
 
     static Instant now() {
         return Instant.now();
+    }
+
+    /** {@code text} as a duration, or IllegalArgumentException naming {@code option}. */
+    static Duration duration(String option, String text) {
+        try {
+            return Units.duration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code text} as a size in bytes, or IllegalArgumentException naming {@code option}. */
+    static double size(String option, String text) {
+        try {
+            return Units.bytes(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
     }
 }

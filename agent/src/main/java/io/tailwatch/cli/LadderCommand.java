@@ -54,14 +54,8 @@ public final class LadderCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config.")
     String engine;
 
-    @Option(names = "--url", paramLabel = "URL", description = "Engine base URL (instead of --engine).")
-    String url;
-
-    @Option(names = "--api", paramLabel = "API", description = "ollama or openai (with --url).")
-    String api;
-
-    @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (with --url).")
-    String apiKeyEnv;
+    @Mixin
+    EngineUrlOptions adHoc;
 
     @Option(names = "--model", paramLabel = "M", description = "Model (default: the engine's configured or first loaded model).")
     String model;
@@ -128,14 +122,14 @@ public final class LadderCommand implements Callable<Integer> {
         LadderOptions options;
         Gate parsedGate;
         try {
-            target = EngineTarget.resolve(cfg, engine, url, api, apiKeyEnv);
+            target = adHoc.resolve(cfg, engine);
             parsedGate = gate == null ? null : Gate.parse(gate);
-            Duration total = duration("--max-duration", maxDuration);
+            Duration total = CapacitySupport.duration("--max-duration", maxDuration);
             options = new LadderOptions(model, CapacitySupport.parseLevels(levels), requestsPerLevel, promptTokens,
                     maxTokens, 0.0, total, maxRequests, continueAfterStop,
-                    new StopRules(p95Ratio, 0.0, size("--max-swap-growth", maxSwapGrowth)),
-                    EngineClients.DEFAULT_CONNECT_TIMEOUT, duration("--first-token-timeout", firstTokenTimeout),
-                    duration("--request-timeout", requestTimeout));
+                    new StopRules(p95Ratio, 0.0, CapacitySupport.size("--max-swap-growth", maxSwapGrowth)),
+                    EngineClients.DEFAULT_CONNECT_TIMEOUT, CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
+                    CapacitySupport.duration("--request-timeout", requestTimeout));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
@@ -352,21 +346,5 @@ public final class LadderCommand implements Callable<Integer> {
 
     static String f1(double v) {
         return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    static Duration duration(String option, String text) {
-        try {
-            return Units.duration(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(option + ": " + e.getMessage());
-        }
-    }
-
-    static double size(String option, String text) {
-        try {
-            return Units.bytes(text);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(option + ": " + e.getMessage());
-        }
     }
 }

@@ -111,17 +111,7 @@ public final class ProbeCommand implements Callable<Integer> {
         m.put("error_type", r.errorType());
         m.put("error_message", r.errorMessage());
         m.put("model", r.model());
-        m.put("time_to_headers_seconds", r.timeToHeadersSeconds());
-        m.put("ttft_seconds", r.ttftSeconds());
-        m.put("e2e_seconds", r.e2eSeconds());
-        m.put("decode_tokens_per_second", r.decodeTokensPerSecond());
-        m.put("output_tokens", r.outputTokens());
-        m.put("input_tokens", r.inputTokens());
-        m.put("token_source", r.tokenSource());
-        m.put("cached_tokens", r.cachedTokens());
-        m.put("server_prompt_seconds", r.serverPromptSeconds());
-        m.put("server_decode_tokens_per_second", r.serverDecodeTokensPerSecond());
-        m.put("load_seconds", r.loadSeconds());
+        m.putAll(r.figures());
         m.put("max_chunk_gap_seconds", r.chunkGapsSeconds().stream().mapToDouble(Double::doubleValue).max().isPresent()
                 ? r.chunkGapsSeconds().stream().mapToDouble(Double::doubleValue).max().getAsDouble() : null);
         return m;

@@ -1,5 +1,7 @@
 package io.tailwatch.probe;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,6 +111,24 @@ abstract class AbstractEngineClient implements EngineClient {
         }
     }
 
+    /** A streaming chat body: {@code model}, one user message with {@code prompt}, {@code stream: true}. */
+    protected static ObjectNode chatBody(String model, String prompt) {
+        ObjectNode body = HttpTransport.JSON.createObjectNode();
+        body.put("model", model);
+        body.putArray("messages").addObject().put("role", "user").put("content", prompt);
+        body.put("stream", true);
+        return body;
+    }
+
+    /** POST {@code body} as JSON to {@code path}, asking for the stream format {@code accept}. */
+    protected HttpRequest streamRequest(String path, ObjectNode body, ProbeRequest r, String accept) {
+        try {
+            return streamBuilder(path, HttpTransport.JSON.writeValueAsBytes(body), r).header("Accept", accept).build();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     protected HttpRequest.Builder streamBuilder(String path, byte[] body, ProbeRequest r) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
                 .header("Content-Type", "application/json")
@@ -117,5 +137,22 @@ abstract class AbstractEngineClient implements EngineClient {
             b.header("Authorization", "Bearer " + apiKey);
         }
         return b;
+    }
+
+    static Duration left(long endNanos) {
+        long n = endNanos - System.nanoTime();
+        return Duration.ofNanos(Math.max(n, 1_000_000L));
+    }
+
+    static Long longOrNull(JsonNode n) {
+        return n != null && n.isNumber() ? n.asLong() : null;
+    }
+
+    static String describe(HttpTransport.JsonReply r) {
+        if (r.error() != null) {
+            return r.error();
+        }
+        String body = r.rawBody() == null ? "" : " " + HttpTransport.clip(r.rawBody());
+        return "HTTP " + r.status() + body;
     }
 }

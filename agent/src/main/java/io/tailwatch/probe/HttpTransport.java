@@ -82,23 +82,14 @@ public final class HttpTransport {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
-        CompletableFuture<HttpResponse<byte[]>> f = client(connectTimeout)
-                .sendAsync(b.build(), info -> new LimitedBody(MAX_JSON_BYTES));
-        HttpResponse<byte[]> r;
-        try {
-            r = f.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(true);
-            return new JsonReply(0, null, null, "no complete answer within " + deadline.toMillis() + " ms",
-                    ProbeErrors.TOTAL_TIMEOUT);
-        } catch (InterruptedException e) {
-            f.cancel(true);
-            Thread.currentThread().interrupt();
-            return new JsonReply(0, null, null, "interrupted", ProbeErrors.OTHER);
-        } catch (ExecutionException e) {
-            LOG.debug("{} failed", uri, e.getCause());
-            return new JsonReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
+        Exchange x = exchange(b.build(), connectTimeout, deadline);
+        if (x.response() == null) {
+            if (x.cause() != null) {
+                LOG.debug("{} failed", uri, x.cause());
+            }
+            return new JsonReply(0, null, null, x.error(), x.errorType());
         }
+        HttpResponse<byte[]> r = x.response();
         String raw = new String(r.body(), StandardCharsets.UTF_8);
         JsonNode node = null;
         try {
@@ -129,24 +120,42 @@ public final class HttpTransport {
         if (apiKey != null) {
             b.header("Authorization", "Bearer " + apiKey);
         }
+        Exchange x = exchange(b.build(), connectTimeout, deadline);
+        if (x.response() == null) {
+            return new TextReply(0, null, null, x.error(), x.errorType());
+        }
+        HttpResponse<byte[]> r = x.response();
+        String type = r.headers().firstValue("Content-Type").orElse("");
+        return new TextReply(r.statusCode(), type, new String(r.body(), StandardCharsets.UTF_8), null, null);
+    }
+
+    /**
+     * One bounded exchange: the response, or why there is none (message, {@link ProbeErrors} class
+     * and, for a failed exchange, its cause).
+     */
+    private record Exchange(HttpResponse<byte[]> response, String error, String errorType, Throwable cause) {
+        static Exchange failed(String error, String errorType, Throwable cause) {
+            return new Exchange(null, error, errorType, cause);
+        }
+    }
+
+    /** Sends {@code request} and waits for the whole body (at most {@link #MAX_JSON_BYTES}) until {@code deadline}. */
+    private static Exchange exchange(HttpRequest request, Duration connectTimeout, Duration deadline) {
         CompletableFuture<HttpResponse<byte[]>> f = client(connectTimeout)
-                .sendAsync(b.build(), info -> new LimitedBody(MAX_JSON_BYTES));
-        HttpResponse<byte[]> r;
+                .sendAsync(request, info -> new LimitedBody(MAX_JSON_BYTES));
         try {
-            r = f.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
+            return new Exchange(f.get(deadline.toNanos(), TimeUnit.NANOSECONDS), null, null, null);
         } catch (TimeoutException e) {
             f.cancel(true);
-            return new TextReply(0, null, null, "no complete answer within " + deadline.toMillis() + " ms",
-                    ProbeErrors.TOTAL_TIMEOUT);
+            return Exchange.failed("no complete answer within " + deadline.toMillis() + " ms",
+                    ProbeErrors.TOTAL_TIMEOUT, null);
         } catch (InterruptedException e) {
             f.cancel(true);
             Thread.currentThread().interrupt();
-            return new TextReply(0, null, null, "interrupted", ProbeErrors.OTHER);
+            return Exchange.failed("interrupted", ProbeErrors.OTHER, null);
         } catch (ExecutionException e) {
-            return new TextReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
+            return Exchange.failed(ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e), e.getCause());
         }
-        String type = r.headers().firstValue("Content-Type").orElse("");
-        return new TextReply(r.statusCode(), type, new String(r.body(), StandardCharsets.UTF_8), null, null);
     }
 
     static String clip(String s) {

@@ -109,40 +109,15 @@ final class OllamaClient extends AbstractEngineClient {
 
     @Override
     protected HttpRequest streamRequest(ProbeRequest r, String model, String prompt) {
-        ObjectNode body = HttpTransport.JSON.createObjectNode();
-        body.put("model", model);
-        body.putArray("messages").addObject().put("role", "user").put("content", prompt);
-        body.put("stream", true);
+        ObjectNode body = chatBody(model, prompt);
         ObjectNode options = body.putObject("options");
         options.put("temperature", r.temperature());
         options.put("num_predict", r.maxTokens());
-        try {
-            return streamBuilder("/api/chat", HttpTransport.JSON.writeValueAsBytes(body), r)
-                    .header("Accept", "application/x-ndjson").build();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return streamRequest("/api/chat", body, r, "application/x-ndjson");
     }
 
     @Override
     protected StreamParser parser() {
         return new OllamaStreamParser();
-    }
-
-    static Duration left(long endNanos) {
-        long n = endNanos - System.nanoTime();
-        return Duration.ofNanos(Math.max(n, 1_000_000L));
-    }
-
-    static Long longOrNull(JsonNode n) {
-        return n != null && n.isNumber() ? n.asLong() : null;
-    }
-
-    static String describe(HttpTransport.JsonReply r) {
-        if (r.error() != null) {
-            return r.error();
-        }
-        String body = r.rawBody() == null ? "" : " " + HttpTransport.clip(r.rawBody());
-        return "HTTP " + r.status() + body;
     }
 }

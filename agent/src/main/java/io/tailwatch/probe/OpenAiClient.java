@@ -37,7 +37,7 @@ final class OpenAiClient extends AbstractEngineClient {
         if (!noHealth) {
             HttpTransport.JsonReply h = get("/health", deadline);
             if (h.error() != null && h.status() == 0) {
-                return EngineHealth.down(at, "openai", "/health: " + OllamaClient.describe(h));
+                return EngineHealth.down(at, "openai", "/health: " + describe(h));
             }
             if (h.status() == 404) {
                 noHealth = true;
@@ -49,19 +49,19 @@ final class OpenAiClient extends AbstractEngineClient {
                     provider = "mlx_vlm";
                 }
             } else if (h.status() >= 500) {
-                return EngineHealth.down(at, "openai", "/health: " + OllamaClient.describe(h));
+                return EngineHealth.down(at, "openai", "/health: " + describe(h));
             }
         }
-        HttpTransport.JsonReply models = get("/v1/models", OllamaClient.left(end));
+        HttpTransport.JsonReply models = get("/v1/models", left(end));
         if (models.status() == 0) {
-            return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
+            return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
         }
         if (loading) {
             return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), false,
                     null);
         }
         if (!models.ok() || models.body() == null || !models.body().path("data").isArray()) {
-            return EngineHealth.down(at, "openai", "/v1/models: " + OllamaClient.describe(models));
+            return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
         }
         List<LoadedModel> served = new ArrayList<>();
         boolean sawOwner = false;
@@ -79,7 +79,7 @@ final class OpenAiClient extends AbstractEngineClient {
             } else if (provider == null && owner.equals("vllm")) {
                 provider = "vllm";
             }
-            Long ctx = OllamaClient.longOrNull(m.get("max_model_len"));
+            Long ctx = longOrNull(m.get("max_model_len"));
             served.add(new LoadedModel(id, null, null, null, ctx, null, null));
         }
         List<LoadedModel> loaded = lmStudioLoaded(end);
@@ -98,7 +98,7 @@ final class OpenAiClient extends AbstractEngineClient {
         if (noLmStudio) {
             return null;
         }
-        HttpTransport.JsonReply r = get("/api/v0/models", OllamaClient.left(end));
+        HttpTransport.JsonReply r = get("/api/v0/models", left(end));
         if (!r.ok() || r.body() == null || !r.body().path("data").isArray()) {
             if (r.status() / 100 == 4) {
                 noLmStudio = true;
@@ -108,7 +108,7 @@ final class OpenAiClient extends AbstractEngineClient {
         List<LoadedModel> out = new ArrayList<>();
         for (JsonNode m : r.body().get("data")) {
             if ("loaded".equals(m.path("state").asText()) && m.hasNonNull("id")) {
-                Long ctx = OllamaClient.longOrNull(m.has("loaded_context_length") ? m.get("loaded_context_length")
+                Long ctx = longOrNull(m.has("loaded_context_length") ? m.get("loaded_context_length")
                         : m.get("max_context_length"));
                 out.add(new LoadedModel(m.get("id").asText(), null, null, null, ctx, null, null));
             }
@@ -124,20 +124,12 @@ final class OpenAiClient extends AbstractEngineClient {
 
     @Override
     protected HttpRequest streamRequest(ProbeRequest r, String model, String prompt) {
-        ObjectNode body = HttpTransport.JSON.createObjectNode();
-        body.put("model", model);
-        body.putArray("messages").addObject().put("role", "user").put("content", prompt);
-        body.put("stream", true);
+        ObjectNode body = chatBody(model, prompt);
         // mlx_lm.server reads include_usage directly: always send the key.
         body.putObject("stream_options").put("include_usage", true);
         body.put("max_tokens", r.maxTokens());
         body.put("temperature", r.temperature());
-        try {
-            return streamBuilder("/v1/chat/completions", HttpTransport.JSON.writeValueAsBytes(body), r)
-                    .header("Accept", "text/event-stream").build();
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return streamRequest("/v1/chat/completions", body, r, "text/event-stream");
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.tailwatch.probe;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Outcome of one probe. A failed probe is data: {@code success} false with {@code errorType} one of
@@ -17,5 +19,25 @@ public record ProbeResult(boolean success, String errorType, String errorMessage
                           Double loadSeconds, List<Double> chunkGapsSeconds) {
     public ProbeResult {
         chunkGapsSeconds = chunkGapsSeconds == null ? List.of() : List.copyOf(chunkGapsSeconds);
+    }
+
+    /**
+     * The measured figures under their JSON names (time_to_headers_seconds through load_seconds), in
+     * the order the probe command and the status API print them; unknown figures are null.
+     */
+    public Map<String, Object> figures() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("time_to_headers_seconds", timeToHeadersSeconds());
+        m.put("ttft_seconds", ttftSeconds());
+        m.put("e2e_seconds", e2eSeconds());
+        m.put("decode_tokens_per_second", decodeTokensPerSecond());
+        m.put("output_tokens", outputTokens());
+        m.put("input_tokens", inputTokens());
+        m.put("token_source", tokenSource());
+        m.put("cached_tokens", cachedTokens());
+        m.put("server_prompt_seconds", serverPromptSeconds());
+        m.put("server_decode_tokens_per_second", serverDecodeTokensPerSecond());
+        m.put("load_seconds", loadSeconds());
+        return m;
     }
 }

@@ -12,23 +12,15 @@ import java.util.Map;
  * of JSON keys and list indexes ({@code queue_size}, {@code scheduler.queue.0}); its number is the
  * waiting figure. A 503 whose JSON body still has the field counts (busy servers say so that way).
  */
-public final class HealthQueueSource implements EngineSignalSource {
+public final class HealthQueueSource extends EndpointSignalSource {
     public static final String KIND = "health_queue";
     public static final java.util.List<String> PATHS = java.util.List.of("/healthz", "/health");
 
-    private final EngineEndpoint endpoint;
-    private final String path;
     private final String field;
 
     public HealthQueueSource(EngineEndpoint endpoint, String path, String field) {
-        this.endpoint = endpoint;
-        this.path = path;
+        super(endpoint, KIND, path);
         this.field = field;
-    }
-
-    @Override
-    public String kind() {
-        return KIND;
     }
 
     @Override

@@ -13,26 +13,14 @@ import java.util.Map;
  * running figure. Per-slot context size and tokens decoded go to the details. The endpoint says
  * nothing about requests waiting for a slot (that is {@code llamacpp:requests_deferred} on /metrics).
  */
-public final class LlamaCppSlotsSource implements EngineSignalSource {
+public final class LlamaCppSlotsSource extends EndpointSignalSource {
     public static final String KIND = "llamacpp_slots";
     public static final String PATH = "/slots";
     /** Bound on the slots listed in the details. */
     static final int MAX_SLOTS_LISTED = 64;
 
-    private final EngineEndpoint endpoint;
-
     public LlamaCppSlotsSource(EngineEndpoint endpoint) {
-        this.endpoint = endpoint;
-    }
-
-    @Override
-    public String kind() {
-        return KIND;
-    }
-
-    @Override
-    public String describe() {
-        return "GET " + PATH;
+        super(endpoint, KIND, PATH);
     }
 
     @Override

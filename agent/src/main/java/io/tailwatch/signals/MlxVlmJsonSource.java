@@ -13,22 +13,15 @@ import java.util.Map;
  * running from waiting), the request counters and {@code last_error} (to the details). Fields are
  * looked up at the top level and one object level down.
  */
-public final class MlxVlmJsonSource implements EngineSignalSource {
+public final class MlxVlmJsonSource extends EndpointSignalSource {
     public static final String KIND = "mlx_vlm_json";
     public static final String PATH = "/metrics";
     static final List<String> COUNTERS = List.of("requests_started", "requests_completed", "requests_failed",
             "avg_decode_tok_s");
     static final int MAX_ERROR_CHARS = 300;
 
-    private final EngineEndpoint endpoint;
-
     public MlxVlmJsonSource(EngineEndpoint endpoint) {
-        this.endpoint = endpoint;
-    }
-
-    @Override
-    public String kind() {
-        return KIND;
+        super(endpoint, KIND, PATH);
     }
 
     @Override

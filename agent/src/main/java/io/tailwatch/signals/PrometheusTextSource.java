@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * where the build exports it). Series with several label sets (one per model) are summed; KV-cache
  * use takes the fullest.
  */
-public final class PrometheusTextSource implements EngineSignalSource {
+public final class PrometheusTextSource extends EndpointSignalSource {
     public static final String KIND = "prometheus";
     public static final String PATH = "/metrics";
     static final List<String> FAMILY_PREFIXES = List.of("vllm:", "vllm_mlx_", "llamacpp:");
@@ -35,22 +35,11 @@ public final class PrometheusTextSource implements EngineSignalSource {
             "vllm_mlx_cache_memory_bytes", "llamacpp:kv_cache_tokens", "llamacpp:n_busy_slots_per_decode");
     static final int MAX_EXTRA_SERIES = 16;
 
-    private final EngineEndpoint endpoint;
     private double lastQueueSum = Double.NaN;
     private double lastQueueCount = Double.NaN;
 
     public PrometheusTextSource(EngineEndpoint endpoint) {
-        this.endpoint = endpoint;
-    }
-
-    @Override
-    public String kind() {
-        return KIND;
-    }
-
-    @Override
-    public String describe() {
-        return "GET " + PATH;
+        super(endpoint, KIND, PATH);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.tailwatch.host.macos;
 
 import io.tailwatch.host.Lazy;
-import io.tailwatch.host.Sampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -13,12 +12,11 @@ import java.util.List;
  * frequency needs the GPU's DVFS table; without it only the utilization is exported. A counter
  * reset or an empty interval exports nothing for that cycle.
  */
-public final class MacGpuSampler implements Sampler, AutoCloseable {
-    private final Lazy<IOReportSource> source;
+public final class MacGpuSampler extends IOReportSampler {
     private final Lazy<long[]> frequencies;
 
     public MacGpuSampler(Lazy<IOReportSource> source, Lazy<long[]> frequencies) {
-        this.source = source;
+        super(source);
         this.frequencies = frequencies;
     }
 
@@ -29,17 +27,7 @@ public final class MacGpuSampler implements Sampler, AutoCloseable {
 
     @Override
     public List<Point> sample() throws IOException {
-        IOReportSource src;
-        try {
-            src = source.get();
-        } catch (IOException e) {
-            if (IOReportGroupMissing.isCause(e)) {
-                // This machine has no such channels (Intel Macs): the signal is absent, not failing.
-                return List.of();
-            }
-            throw e;
-        }
-        IOReportDelta delta = src.next();
+        IOReportDelta delta = nextDelta();
         if (delta == null) {
             return List.of();
         }
@@ -58,13 +46,5 @@ public final class MacGpuSampler implements Sampler, AutoCloseable {
             out.add(Point.of(HostMetrics.GPU_FREQUENCY, r.frequencyHz()));
         }
         return out;
-    }
-
-    @Override
-    public void close() {
-        IOReportSource s = source.ifOpened();
-        if (s != null) {
-            s.close();
-        }
     }
 }

@@ -1,7 +1,6 @@
 package io.tailwatch.host.macos;
 
 import io.tailwatch.host.Lazy;
-import io.tailwatch.host.Sampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -14,12 +13,11 @@ import java.util.List;
  * The first run only takes the baseline sample and exports nothing. When no known rail is left in
  * a delta (channels renamed by a macOS update) the sampler fails rather than reporting 0 W.
  */
-public final class MacPowerSampler implements Sampler, AutoCloseable {
-    private final Lazy<IOReportSource> source;
+public final class MacPowerSampler extends IOReportSampler {
     private final EnergyModel model = new EnergyModel();
 
     public MacPowerSampler(Lazy<IOReportSource> source) {
-        this.source = source;
+        super(source);
     }
 
     @Override
@@ -29,17 +27,7 @@ public final class MacPowerSampler implements Sampler, AutoCloseable {
 
     @Override
     public List<Point> sample() throws IOException {
-        IOReportSource src;
-        try {
-            src = source.get();
-        } catch (IOException e) {
-            if (IOReportGroupMissing.isCause(e)) {
-                // This machine has no such channels (Intel Macs): the signal is absent, not failing.
-                return List.of();
-            }
-            throw e;
-        }
-        IOReportDelta delta = src.next();
+        IOReportDelta delta = nextDelta();
         if (delta == null) {
             return List.of();
         }
@@ -53,13 +41,5 @@ public final class MacPowerSampler implements Sampler, AutoCloseable {
         r.joules().forEach((rail, j) -> out.add(Point.of(HostMetrics.ENERGY, j, "hw.type", rail)));
         out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), "sampler", name()));
         return out;
-    }
-
-    @Override
-    public void close() {
-        IOReportSource s = source.ifOpened();
-        if (s != null) {
-            s.close();
-        }
     }
 }
