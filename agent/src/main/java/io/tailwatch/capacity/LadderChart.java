@@ -15,7 +15,7 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /** ladder.png: end-to-end p50/p95/p99 (left axis) and aggregate output tokens/s (right axis) against concurrency. */
-final class LadderChart {
+public final class LadderChart {
     static final int WIDTH = 900;
     static final int HEIGHT = 540;
 
@@ -67,6 +67,21 @@ final class LadderChart {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
         return out.toByteArray();
+    }
+
+    /**
+     * Renders a throw-away chart once. Java2D and its font manager register JVM shutdown hooks when
+     * first used, which is refused once shutdown has begun; rendering early lets the Ctrl-C path
+     * still draw the partial report's chart.
+     */
+    public static void warmUp() {
+        try {
+            XYSeriesCollection data = new XYSeriesCollection(new XYSeries("warm-up"));
+            JFreeChart chart = org.jfree.chart.ChartFactory.createXYLineChart("warm-up", "x", "y", data);
+            ChartUtils.writeChartAsPNG(new ByteArrayOutputStream(), chart, 64, 48);
+        } catch (IOException | RuntimeException e) {
+            // The chart is optional; the report files are written without it if drawing fails later.
+        }
     }
 
     static void write(Path file, LadderResult r, String title) throws IOException {

@@ -174,6 +174,7 @@ public final class LadderCommand implements Callable<Integer> {
                 return h.loading() ? "engine is loading a model" : null;
             };
             Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
+            io.tailwatch.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = new Thread(() -> {
                 ladder.cancel();
