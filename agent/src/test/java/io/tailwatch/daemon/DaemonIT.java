@@ -115,7 +115,7 @@ class DaemonIT {
 
     @Test
     void apiNeedsTheTokenWhenOneIsSet(@TempDir Path dir) throws Exception {
-        Path cfg = config(dir, "  auth_token: ${TW_TEST_TOKEN}\n".replaceFirst("^", "").isEmpty() ? "" : "");
+        Path cfg = dir.resolve("tailwatch.yaml");
         Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\n  auth_token: ${TW_TEST_TOKEN}\nengines: []\n");
         try (AgentProcess agent = AgentProcess.start(Map.of("TW_TEST_TOKEN", "hunter2-secret"), "run", "--config", cfg.toString())) {
             agent.awaitListening();
