@@ -1,8 +1,6 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.tailwatch.probe.EngineClient;
 import io.tailwatch.probe.EngineClients;
 import io.tailwatch.probe.ProbeRequest;
@@ -92,8 +90,7 @@ public final class ProbeCommand implements Callable<Integer> {
         Map<String, Object> m = fields(r);
         if (json) {
             try {
-                System.out.println(new ObjectMapper().registerModule(new JavaTimeModule())
-                        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                System.out.println(new ObjectMapper().registerModule(io.tailwatch.daemon.Json.timeModule())
                         .writerWithDefaultPrettyPrinter().writeValueAsString(m));
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException(e);

@@ -68,6 +68,9 @@ public final class EngineMonitor implements AutoCloseable {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+        // Threads beyond the one that waits for the next task end after a minute without work.
+        scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
+        scheduler.allowCoreThreadTimeOut(true);
         for (EngineWatch w : watches) {
             long h = w.config().healthInterval().toMillis();
             scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.eclipse.jetty.server.LowResourceMonitor;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -39,6 +40,9 @@ public final class ApiServer implements AutoCloseable {
             cfg.showJavalinBanner = false;
             cfg.jetty.threadPool = pool;
             cfg.useVirtualThreads = false;
+            // Javalin's default server watches for low resources with a thread that wakes every second;
+            // a loopback scrape endpoint with a bounded pool has no use for it.
+            cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
         });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");

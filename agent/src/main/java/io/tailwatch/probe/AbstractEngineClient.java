@@ -3,8 +3,6 @@ package io.tailwatch.probe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,14 +12,12 @@ abstract class AbstractEngineClient implements EngineClient {
     protected final URI base;
     protected final String apiKey;
     protected final Duration connectTimeout;
-    protected final HttpClient http;
     private final Clock clock = Clock.systemUTC();
 
     AbstractEngineClient(URI base, String apiKey, Duration connectTimeout) {
         this.base = base;
         this.apiKey = apiKey;
         this.connectTimeout = connectTimeout;
-        this.http = HttpTransport.client(connectTimeout);
     }
 
     @Override
@@ -42,7 +38,7 @@ abstract class AbstractEngineClient implements EngineClient {
     }
 
     /** The streaming request for {@code model} and prompt text. */
-    protected abstract HttpRequest streamRequest(ProbeRequest r, String model, String prompt);
+    protected abstract HttpTransport.Request streamRequest(ProbeRequest r, String model, String prompt);
 
     protected abstract StreamParser parser();
 
@@ -67,8 +63,8 @@ abstract class AbstractEngineClient implements EngineClient {
         if (firstLeft.isNegative() || firstLeft.isZero()) {
             firstLeft = Duration.ofMillis(1);
         }
-        HttpRequest req = streamRequest(r, model, PromptFactory.prompt(r.promptTokens()));
-        Measurement m = StreamingCall.run(http, req, parser(), firstLeft, left);
+        HttpTransport.Request req = streamRequest(r, model, PromptFactory.prompt(r.promptTokens()));
+        Measurement m = StreamingCall.run(req, connectTimeout, parser(), firstLeft, left);
         return result(m, started, model, r);
     }
 
@@ -121,22 +117,12 @@ abstract class AbstractEngineClient implements EngineClient {
     }
 
     /** POST {@code body} as JSON to {@code path}, asking for the stream format {@code accept}. */
-    protected HttpRequest streamRequest(String path, ObjectNode body, ProbeRequest r, String accept) {
+    protected HttpTransport.Request streamRequest(String path, ObjectNode body, ProbeRequest r, String accept) {
         try {
-            return streamBuilder(path, HttpTransport.JSON.writeValueAsBytes(body), r).header("Accept", accept).build();
+            return HttpTransport.Request.postJson(uri(path), HttpTransport.JSON.writeValueAsBytes(body), accept, apiKey);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    protected HttpRequest.Builder streamBuilder(String path, byte[] body, ProbeRequest r) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if (apiKey != null) {
-            b.header("Authorization", "Bearer " + apiKey);
-        }
-        return b;
     }
 
     static Duration left(long endNanos) {

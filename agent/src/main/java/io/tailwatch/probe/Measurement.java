@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one streaming exchange yielded so far. Written by the HTTP client's thread as bytes arrive
- * (timestamps are taken there, on arrival), read by the probing thread; every access holds the
- * monitor, and every change wakes the waiting prober.
+ * What one streaming exchange yielded so far, written as bytes arrive (timestamps are taken on
+ * arrival). Every access holds the monitor, so a status reader on another thread sees a
+ * consistent picture.
  */
 final class Measurement {
     static final int MAX_GAPS = 10_000;

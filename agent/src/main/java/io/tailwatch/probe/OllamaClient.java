@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.kv.ModelShape;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -108,7 +107,7 @@ final class OllamaClient extends AbstractEngineClient {
     }
 
     @Override
-    protected HttpRequest streamRequest(ProbeRequest r, String model, String prompt) {
+    protected HttpTransport.Request streamRequest(ProbeRequest r, String model, String prompt) {
         ObjectNode body = chatBody(model, prompt);
         ObjectNode options = body.putObject("options");
         options.put("temperature", r.temperature());

@@ -3,7 +3,6 @@ package io.tailwatch.probe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -123,7 +122,7 @@ final class OpenAiClient extends AbstractEngineClient {
     }
 
     @Override
-    protected HttpRequest streamRequest(ProbeRequest r, String model, String prompt) {
+    protected HttpTransport.Request streamRequest(ProbeRequest r, String model, String prompt) {
         ObjectNode body = chatBody(model, prompt);
         // mlx_lm.server reads include_usage directly: always send the key.
         body.putObject("stream_options").put("include_usage", true);

@@ -2,8 +2,8 @@ package io.tailwatch.probe;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpTimeoutException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -41,17 +41,18 @@ public final class ProbeErrors {
      */
     public static String beforeHeaders(Throwable t) {
         t = unwrap(t);
-        if (t instanceof HttpConnectTimeoutException) {
+        if (t instanceof HttpExchange.ConnectTimeout) {
             return CONNECT_TIMEOUT;
         }
-        if (t instanceof HttpTimeoutException) {
+        if (t instanceof HttpExchange.DeadlineExceeded) {
             return FIRST_TOKEN_TIMEOUT;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof java.net.ProtocolException) {
                 return MALFORMED; // not HTTP: e.g. an invalid status line
             }
-            if (c instanceof ConnectException || c instanceof UnresolvedAddressException) {
+            if (c instanceof ConnectException || c instanceof NoRouteToHostException
+                    || c instanceof UnknownHostException || c instanceof UnresolvedAddressException) {
                 return CONNECT_REFUSED;
             }
         }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
@@ -35,8 +34,7 @@ public final class BaselineStore {
     public static final String SOURCE_IDLE = "idle_probes";
     public static final String SOURCE_LADDER = "ladder";
 
-    private static final ObjectMapper MAPPER = new ObjectMapper().registerModule(new JavaTimeModule())
-            .disable(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+    private static final ObjectMapper MAPPER = new ObjectMapper().registerModule(io.tailwatch.daemon.Json.timeModule())
             .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
 
     /** One stored baseline. */

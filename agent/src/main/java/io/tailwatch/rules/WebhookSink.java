@@ -2,10 +2,10 @@ package io.tailwatch.rules;
 
 import io.tailwatch.config.AlertsConfig;
 import io.tailwatch.daemon.Json;
+import io.tailwatch.probe.HttpExchange;
+import io.tailwatch.probe.HttpTransport;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +41,6 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     private final String externalUrl;
     private final Clock clock;
     private final BlockingQueue<Transition> queue;
-    private final HttpClient client;
     private final Map<String, Instant> lastSent = new HashMap<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
@@ -63,7 +62,6 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         this.externalUrl = externalUrl;
         this.clock = clock;
         this.queue = new ArrayBlockingQueue<>(config.queueSize());
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
         this.worker = new Thread(this::run, "tailwatch-webhook");
         worker.setDaemon(true);
         worker.start();
@@ -118,22 +116,22 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         for (int attempt = 1; attempt <= maxAttempts && !closed; attempt++) {
             String problem;
             try {
-                HttpRequest req = HttpRequest.newBuilder(url).timeout(timeout)
-                        .header("Content-Type", "application/json")
-                        .header("User-Agent", "tailwatch")
-                        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-                HttpResponse<Void> resp = client.send(req, HttpResponse.BodyHandlers.discarding());
-                if (resp.statusCode() / 100 == 2) {
+                HttpTransport.Request req = HttpTransport.Request.postJson(url, body.getBytes(StandardCharsets.UTF_8),
+                        "*/*", null);
+                int status;
+                long deadline = System.nanoTime() + timeout.toNanos();
+                try (HttpExchange x = req.send(timeout, deadline)) {
+                    status = x.status();
+                    x.readBody(64 * 1024, deadline); // drained and discarded; a bounded read
+                }
+                if (status / 100 == 2) {
                     sent.incrementAndGet();
                     return;
                 }
-                problem = "HTTP " + resp.statusCode();
-                if (resp.statusCode() / 100 == 4 && resp.statusCode() != 429 && resp.statusCode() != 408) {
+                problem = "HTTP " + status;
+                if (status / 100 == 4 && status != 429 && status != 408) {
                     attempt = maxAttempts; // the receiver refuses it: retrying will not help
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
             } catch (Exception e) {
                 problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
             }

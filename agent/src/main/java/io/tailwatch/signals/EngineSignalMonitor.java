@@ -46,6 +46,8 @@ public final class EngineSignalMonitor implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
+        scheduler.allowCoreThreadTimeOut(true);
         for (EngineSignalWatch w : active) {
             long every = w.config().signals().interval().toMillis();
             scheduler.scheduleWithFixedDelay(() -> {
