@@ -6,7 +6,12 @@
 #
 # usage: scripts/footprint.sh [STEADY_SECONDS (default 180)] [SCRAPES (default 300)]
 # needs: the release bundle (mvn -B -DskipTests package), prometheus-node-exporter, curl.
-# env:   TAILWATCH_CONFIG=FILE to run with a config (default: built-in defaults)
+# env:   ENGINES=live   the two default engines (ollama, mlx) are served by two engine simulators
+#                       (`tailwatch simulate`, Ollama and OpenAI wire formats, in JVMs of their own
+#                       that are not measured), so health checks, engine signals and one probe per
+#                       engine per minute run as they would against real engines (default: ENGINES=down,
+#                       the built-in defaults with no engine listening)
+#        TAILWATCH_CONFIG=FILE to run with a config of your own instead
 #        TAILWATCH_JAVA_OPTS is passed through to bin/tailwatch
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +29,17 @@ NODE_EXPORTER=$(command -v prometheus-node-exporter || true)
 [ -n "$NODE_EXPORTER" ] || { echo "prometheus-node-exporter missing: apt-get install prometheus-node-exporter" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl missing" >&2; exit 1; }
 
+ENGINES=${ENGINES:-down}
+case $ENGINES in down|live) ;; *) echo "ENGINES must be down or live, not '$ENGINES'" >&2; exit 2 ;; esac
+SIM_OLLAMA_PORT=${SIM_OLLAMA_PORT:-19434}
+SIM_OPENAI_PORT=${SIM_OPENAI_PORT:-19435}
+
 work=$(mktemp -d)
-tw_pid=""; ne_pid=""
+tw_pid=""; ne_pid=""; sim_pids=""
 cleanup() {
   [ -n "$tw_pid" ] && kill "$tw_pid" 2>/dev/null || true
   [ -n "$ne_pid" ] && kill "$ne_pid" 2>/dev/null || true
+  for p in $sim_pids; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -37,6 +48,26 @@ trap cleanup EXIT
 tar xzf "$bundle" -C "$work"
 tw_dir=$(ls -d "$work"/tailwatch-*)
 tw_args=(run --listen "127.0.0.1:$TW_PORT")
+if [ "$ENGINES" = live ] && [ -z "${TAILWATCH_CONFIG:-}" ]; then
+  # The simulators get a heap of their own; they are not part of what is measured.
+  JAVA_TOOL_OPTIONS= TAILWATCH_JAVA_OPTS="-Xmx64m" "$tw_dir/bin/tailwatch" simulate --api ollama \
+    --listen "127.0.0.1:$SIM_OLLAMA_PORT" --tokens-per-second 60 --ttft 100ms >"$work/sim-ollama.log" 2>&1 &
+  sim_pids="$sim_pids $!"
+  JAVA_TOOL_OPTIONS= TAILWATCH_JAVA_OPTS="-Xmx64m" "$tw_dir/bin/tailwatch" simulate --api openai \
+    --listen "127.0.0.1:$SIM_OPENAI_PORT" --tokens-per-second 60 --ttft 100ms >"$work/sim-openai.log" 2>&1 &
+  sim_pids="$sim_pids $!"
+  # The built-in defaults with the two engines' URLs pointed at the simulators (everything else default:
+  # health every 15 s, engine signals every 15 s, one probe per engine per minute).
+  sed -e "s#http://127.0.0.1:11434#http://127.0.0.1:$SIM_OLLAMA_PORT#" \
+      -e "s#http://127.0.0.1:8080#http://127.0.0.1:$SIM_OPENAI_PORT#" "$tw_dir/config/tailwatch.yaml" >"$work/live.yaml"
+  TAILWATCH_CONFIG="$work/live.yaml"
+  for port in "$SIM_OLLAMA_PORT" "$SIM_OPENAI_PORT"; do
+    for _ in $(seq 1 100); do
+      curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/" && break  # any HTTP answer will do
+      sleep 0.2
+    done
+  done
+fi
 [ -n "${TAILWATCH_CONFIG:-}" ] && tw_args+=(--config "$TAILWATCH_CONFIG")
 "$tw_dir/bin/tailwatch" "${tw_args[@]}" >"$work/tw.log" 2>&1 &
 tw_pid=$!
@@ -64,6 +95,7 @@ series() { curl -fsS --max-time 5 "$1" | grep -vc '^#'; }
 scrape_both() { curl -fsS -o /dev/null --max-time 5 "$TW_URL"; curl -fsS -o /dev/null --max-time 5 "$NE_URL"; }
 
 echo "tailwatch: $tw_dir (pid $tw_pid), flags from launchd/jvm.options ${TAILWATCH_JAVA_OPTS:+plus $TAILWATCH_JAVA_OPTS}"
+echo "engines: $ENGINES${TAILWATCH_CONFIG:+ (config $TAILWATCH_CONFIG)}"
 echo "node_exporter: $($NODE_EXPORTER --version 2>&1 | head -n 1) (pid $ne_pid)"
 echo "warm-up 30 s, then steady state ${STEADY} s with a scrape of each every ${SCRAPE_EVERY} s, then ${SCRAPES} sequential scrapes of each"
 

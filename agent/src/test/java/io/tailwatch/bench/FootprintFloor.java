@@ -1,0 +1,98 @@
+package io.tailwatch.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.javalin.Javalin;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.LowResourceMonitor;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The resident memory of the libraries the agent is built on, each without any agent code: how low
+ * the daemon's footprint can go with this stack on this JVM. Run once per part set, each in a JVM of
+ * its own started with the daemon's flags (bench/footprint-floor.sh does that):
+ * {@code none}, {@code javalin} (one route, served 200 times, with the agent's thread-pool settings),
+ * {@code micrometer} (a Prometheus registry with 30 gauges and a timer, scraped 100 times),
+ * {@code jackson} (JSON trees read and written, a YAML document read), or a {@code +}-joined set.
+ * Prints VmRSS after a full GC and {@code idle} seconds of quiet.
+ */
+public final class FootprintFloor {
+    private FootprintFloor() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Set<String> parts = Set.of(args.length > 0 ? args[0].split("\\+") : new String[] {"none"});
+        int idle = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+        Javalin app = null;
+        if (parts.contains("javalin")) {
+            QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
+            pool.setReservedThreads(0);
+            pool.setDaemon(true);
+            app = Javalin.create(cfg -> {
+                cfg.showJavalinBanner = false;
+                cfg.jetty.threadPool = pool;
+                cfg.useVirtualThreads = false;
+                cfg.jetty.modifyServer(s -> s.getBeans(LowResourceMonitor.class).forEach(s::removeBean));
+            }).get("/", ctx -> ctx.result("ok")).start("127.0.0.1", 0);
+            for (int i = 0; i < 200; i++) {
+                get(app.port());
+            }
+        }
+        if (parts.contains("micrometer")) {
+            PrometheusMeterRegistry reg = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            for (int i = 0; i < 30; i++) {
+                reg.gauge("floor_gauge_" + i, new AtomicInteger(i));
+            }
+            Timer t = Timer.builder("floor_duration").publishPercentileHistogram().register(reg);
+            t.record(Duration.ofMillis(5));
+            for (int i = 0; i < 100; i++) {
+                reg.scrape();
+            }
+        }
+        if (parts.contains("jackson")) {
+            ObjectMapper json = new ObjectMapper();
+            for (int i = 0; i < 100; i++) {
+                json.readTree("{\"a\":[1,2,{\"b\":\"c\"}],\"n\":" + i + "}");
+            }
+            json.writeValueAsString(Map.of("x", List.of(1, 2)));
+            new ObjectMapper(new YAMLFactory()).readTree("a: 1\nb: [x, y]\n");
+        }
+        System.gc();
+        Thread.sleep(idle * 1000L);
+        System.out.println(String.join("+", args.length > 0 ? args[0] : "none") + " " + vmRssKib() + " KiB");
+        if (app != null) {
+            app.stop();
+        }
+        System.exit(0);
+    }
+
+    private static void get(int port) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + port + "/").openConnection(Proxy.NO_PROXY);
+        try (InputStream in = c.getInputStream()) {
+            in.readAllBytes();
+        }
+    }
+
+    private static long vmRssKib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+}
