@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BundleIT {
     static final Path BUNDLE = Path.of(System.getProperty("tailwatch.bundle", "target/tailwatch.tar.gz"));
     static final Path ROOT = Path.of(System.getProperty("tailwatch.root", ".."));
+    static final boolean LINUX = System.getProperty("os.name").startsWith("Linux");
 
     @TempDir
     Path dir;
@@ -46,10 +47,17 @@ class BundleIT {
 
     /** A fake java that claims a version and records its argv. */
     Path fakeJava(String name, String version) throws Exception {
+        return fakeJava(name, version, true);
+    }
+
+    /** ... and accepts -XX:TrimNativeHeapInterval (JDK 17.0.9 and later) or refuses it as unknown. */
+    Path fakeJava(String name, String version, boolean knowsTrim) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(name).resolve("bin"));
         Path java = bin.resolve("java");
         Files.writeString(java, "#!/bin/sh\n"
                 + "case \"$1\" in -XshowSettings:properties) echo '    java.specification.version = " + version + "' >&2; exit 0;; esac\n"
+                + "case \"$1\" in -XX:TrimNativeHeapInterval=*) "
+                + (knowsTrim ? "exit 0" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
                 + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return bin.getParent();
@@ -82,10 +90,26 @@ class BundleIT {
                 home.resolve("bin/tailwatch").toString(), "run", "--listen", "127.0.0.1:9999");
         assertThat(d.exit()).as(d.out()).isZero();
         List<String> args = Files.readAllLines(dir.resolve("jdk21.args"));
-        List<String> flags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options")));
+        List<String> flags = new java.util.ArrayList<>(JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options"))));
+        if (LINUX) {
+            flags.add("-XX:TrimNativeHeapInterval=60000"); // this JVM accepts it
+        }
         assertThat(args.subList(0, flags.size())).isEqualTo(flags);
         assertThat(args.subList(flags.size(), args.size())).containsExactly("-Dx=1", "-jar",
                 home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run", "--listen", "127.0.0.1:9999");
+    }
+
+    @Test
+    void launcher_leaves_out_the_native_trim_flag_when_the_jvm_does_not_know_it() throws Exception {
+        Path jdk = fakeJava("jdk17early", "17", false);
+        Done d = exec(Map.of("JAVA_HOME", jdk.toString()), home.resolve("bin/tailwatch").toString(), "run");
+        assertThat(d.exit()).as(d.out()).isZero();
+        List<String> args = Files.readAllLines(dir.resolve("jdk17early.args"));
+        List<String> flags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options")));
+        assertThat(args).doesNotContain("-XX:TrimNativeHeapInterval=60000");
+        assertThat(args.subList(0, flags.size())).isEqualTo(flags);
+        assertThat(args.subList(flags.size(), args.size())).containsExactly("-jar",
+                home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run");
     }
 
     @Test
