@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The resident memory of the agent's libraries without the agent (io.tailwatch.bench.FootprintFloor):
-# a bare JVM, Javalin serving one route, a Micrometer Prometheus registry, Jackson (JSON and YAML), and
-# all three together, each in a JVM of its own with the daemon's flags from launchd/jvm.options.
+# a bare JVM, Javalin serving one route, a Micrometer Prometheus registry, Jackson (JSON and YAML), all
+# three together, and the JDK's own HTTP server in Javalin's place for comparison, each in a JVM of its
+# own with the daemon's flags from launchd/jvm.options.
 # Loopback only; about 25 s per row.
 # Usage: bench/footprint-floor.sh [IDLE_SECONDS (20)]
 set -euo pipefail
@@ -19,7 +20,7 @@ echo "java: $(java -version 2>&1 | head -n 1)"
 echo "flags: $flags"
 printf '| %-28s | %10s |\n' "parts" "VmRSS MiB"
 printf '|%s|%s|\n' "------------------------------" "------------"
-for parts in none javalin micrometer jackson javalin+micrometer+jackson; do
+for parts in none javalin jdkhttp micrometer jackson javalin+micrometer+jackson jdkhttp+micrometer+jackson; do
   # shellcheck disable=SC2086
   out=$(java $flags -cp agent/target/test-classes:agent/target/tailwatch.jar io.tailwatch.bench.FootprintFloor "$parts" "$IDLE")
   kib=$(echo "$out" | awk '{print $2}')

@@ -27,7 +27,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * its own started with the daemon's flags (bench/footprint-floor.sh does that):
  * {@code none}, {@code javalin} (one route, served 200 times, with the agent's thread-pool settings),
  * {@code micrometer} (a Prometheus registry with 30 gauges and a timer, scraped 100 times),
- * {@code jackson} (JSON trees read and written, a YAML document read), or a {@code +}-joined set.
+ * {@code jackson} (JSON trees read and written, a YAML document read), {@code jdkhttp} (the JDK's
+ * own HTTP server with the same route, for comparison), or a {@code +}-joined set.
  * Prints VmRSS after a full GC and {@code idle} seconds of quiet.
  */
 public final class FootprintFloor {
@@ -50,6 +51,22 @@ public final class FootprintFloor {
             }).get("/", ctx -> ctx.result("ok")).start("127.0.0.1", 0);
             for (int i = 0; i < 200; i++) {
                 get(app.port());
+            }
+        }
+        com.sun.net.httpserver.HttpServer jdk = null;
+        if (parts.contains("jdkhttp")) {
+            // For comparison: the JDK's own small HTTP server, same route, same number of requests.
+            jdk = com.sun.net.httpserver.HttpServer.create(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+            jdk.createContext("/", ex -> {
+                byte[] ok = "ok".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, ok.length);
+                ex.getResponseBody().write(ok);
+                ex.close();
+            });
+            jdk.start();
+            for (int i = 0; i < 200; i++) {
+                get(jdk.getAddress().getPort());
             }
         }
         if (parts.contains("micrometer")) {
@@ -76,6 +93,9 @@ public final class FootprintFloor {
         System.out.println(String.join("+", args.length > 0 ? args[0] : "none") + " " + vmRssKib() + " KiB");
         if (app != null) {
             app.stop();
+        }
+        if (jdk != null) {
+            jdk.stop(0);
         }
         System.exit(0);
     }

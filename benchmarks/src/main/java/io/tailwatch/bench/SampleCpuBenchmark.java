@@ -70,7 +70,7 @@ public class SampleCpuBenchmark {
     public void open() throws Exception {
         Config c = Config.defaults(Map.of());
         if (config.equals("no-engines")) {
-            c = new Config(c.source(), c.server(), c.host(), c.otlp(), List.of());
+            c = new Config(c.source(), c.server(), c.host(), c.otlp(), List.of(), c.rules(), c.alerts());
         }
         samplers = HostSources.forThisHost(c);
         for (Sampler s : samplers) {
