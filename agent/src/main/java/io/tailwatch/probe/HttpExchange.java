@@ -81,6 +81,13 @@ public final class HttpExchange implements Closeable {
      */
     public static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
                                     int connectTimeoutMillis, long deadlineNanos) throws IOException {
+        return send(uri, method, headers, body, connectTimeoutMillis, deadlineNanos, null);
+    }
+
+    /** As above; {@code tlsFactory} null means the JVM's default (its trust store, hostname checked). */
+    static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
+                             int connectTimeoutMillis, long deadlineNanos, SSLSocketFactory tlsFactory)
+            throws IOException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         boolean tls = scheme.equals("https");
         if (!tls && !scheme.equals("http")) {
@@ -107,7 +114,8 @@ public final class HttpExchange implements Closeable {
             }
             Socket s = socket;
             if (tls) {
-                s = startTls(socket, bareHost, port, deadlineNanos);
+                s = startTls(tlsFactory == null ? (SSLSocketFactory) SSLSocketFactory.getDefault() : tlsFactory,
+                        socket, bareHost, port, deadlineNanos);
             }
             x = new HttpExchange(s);
             x.writeRequest(s.getOutputStream(), uri, host, port, tls, method, headers, body);
@@ -122,8 +130,9 @@ public final class HttpExchange implements Closeable {
         }
     }
 
-    private static Socket startTls(Socket plain, String host, int port, long deadlineNanos) throws IOException {
-        SSLSocket s = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault()).createSocket(plain, host, port, true);
+    private static Socket startTls(SSLSocketFactory factory, Socket plain, String host, int port, long deadlineNanos)
+            throws IOException {
+        SSLSocket s = (SSLSocket) factory.createSocket(plain, host, port, true);
         SSLParameters p = s.getSSLParameters();
         p.setEndpointIdentificationAlgorithm("HTTPS");
         s.setSSLParameters(p);
