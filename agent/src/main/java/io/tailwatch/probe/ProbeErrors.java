@@ -48,6 +48,9 @@ public final class ProbeErrors {
             return FIRST_TOKEN_TIMEOUT;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLHandshakeException) {
+                return OTHER; // e.g. an untrusted certificate: the message says which
+            }
             if (c instanceof java.net.ProtocolException) {
                 return MALFORMED; // not HTTP: e.g. an invalid status line
             }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -103,5 +104,16 @@ class HttpExchangeTlsTest {
         // The JVM's default trust store does not know this self-signed certificate.
         assertThatThrownBy(() -> HttpExchange.send(uri(), "GET", Map.of(), null, 5000,
                 System.nanoTime() + 10_000_000_000L)).isInstanceOf(SSLException.class);
+        // and a probe reports it as such, not as a cut connection
+        try (EngineClient c = EngineClients.create("ollama", URI.create("https://127.0.0.1:" + server.getAddress().getPort()),
+                null)) {
+            EngineHealth h = c.health(Duration.ofSeconds(10));
+            assertThat(h.up()).isFalse();
+            assertThat(h.error()).contains("SSLHandshakeException");
+            ProbeResult r = c.probe(new ProbeRequest("m", 8, 4, 0, Duration.ofSeconds(2), Duration.ofSeconds(5),
+                    Duration.ofSeconds(10)));
+            assertThat(r.errorType()).isEqualTo(ProbeErrors.OTHER);
+            assertThat(r.errorMessage()).contains("SSLHandshakeException");
+        }
     }
 }
