@@ -4,6 +4,8 @@
 # core in steady state (both scraped every 15 s, as Prometheus would), and CPU per scrape over a
 # bounded run of sequential scrapes. Loopback only; bounded in time (about STEADY + 1 minute).
 #
+# Linux only: it reads /proc (on a Mac, watch `ps -o rss= -p PID` and `footprint PID` by hand).
+#
 # usage: scripts/footprint.sh [STEADY_SECONDS (default 180)] [SCRAPES (default 300)]
 # needs: the release bundle (mvn -B -DskipTests package), prometheus-node-exporter, curl.
 # env:   ENGINES=live   the two default engines (ollama, mlx) are served by two engine simulators
@@ -15,6 +17,7 @@
 #        TAILWATCH_JAVA_OPTS is passed through to bin/tailwatch
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -d /proc/self ] || { echo "footprint.sh reads /proc: run it on Linux" >&2; exit 1; }
 
 STEADY=${1:-180}
 SCRAPES=${2:-300}
