@@ -93,6 +93,8 @@ public final class Bench {
     private final Options options;
     private final Clock clock;
     private final Sleeper sleeper;
+    private volatile boolean cancelled;
+    private volatile Target current;
 
     public Bench(Supplier<HostFigures> host, Options options, Clock clock, Sleeper sleeper) {
         this.host = host;
@@ -101,21 +103,46 @@ public final class Bench {
         this.sleeper = sleeper;
     }
 
+    /**
+     * Stops the run (Ctrl-C): the request in flight is aborted and dropped, no further run or engine
+     * starts, and {@link #run} returns what was measured so far. Safe from any thread.
+     */
+    public void cancel() {
+        cancelled = true;
+        Target t = current;
+        if (t != null) {
+            t.client().abort();
+        }
+    }
+
+    public boolean cancelled() {
+        return cancelled;
+    }
+
+    /** Measures each target in turn; after {@link #cancel} the engines measured so far, the last one partly. */
     public List<EngineResult> run(List<Target> targets) throws InterruptedException {
         List<EngineResult> out = new ArrayList<>();
         Target previous = null;
         for (Target t : targets) {
+            if (cancelled) {
+                break;
+            }
             String coolDown = null;
             if (previous != null) {
                 if (previous.unload() != null) {
                     previous.unload().run();
                 }
                 coolDown = coolDown();
+                if (cancelled) {
+                    break;
+                }
             }
+            current = t;
             out.add(measure(t, coolDown));
             previous = t;
         }
-        if (previous != null && targets.size() > 1 && previous.unload() != null) {
+        current = null;
+        if (!cancelled && previous != null && targets.size() > 1 && previous.unload() != null) {
             previous.unload().run();
         }
         return out;
@@ -148,16 +175,22 @@ public final class Bench {
         }
         ProbeRequest req = new ProbeRequest(t.model(), options.promptTokens(), options.maxTokens(), 0.0,
                 options.connectTimeout(), options.firstTokenTimeout(), options.requestTimeout());
-        ProbeResult warmup = t.client().probe(req);
+        ProbeResult warmup = cancelled ? null : t.client().probe(req);
         List<String> warnings = new ArrayList<>();
-        if (!warmup.success()) {
+        if (cancelled) {
+            warmup = null; // aborted: neither a success nor the engine's failure
+        }
+        if (warmup != null && !warmup.success()) {
             warnings.add("warm-up failed: " + warmup.errorType()
                     + (warmup.errorMessage() == null ? "" : " (" + warmup.errorMessage() + ")"));
         }
         host.get(); // starts the power interval at the first measured run
         List<Run> runs = new ArrayList<>();
-        for (int i = 1; i <= options.runs(); i++) {
+        for (int i = 1; i <= options.runs() && !cancelled; i++) {
             ProbeResult r = t.client().probe(req);
+            if (cancelled) {
+                break; // aborted mid-run: not a measurement
+            }
             HostFigures after = host.get();
             List<String> w = new ArrayList<>();
             boolean discard = false;

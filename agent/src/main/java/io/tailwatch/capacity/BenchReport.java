@@ -15,6 +15,8 @@ import java.util.Locale;
 public final class BenchReport {
     /** A drop of this much below the reference median counts as a regression. */
     public static final double REGRESSION_DROP = 0.10;
+    /** First line of an interrupted run's report. */
+    public static final String PARTIAL = "PARTIAL REPORT: interrupted; the figures cover the runs finished before the interruption.";
 
     private BenchReport() {
     }

@@ -27,6 +27,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -38,7 +41,8 @@ import picocli.CommandLine.Option;
         "runs; median tok/s with mean, sample stddev (N-1) and CV class; sanity checks; thermal drift; tok/s per watt",
         "where host power is known; Ollama models unloaded between engines; adaptive cool-down; regression check",
         "against the last 7 days of local history.",
-        "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate."})
+        "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate,",
+        "130 interrupted (Ctrl-C: the run in flight is dropped; a partial report is printed and written)."})
 public final class BenchCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions config;
@@ -136,60 +140,100 @@ public final class BenchCommand implements Callable<Integer> {
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
                         () -> EngineFacts.unload(c, m, t.apiKey(), Duration.ofSeconds(10))));
             }
-            Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
-            List<Bench.EngineResult> results;
-            try {
-                results = bench.run(benchTargets);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return CapacitySupport.EXIT_INTERRUPTED;
-            }
-            List<BenchReport.Regression> regressions = noHistory ? null
-                    : regressions(CapacitySupport.historyPath(historyDb), results);
-            List<RunMetadata> timed = new ArrayList<>();
-            for (int i = 0; i < results.size(); i++) {
-                timed.add(metas.get(i).withTimes(results.get(i).start(), results.get(i).end()));
-            }
-            ObjectNode doc = BenchReport.json(results, timed, regressions);
-            if (json) {
-                System.out.println(Json.write(doc));
-            } else {
-                System.out.print(BenchReport.text(results, regressions));
-            }
-            if (out != null) {
+            // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
+            CountDownLatch stop = new CountDownLatch(1);
+            Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> stop.await(d.toMillis(), TimeUnit.MILLISECONDS));
+            CountDownLatch written = new CountDownLatch(1);
+            Thread hook = new Thread(() -> {
+                bench.cancel();
+                stop.countDown();
                 try {
-                    BenchReport.write(out, doc, BenchReport.markdown(results, timed, regressions));
-                } catch (IOException e) {
-                    System.err.println("cannot write to " + out + ": " + e.getMessage());
+                    written.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-            }
-            if (!noHistory) {
-                List<RunRecord> records = new ArrayList<>();
-                ArrayNode docs = (ArrayNode) doc.get("engines");
-                for (int i = 0; i < results.size(); i++) {
-                    Bench.EngineResult r = results.get(i);
-                    if (!r.refused().isEmpty() || r.valid() == 0) {
-                        continue;
-                    }
-                    records.add(new RunRecord(0, "bench", r.start(), r.end(), ResourceInfo.hostName(), r.target().engine(),
-                            r.target().model() == null ? "" : r.target().model(), r.medianTps(), "tok/s",
-                            r.stability().label(), Json.write(docs.get(i))));
+            }, "tailwatch-bench-interrupt");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                List<Bench.EngineResult> results;
+                try {
+                    results = bench.run(benchTargets);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return CapacitySupport.EXIT_INTERRUPTED;
                 }
-                if (!records.isEmpty()) {
-                    CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), records);
+                boolean interrupted = bench.cancelled();
+                report(results, metas, interrupted);
+                if (interrupted) {
+                    System.err.println("interrupted; partial report" + (out == null ? "" : " in " + out.toAbsolutePath()));
+                    return CapacitySupport.EXIT_INTERRUPTED;
                 }
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // shutting down already
+                }
+                if (results.stream().allMatch(r -> !r.refused().isEmpty())) {
+                    System.err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
+                            + " (wait for the host to recover, or pass --force)");
+                    return CapacitySupport.EXIT_REFUSED;
+                }
+                if (results.stream().anyMatch(r -> r.refused().isEmpty() && r.valid() == 0)) {
+                    return TailwatchCommand.EXIT_FAILURE;
+                }
+                return TailwatchCommand.EXIT_OK;
+            } finally {
+                written.countDown();
             }
-            if (results.stream().allMatch(r -> !r.refused().isEmpty())) {
-                System.err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
-                        + " (wait for the host to recover, or pass --force)");
-                return CapacitySupport.EXIT_REFUSED;
-            }
-            if (results.stream().anyMatch(r -> r.refused().isEmpty() && r.valid() == 0)) {
-                return TailwatchCommand.EXIT_FAILURE;
-            }
-            return TailwatchCommand.EXIT_OK;
         } finally {
             clients.forEach(EngineClient::close);
+        }
+    }
+
+    /**
+     * Prints the report (text or JSON), writes it to --out, and keeps the history; an interrupted run
+     * is reported as partial, with no regression check and nothing kept in the history.
+     */
+    private void report(List<Bench.EngineResult> results, List<RunMetadata> metas, boolean interrupted) {
+        List<BenchReport.Regression> regressions = noHistory || interrupted ? null
+                : regressions(CapacitySupport.historyPath(historyDb), results);
+        List<RunMetadata> timed = new ArrayList<>();
+        for (int i = 0; i < results.size(); i++) {
+            timed.add(metas.get(i).withTimes(results.get(i).start(), results.get(i).end()));
+        }
+        ObjectNode doc = BenchReport.json(results, timed, regressions);
+        String markdown = BenchReport.markdown(results, timed, regressions);
+        if (interrupted) {
+            doc.put("interrupted", true);
+            markdown = markdown.replaceFirst("\\n\\n", "\n\n" + Matcher.quoteReplacement(BenchReport.PARTIAL) + "\n\n");
+        }
+        if (json) {
+            System.out.println(Json.write(doc));
+        } else {
+            System.out.print((interrupted ? BenchReport.PARTIAL + "\n" : "") + BenchReport.text(results, regressions));
+        }
+        if (out != null) {
+            try {
+                BenchReport.write(out, doc, markdown);
+            } catch (IOException e) {
+                System.err.println("cannot write to " + out + ": " + e.getMessage());
+            }
+        }
+        if (!noHistory && !interrupted) {
+            List<RunRecord> records = new ArrayList<>();
+            ArrayNode docs = (ArrayNode) doc.get("engines");
+            for (int i = 0; i < results.size(); i++) {
+                Bench.EngineResult r = results.get(i);
+                if (!r.refused().isEmpty() || r.valid() == 0) {
+                    continue;
+                }
+                records.add(new RunRecord(0, "bench", r.start(), r.end(), ResourceInfo.hostName(), r.target().engine(),
+                        r.target().model() == null ? "" : r.target().model(), r.medianTps(), "tok/s",
+                        r.stability().label(), Json.write(docs.get(i))));
+            }
+            if (!records.isEmpty()) {
+                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), records);
+            }
         }
     }
 

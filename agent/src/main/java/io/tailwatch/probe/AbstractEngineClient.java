@@ -13,11 +13,20 @@ abstract class AbstractEngineClient implements EngineClient {
     protected final String apiKey;
     protected final Duration connectTimeout;
     private final Clock clock = Clock.systemUTC();
+    /** Streaming exchanges in flight, so that {@link #abort} can close them. */
+    private final java.util.Set<HttpExchange> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     AbstractEngineClient(URI base, String apiKey, Duration connectTimeout) {
         this.base = base;
         this.apiKey = apiKey;
         this.connectTimeout = connectTimeout;
+    }
+
+    @Override
+    public void abort() {
+        for (HttpExchange x : open) {
+            x.close();
+        }
     }
 
     @Override
@@ -64,7 +73,7 @@ abstract class AbstractEngineClient implements EngineClient {
             firstLeft = Duration.ofMillis(1);
         }
         HttpTransport.Request req = streamRequest(r, model, PromptFactory.prompt(r.promptTokens()));
-        Measurement m = StreamingCall.run(req, connectTimeout, parser(), firstLeft, left);
+        Measurement m = StreamingCall.run(req, connectTimeout, parser(), firstLeft, left, open);
         return result(m, started, model, r);
     }
 

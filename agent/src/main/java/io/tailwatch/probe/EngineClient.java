@@ -25,6 +25,13 @@ public interface EngineClient extends AutoCloseable {
     /** The engine's base URL (scheme, host, port; no /v1). */
     URI baseUri();
 
+    /**
+     * Aborts the streaming requests in flight (their connections are closed; they end as failures at
+     * once). Used when a runbook command is interrupted. Safe from any thread.
+     */
+    default void abort() {
+    }
+
     @Override
     default void close() {
     }

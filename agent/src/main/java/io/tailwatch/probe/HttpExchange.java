@@ -56,8 +56,8 @@ public final class HttpExchange implements Closeable {
 
     private enum Framing { LENGTH, CHUNKED, UNTIL_CLOSE, NONE }
 
-    private final Socket socket;
-    private final InputStream in;
+    private volatile Socket socket;  // raw, or the TLS socket over it
+    private InputStream in;
     private final byte[] buf = new byte[8192];
     private int pos;
     private int lim;
@@ -69,9 +69,30 @@ public final class HttpExchange implements Closeable {
     private boolean chunkedDone;
     private boolean eof;
 
-    private HttpExchange(Socket socket) throws IOException {
-        this.socket = socket;
-        this.in = socket.getInputStream();
+    /** Where to connect, checked; the socket exists (unconnected) so that {@link #close} can stop any step. */
+    private final URI uri;
+    private final String host;       // as in the URL (IPv6 in brackets), for the Host header
+    private final String bareHost;   // for the socket
+    private final int port;
+    private final boolean tls;
+    private final SSLSocketFactory tlsFactory;
+    private final Socket raw = new Socket();
+    private volatile boolean closed;
+
+    private HttpExchange(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        this.tls = scheme.equals("https");
+        if (!tls && !scheme.equals("http")) {
+            throw new ProtocolException("unsupported URL scheme '" + uri.getScheme() + "' (http or https)");
+        }
+        this.host = uri.getHost();
+        if (host == null) {
+            throw new ProtocolException("URL has no host: " + uri);
+        }
+        this.uri = uri;
+        this.bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        this.port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
+        this.tlsFactory = tlsFactory;
     }
 
     /**
@@ -88,44 +109,47 @@ public final class HttpExchange implements Closeable {
     static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
                              int connectTimeoutMillis, long deadlineNanos, SSLSocketFactory tlsFactory)
             throws IOException {
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        boolean tls = scheme.equals("https");
-        if (!tls && !scheme.equals("http")) {
-            throw new ProtocolException("unsupported URL scheme '" + uri.getScheme() + "' (http or https)");
-        }
-        String host = uri.getHost();
-        if (host == null) {
-            throw new ProtocolException("URL has no host: " + uri);
-        }
-        String bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-        int port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
-        Socket socket = new Socket();
-        HttpExchange x = null;
+        HttpExchange x = prepare(uri, tlsFactory);
+        x.start(method, headers, body, connectTimeoutMillis, deadlineNanos);
+        return x;
+    }
+
+    /**
+     * An exchange not yet started: {@link #start} runs it; {@link #close} from another thread stops it
+     * at any step (connect, TLS handshake, waiting for the head or the body).
+     */
+    static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
+        return new HttpExchange(uri, tlsFactory);
+    }
+
+    /** Connect, send, read the response head; on any failure the connection is closed. */
+    void start(String method, Map<String, String> headers, byte[] body, int connectTimeoutMillis, long deadlineNanos)
+            throws IOException {
         try {
-            socket.setTcpNoDelay(true);
+            raw.setTcpNoDelay(true);
             int connectMillis = (int) Math.min(connectTimeoutMillis, Math.max(1, millisLeft(deadlineNanos)));
             try {
-                socket.connect(new InetSocketAddress(bareHost, port), connectMillis);
+                raw.connect(new InetSocketAddress(bareHost, port), connectMillis);
             } catch (SocketTimeoutException e) {
                 if (System.nanoTime() - deadlineNanos >= 0 && connectMillis < connectTimeoutMillis) {
                     throw new DeadlineExceeded("no connection to " + bareHost + ":" + port + " before the deadline");
                 }
                 throw new ConnectTimeout("no connection to " + bareHost + ":" + port + " within " + connectMillis + " ms");
             }
-            Socket s = socket;
+            Socket s = raw;
             if (tls) {
                 s = startTls(tlsFactory == null ? (SSLSocketFactory) SSLSocketFactory.getDefault() : tlsFactory,
-                        socket, bareHost, port, deadlineNanos);
+                        raw, bareHost, port, deadlineNanos);
             }
-            x = new HttpExchange(s);
-            x.writeRequest(s.getOutputStream(), uri, host, port, tls, method, headers, body);
-            x.readHead(deadlineNanos);
-            return x;
+            socket = s;
+            if (closed) {
+                throw new java.net.SocketException("exchange closed");
+            }
+            in = s.getInputStream();
+            writeRequest(s.getOutputStream(), uri, host, port, tls, method, headers, body);
+            readHead(deadlineNanos);
         } catch (IOException | RuntimeException e) {
-            if (x != null) {
-                x.close();
-            }
-            socket.close();
+            close();
             throw e;
         }
     }
@@ -476,10 +500,16 @@ public final class HttpExchange implements Closeable {
         return s.length() <= 120 ? s : s.substring(0, 120) + "...";
     }
 
+    /** Closes the connection; from another thread, this ends a blocked step at once with an IOException. */
     @Override
     public void close() {
+        closed = true;
         try {
-            socket.close();
+            Socket s = socket;
+            if (s != null && s != raw) {
+                s.close();
+            }
+            raw.close();
         } catch (IOException ignored) {
             // nothing left to do with a connection that will not close cleanly
         }

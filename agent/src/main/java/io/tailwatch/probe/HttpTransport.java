@@ -52,8 +52,19 @@ public final class HttpTransport {
 
         /** Connects, sends and reads the response head before {@code deadlineNanos}. */
         public HttpExchange send(Duration connectTimeout, long deadlineNanos) throws IOException {
+            HttpExchange x = prepare();
+            start(x, connectTimeout, deadlineNanos);
+            return x;
+        }
+
+        /** The exchange, not yet started (so that another thread can close it from the first step on). */
+        HttpExchange prepare() throws java.net.ProtocolException {
+            return HttpExchange.prepare(uri, null);
+        }
+
+        void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
             int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
-            return HttpExchange.send(uri, method, headers, body, connectMillis, deadlineNanos);
+            x.start(method, headers, body, connectMillis, deadlineNanos);
         }
 
         @Override

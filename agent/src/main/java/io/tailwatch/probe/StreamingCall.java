@@ -19,23 +19,33 @@ final class StreamingCall {
     private StreamingCall() {
     }
 
+    /** {@code inFlight} (may be null) holds the exchange while it runs, so that another thread can close it. */
     static Measurement run(HttpTransport.Request request, Duration connectTimeout, StreamParser parser,
-                           Duration firstToken, Duration total) {
+                           Duration firstToken, Duration total, java.util.Set<HttpExchange> inFlight) {
         long t0 = System.nanoTime();
         Measurement m = new Measurement(t0);
         long firstDeadline = t0 + Math.min(firstToken.toNanos(), total.toNanos());
         long totalDeadline = t0 + total.toNanos();
         HttpExchange x;
         try {
-            x = request.send(connectTimeout, firstDeadline);
-        } catch (HttpExchange.DeadlineExceeded e) {
-            m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no response headers within " + millis(firstDeadline - t0) + " ms");
-            return m;
-        } catch (IOException | RuntimeException e) {
+            x = request.prepare();
+        } catch (IOException e) {
             m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
             return m;
         }
+        if (inFlight != null) {
+            inFlight.add(x);
+        }
         try (x) {
+            try {
+                request.start(x, connectTimeout, firstDeadline);
+            } catch (HttpExchange.DeadlineExceeded e) {
+                m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no response headers within " + millis(firstDeadline - t0) + " ms");
+                return m;
+            } catch (IOException | RuntimeException e) {
+                m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
+                return m;
+            }
             m.headers(System.nanoTime(), x.status());
             if (x.status() != 200) {
                 m.fail(ProbeErrors.http(x.status()), "HTTP " + x.status());
@@ -67,6 +77,10 @@ final class StreamingCall {
             m.fail(ProbeErrors.CUT, "stream broke: " + ProbeErrors.describe(e));
         } catch (RuntimeException e) {
             m.fail(ProbeErrors.OTHER, ProbeErrors.describe(e));
+        } finally {
+            if (inFlight != null) {
+                inFlight.remove(x);
+            }
         }
         return m;
     }

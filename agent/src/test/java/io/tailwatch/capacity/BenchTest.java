@@ -83,6 +83,45 @@ class BenchTest {
     }
 
     @Test
+    void cancel_drops_the_run_in_flight_and_starts_nothing_more() throws Exception {
+        Bench[] bench = new Bench[1];
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger aborted = new AtomicInteger();
+        AtomicInteger unloaded = new AtomicInteger();
+        FakeEngine first = new FakeEngine() {
+            @Override
+            public ProbeResult probe(io.tailwatch.probe.ProbeRequest request) {
+                int n = calls.incrementAndGet(); // 1 = warm-up, 2 = run 1, 3 = run 2 (Ctrl-C arrives during it)
+                if (n == 3) {
+                    bench[0].cancel();
+                }
+                return tps(40 + n, 0.2);
+            }
+
+            @Override
+            public void abort() {
+                aborted.incrementAndGet();
+            }
+        };
+        FakeEngine second = req -> {
+            throw new AssertionError("no engine starts after the interruption");
+        };
+        bench[0] = new Bench(() -> figures(0.0, null), options(5, false), Clock.systemUTC(), d -> { });
+        List<Bench.EngineResult> results = bench[0].run(List.of(
+                new Bench.Target("a", "openai", first, "m", unloaded::incrementAndGet),
+                new Bench.Target("b", "openai", second, "m", unloaded::incrementAndGet)));
+        assertThat(bench[0].cancelled()).isTrue();
+        assertThat(aborted).hasValue(1);
+        assertThat(calls).hasValue(3);
+        assertThat(results).hasSize(1);
+        Bench.EngineResult r = results.get(0);
+        assertThat(r.runs()).hasSize(1); // run 2 was in flight: dropped, not counted as a failure
+        assertThat(r.valid()).isEqualTo(1);
+        assertThat(r.medianTps()).isEqualTo(42);
+        assertThat(unloaded).hasValue(0);
+    }
+
+    @Test
     void preflight_refuses_unless_forced() throws Exception {
         Bench b = new Bench(() -> figures(2.0, null), options(3, false), Clock.systemUTC(), d -> { });
         Bench.EngineResult r = b.run(List.of(new Bench.Target("e", "openai", (FakeEngine) req -> {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tailwatch.capacity.BenchReport;
 import io.tailwatch.sim.EngineSimulator;
 import io.tailwatch.sim.SimulatorOptions;
 import io.tailwatch.testing.AgentProcess;
@@ -271,6 +272,33 @@ class CapacityIT {
             JsonNode h = JSON.readTree(again.stdout()).get("engines").get(0).get("history");
             assertThat(h.get("past_runs").asInt()).isEqualTo(1);
             assertThat(h.get("reference_median_tokens_per_second").asDouble()).isPositive();
+        }
+    }
+
+    @Test
+    void bench_ctrl_c_drops_the_run_in_flight_and_leaves_a_partial_report() throws Exception {
+        // 40 tokens at 10 tok/s: about 4 s a run, so a SIGINT lands inside one
+        try (EngineSimulator sim = simulator("ollama", Duration.ofMillis(50), 10, 0)) {
+            Path out = tmp.resolve("bench-partial");
+            try (AgentProcess p = AgentProcess.start(env(), "bench", "--url", "http://127.0.0.1:" + sim.port(), "--api",
+                    "ollama", "--runs", "10", "--max-tokens", "40", "--prompt-tokens", "20", "--force", "--no-history",
+                    "--out", out.toString())) {
+                // the warm-up and the first run have reached the engine: the first run is under way or done
+                await().atMost(Duration.ofSeconds(60)).until(() -> sim.served() >= 3);
+                new ProcessBuilder("kill", "-INT", String.valueOf(p.process().pid())).start().waitFor(5, TimeUnit.SECONDS);
+                assertThat(p.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.process().exitValue()).isEqualTo(130);
+                assertThat(p.stderr()).contains("interrupted; partial report in");
+                assertThat(p.stdout()).startsWith(BenchReport.PARTIAL);
+            }
+            JsonNode doc = JSON.readTree(Files.readString(out.resolve("bench.json")));
+            assertThat(doc.get("interrupted").asBoolean()).isTrue();
+            JsonNode e = doc.get("engines").get(0);
+            // runs that finished are kept; the one in flight is dropped, not counted as a failure
+            assertThat(e.get("valid_runs").asInt()).isBetween(1, 9);
+            assertThat(e.get("runs").asInt()).isEqualTo(e.get("valid_runs").asInt());
+            assertThat(e.get("median_tokens_per_second").asDouble()).isBetween(5.0, 15.0);
+            assertThat(Files.readString(out.resolve("bench.md"))).startsWith("# Benchmark report\n\n" + BenchReport.PARTIAL);
         }
     }
 

@@ -117,6 +117,40 @@ class ProbeFaultTest {
     }
 
     @Test
+    void abortEndsAProbeAtOnceWhetherItWaitsForHeadersOrForTokens() throws Exception {
+        for (boolean headersSent : new boolean[] {false, true}) {
+            java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            try (FaultServer s = new FaultServer((req, out) -> {
+                if (headersSent) {
+                    write(out, SSE_HEADERS);
+                    write(out, chunk(CONTENT));
+                }
+                asked.countDown();
+                release.await(30, java.util.concurrent.TimeUnit.SECONDS); // stalls with the connection open
+            });
+                 EngineClient c = EngineClients.create("openai", URI.create("http://127.0.0.1:" + s.port()), null)) {
+                java.util.concurrent.CompletableFuture<ProbeResult> f = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> c.probe(new ProbeRequest("m", 16, 4, 0, Duration.ofSeconds(2), Duration.ofSeconds(20),
+                                Duration.ofSeconds(20))));
+                assertThat(asked.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                // the probe is now blocked in a read; abort until it lets go (it may not have registered yet)
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> {
+                            c.abort();
+                            return f.isDone();
+                        });
+                ProbeResult r = f.get();
+                assertThat(r.success()).isFalse();
+                assertThat(r.errorType()).isEqualTo("cut");
+                assertThat(r.e2eSeconds()).as("well before the 20 s deadline").isLessThan(12.0);
+            } finally {
+                release.countDown();
+            }
+        }
+    }
+
+    @Test
     void connectionCutMidStream() throws IOException {
         ProbeResult r = against("openai", (req, out) -> {
             write(out, SSE_HEADERS);
