@@ -188,8 +188,8 @@ public final class Bench {
         List<Run> runs = new ArrayList<>();
         for (int i = 1; i <= options.runs() && !cancelled; i++) {
             ProbeResult r = t.client().probe(req);
-            if (cancelled) {
-                break; // aborted mid-run: not a measurement
+            if (cancelled && !r.success()) {
+                break; // most likely aborted by the interruption: not a measurement
             }
             HostFigures after = host.get();
             List<String> w = new ArrayList<>();

@@ -66,8 +66,10 @@ public final class Ladder {
     }
 
     /** Stops the run as soon as possible; in-flight requests are abandoned. Safe from any thread. */
+    /** Stops the run (Ctrl-C): requests in flight are aborted and dropped; the report covers what finished. */
     public void cancel() {
         cancelled.compareAndSet(null, StopRules.INTERRUPTED);
+        client.abort();
     }
 
     public boolean isCancelled() {
@@ -211,6 +213,9 @@ public final class Ladder {
                                 break;
                             }
                             ProbeResult r = client.probe(req);
+                            if (isCancelled() && !r.success()) {
+                                break; // most likely aborted by the interruption: not a measurement
+                            }
                             synchronized (lock) {
                                 if (closed[0]) {
                                     break;

@@ -94,6 +94,7 @@ class BenchTest {
                 int n = calls.incrementAndGet(); // 1 = warm-up, 2 = run 1, 3 = run 2 (Ctrl-C arrives during it)
                 if (n == 3) {
                     bench[0].cancel();
+                    return ScriptedEngine.failed("cut"); // what an aborted request looks like
                 }
                 return tps(40 + n, 0.2);
             }
