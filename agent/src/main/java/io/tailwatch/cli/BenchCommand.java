@@ -144,16 +144,10 @@ public final class BenchCommand implements Callable<Integer> {
             CountDownLatch stop = new CountDownLatch(1);
             Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> stop.await(d.toMillis(), TimeUnit.MILLISECONDS));
             CountDownLatch written = new CountDownLatch(1);
-            Thread hook = new Thread(() -> {
+            Thread hook = CapacitySupport.onInterrupt("tailwatch-bench-interrupt", () -> {
                 bench.cancel();
                 stop.countDown();
-                try {
-                    written.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "tailwatch-bench-interrupt");
-            Runtime.getRuntime().addShutdownHook(hook);
+            }, written);
             try {
                 List<Bench.EngineResult> results;
                 try {
@@ -168,11 +162,7 @@ public final class BenchCommand implements Callable<Integer> {
                     System.err.println("interrupted; partial report" + (out == null ? "" : " in " + out.toAbsolutePath()));
                     return CapacitySupport.EXIT_INTERRUPTED;
                 }
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException e) {
-                    // shutting down already
-                }
+                CapacitySupport.dropInterruptHook(hook);
                 if (results.stream().allMatch(r -> !r.refused().isEmpty())) {
                     System.err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
                             + " (wait for the host to recover, or pass --force)");

@@ -28,6 +28,33 @@ final class CapacitySupport {
     /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
     static final int EXIT_INTERRUPTED = 130;
 
+    /**
+     * Registers the Ctrl-C / SIGTERM hook of a capacity command: it runs {@code cancel}, then holds the
+     * JVM open until {@code written} is counted down (the partial report is out) or 20 s have passed.
+     * Returns the hook, for removeShutdownHook once the command ends normally.
+     */
+    static Thread onInterrupt(String name, Runnable cancel, java.util.concurrent.CountDownLatch written) {
+        Thread hook = new Thread(() -> {
+            cancel.run();
+            try {
+                written.await(20, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, name);
+        Runtime.getRuntime().addShutdownHook(hook);
+        return hook;
+    }
+
+    /** Removes a hook from {@link #onInterrupt}; a JVM already shutting down keeps it. */
+    static void dropInterruptHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // shutting down already
+        }
+    }
+
     private CapacitySupport() {
     }
 

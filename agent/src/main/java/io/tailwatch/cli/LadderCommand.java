@@ -35,7 +35,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -176,15 +175,7 @@ public final class LadderCommand implements Callable<Integer> {
             Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
             io.tailwatch.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
-            Thread hook = new Thread(() -> {
-                ladder.cancel();
-                try {
-                    written.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "tailwatch-ladder-interrupt");
-            Runtime.getRuntime().addShutdownHook(hook);
+            Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
             System.err.printf(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s%n", target.name(),
                     target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
             LadderResult result;
@@ -211,11 +202,7 @@ public final class LadderCommand implements Callable<Integer> {
                 System.err.println("interrupted; partial report in " + dir.toAbsolutePath());
                 return CapacitySupport.EXIT_INTERRUPTED;
             }
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down already
-            }
+            CapacitySupport.dropInterruptHook(hook);
             Gate.Verdict verdict = LadderReport.gate(parsedGate, result);
             printSummary(result, verdict, dir);
             if (!noHistory) {
