@@ -11,11 +11,7 @@ IDLE=${1:-20}
 if [ ! -f agent/target/tailwatch.jar ] || [ ! -f agent/target/test-classes/io/tailwatch/bench/FootprintFloor.class ]; then
   mvn -B -q -DskipTests package >/dev/null
 fi
-flags=$(grep -v '^[[:space:]]*\(#\|$\)' launchd/jvm.options | tr '\n' ' ')
-# as bin/tailwatch does on Linux when the JVM knows the flag
-if [ "$(uname -s)" = Linux ] && java -XX:TrimNativeHeapInterval=60000 -version >/dev/null 2>&1; then
-  flags="$flags -XX:TrimNativeHeapInterval=60000"
-fi
+flags=$(bench/jvm-flags.sh)
 echo "java: $(java -version 2>&1 | head -n 1)"
 echo "flags: $flags"
 printf '| %-28s | %10s |\n' "parts" "VmRSS MiB"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 if [ ! -f agent/target/tailwatch.jar ] || [ ! -f agent/target/test-classes/io/tailwatch/bench/ProbeCpuBenchmark.class ]; then
   mvn -B -q -DskipTests package >/dev/null
 fi
-flags=$(grep -v '^[[:space:]]*\(#\|$\)' launchd/jvm.options | tr '\n' ' ')
+flags=$(bench/jvm-flags.sh)
 # The simulator shares the JVM: give the heap room for it.
 # shellcheck disable=SC2086
 exec java $flags -Xmx64m -cp agent/target/test-classes:agent/target/tailwatch.jar io.tailwatch.bench.ProbeCpuBenchmark "$@"

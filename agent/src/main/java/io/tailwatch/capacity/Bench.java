@@ -175,11 +175,10 @@ public final class Bench {
         }
         ProbeRequest req = new ProbeRequest(t.model(), options.promptTokens(), options.maxTokens(), 0.0,
                 options.connectTimeout(), options.firstTokenTimeout(), options.requestTimeout());
+        // A warm-up the interruption aborted is neither a success nor the engine's failure: none.
         ProbeResult warmup = cancelled ? null : t.client().probe(req);
+        warmup = cancelled ? null : warmup;
         List<String> warnings = new ArrayList<>();
-        if (cancelled) {
-            warmup = null; // aborted: neither a success nor the engine's failure
-        }
         if (warmup != null && !warmup.success()) {
             warnings.add("warm-up failed: " + warmup.errorType()
                     + (warmup.errorMessage() == null ? "" : " (" + warmup.errorMessage() + ")"));

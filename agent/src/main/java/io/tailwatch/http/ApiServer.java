@@ -30,20 +30,7 @@ public final class ApiServer implements AutoCloseable {
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
-        // Few threads: one acceptor, one selector, workers on demand; idle ones end after 30 s.
-        // No reserved (pre-started) threads: scrapes are rare, memory is the budget.
-        QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
-        pool.setReservedThreads(0);
-        pool.setName("tailwatch-http");
-        pool.setDaemon(true);
-        this.app = Javalin.create(cfg -> {
-            cfg.showJavalinBanner = false;
-            cfg.jetty.threadPool = pool;
-            cfg.useVirtualThreads = false;
-            // Javalin's default server watches for low resources with a thread that wakes every second;
-            // a loopback scrape endpoint with a bounded pool has no use for it.
-            cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
-        });
+        this.app = Javalin.create(ApiServer::smallServer);
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
             ctx.contentType(prometheus.contentType(accept));
@@ -87,6 +74,24 @@ public final class ApiServer implements AutoCloseable {
     public static void json(Context ctx, Object body) {
         ctx.contentType("application/json");
         ctx.result(Json.write(body));
+    }
+
+    /**
+     * The server settings that keep Javalin small: few threads (one acceptor, one selector, workers on
+     * demand that end after 30 s idle, none pre-started: scrapes are rare, memory is the budget), no
+     * banner, and no low-resources monitor (a thread that wakes every second, of no use to a loopback
+     * scrape endpoint with a bounded pool). Public for the footprint benchmark, which measures Javalin
+     * with exactly these settings.
+     */
+    public static void smallServer(io.javalin.config.JavalinConfig cfg) {
+        QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
+        pool.setReservedThreads(0);
+        pool.setName("tailwatch-http");
+        pool.setDaemon(true);
+        cfg.showJavalinBanner = false;
+        cfg.jetty.threadPool = pool;
+        cfg.useVirtualThreads = false;
+        cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
     }
 
     /** Binds and starts; throws {@link BindFailure} when the address cannot be bound. */

@@ -18,7 +18,6 @@ final class Measurement {
     long lastContentAt = -1;
     long doneAt = -1;
     boolean finished;
-    boolean errorBodyDone;
     String errorType;
     String errorMessage;
     int contentChunks;
@@ -41,7 +40,6 @@ final class Measurement {
     synchronized void headers(long nanos, int statusCode) {
         headersAt = nanos;
         status = statusCode;
-        notifyAll();
     }
 
     /** A chunk carrying {@code chars} characters of content or reasoning arrived at {@code nanos}. */
@@ -57,7 +55,6 @@ final class Measurement {
         lastContentAt = nanos;
         contentChunks++;
         contentChars += chars;
-        notifyAll();
     }
 
     /** The stream's own end marker ([DONE], done:true) arrived. */
@@ -67,7 +64,6 @@ final class Measurement {
         }
         doneAt = nanos;
         finished = true;
-        notifyAll();
     }
 
     /** The first failure wins; later ones (e.g. the cut that follows a cancel) are ignored. */
@@ -78,22 +74,15 @@ final class Measurement {
         errorType = type;
         errorMessage = message;
         finished = true;
-        notifyAll();
     }
 
     synchronized void errorBody(String text) {
         if (text != null && !text.isBlank() && errorMessage != null) {
             errorMessage = errorMessage + ": " + HttpTransport.clip(text);
         }
-        errorBodyDone = true;
-        notifyAll();
     }
 
     synchronized boolean isFinished() {
         return finished;
-    }
-
-    synchronized boolean terminal() {
-        return doneAt >= 0;
     }
 }

@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.server.LowResourceMonitor;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The resident memory of the libraries the agent is built on, each without any agent code: how low
@@ -40,15 +38,7 @@ public final class FootprintFloor {
         int idle = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         Javalin app = null;
         if (parts.contains("javalin")) {
-            QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
-            pool.setReservedThreads(0);
-            pool.setDaemon(true);
-            app = Javalin.create(cfg -> {
-                cfg.showJavalinBanner = false;
-                cfg.jetty.threadPool = pool;
-                cfg.useVirtualThreads = false;
-                cfg.jetty.modifyServer(s -> s.getBeans(LowResourceMonitor.class).forEach(s::removeBean));
-            }).get("/", ctx -> ctx.result("ok")).start("127.0.0.1", 0);
+            app = Javalin.create(io.tailwatch.http.ApiServer::smallServer).get("/", ctx -> ctx.result("ok")).start("127.0.0.1", 0);
             for (int i = 0; i < 200; i++) {
                 get(app.port());
             }
