@@ -85,6 +85,16 @@ public final class ServiceCommand {
         }
 
         abstract int run() throws IOException, Launchctl.NotFound;
+
+        /** The service in {@code scope}, or null after saying why this user cannot manage it. */
+        AgentService service(Scope scope) {
+            String root = scope.rootProblem();
+            if (root != null) {
+                err().println(root);
+                return null;
+            }
+            return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err());
+        }
     }
 
     /** The agent plist this machine would get: this java, this jar, the given config. */
@@ -139,9 +149,8 @@ public final class ServiceCommand {
                 err().println("not installed: fix the config first (tailwatch config check FILE)");
                 return TailwatchCommand.EXIT_CONFIG;
             }
-            String root = scope.rootProblem();
-            if (root != null) {
-                err().println(root);
+            AgentService service = service(scope);
+            if (service == null) {
                 return TailwatchCommand.EXIT_FAILURE;
             }
             Map<String, String> vars;
@@ -153,8 +162,7 @@ public final class ServiceCommand {
                 err().println(e.getMessage());
                 return TailwatchCommand.EXIT_CONFIG;
             }
-            return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err())
-                    .install(plist.xml(), !vars.isEmpty(), force);
+            return service.install(plist.xml(), !vars.isEmpty(), force);
         }
     }
 
@@ -165,12 +173,11 @@ public final class ServiceCommand {
 
         @Override
         int run() throws IOException, Launchctl.NotFound {
-            String root = scope.rootProblem();
-            if (root != null) {
-                err().println(root);
+            AgentService service = service(scope);
+            if (service == null) {
                 return TailwatchCommand.EXIT_FAILURE;
             }
-            return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err()).uninstall();
+            return service.uninstall();
         }
     }
 
@@ -182,12 +189,11 @@ public final class ServiceCommand {
 
         @Override
         int run() throws IOException, Launchctl.NotFound {
-            String root = scope.rootProblem();
-            if (root != null) {
-                err().println(root);
+            AgentService service = service(scope);
+            if (service == null) {
                 return TailwatchCommand.EXIT_FAILURE;
             }
-            return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err()).status();
+            return service.status();
         }
     }
 
