@@ -18,18 +18,26 @@ public record ServerConfig(String host, int port, String authToken) {
             hp = HostPort.parse(DEFAULT_LISTEN);
         }
         String token = s.string("auth_token", null);
-        String tokenFile = s.string("auth_token_file", null);
-        if (token != null && tokenFile != null) {
+        if ((token != null && token.isBlank()) || (token == null && s.isNull("auth_token"))) {
+            // An empty ${VAR} must not turn authentication off without a word.
+            s.problem("auth_token", "the token is empty (an unset or empty environment variable?); "
+                    + "remove the key to run without a token");
+            token = null;
+        }
+        boolean fileGiven = s.has("auth_token_file");
+        Path tokenFile = s.path("auth_token_file", null);
+        if (token != null && fileGiven) {
             s.problem("auth_token_file", "set auth_token or auth_token_file, not both");
         } else if (tokenFile != null) {
             try {
-                token = Files.readString(Path.of(tokenFile)).strip();
+                token = Files.readString(tokenFile).strip();
+                if (token.isEmpty()) {
+                    s.problem("auth_token_file", "the token file is empty");
+                    token = null;
+                }
             } catch (IOException e) {
                 s.problem("auth_token_file", "cannot read the token file: " + e.getClass().getSimpleName());
             }
-        }
-        if (token != null && token.isBlank()) {
-            token = null;
         }
         s.finish();
         return new ServerConfig(hp.host(), hp.port(), token);
