@@ -69,6 +69,6 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
     }
 
     public Config withListen(String host, int port) {
-        return new Config(source, new ServerConfig(host, port, server.authToken()), this.host, otlp, engines, rules, alerts);
+        return new Config(source, new ServerConfig(host, port, server.authToken(), server.allowedHosts()), this.host, otlp, engines, rules, alerts);
     }
 }

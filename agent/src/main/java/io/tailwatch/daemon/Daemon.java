@@ -70,6 +70,20 @@ public final class Daemon implements AutoCloseable {
             hub.addSink(otlp);
             LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
         }
+        status.add(new StatusContributor() {
+            public String name() {
+                return "server";
+            }
+
+            public Object status() {
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("listen", config.server().listen());
+                m.put("loopback", config.server().loopback());
+                String w = config.server().exposureWarning();
+                m.put("warnings", w == null ? List.of() : List.of(w));
+                return m;
+            }
+        });
         host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
                 hub, clock);
         status.add(new StatusContributor() {
@@ -114,7 +128,8 @@ public final class Daemon implements AutoCloseable {
         };
         routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), config.server().allowedHosts(),
+                    routes, ResourceInfo::version)
                     .start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
             closeQuietly();
@@ -131,6 +146,9 @@ public final class Daemon implements AutoCloseable {
         signals.start();
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        if (config.server().exposureWarning() != null) {
+            LOG.warn("{}", config.server().exposureWarning());
+        }
         return this;
     }
 

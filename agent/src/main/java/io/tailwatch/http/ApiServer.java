@@ -26,15 +26,46 @@ public final class ApiServer implements AutoCloseable {
         String problem();
     }
 
+    /**
+     * A response write that makes no progress for this long fails and closes its connection (Jetty's idle
+     * timeout bounds blocking writes), so a client that never reads holds a thread at most this long.
+     */
+    public static final long WRITE_TIMEOUT_MILLIS = 5_000;
+    /** Responses other than /healthz written at once; the rest of the pool stays free for /healthz. */
+    static final int BULK_LANES = 4;
+    /** How long a request waits for a free lane before it is answered 503. */
+    static final long LANE_WAIT_MILLIS = 2_000;
+    private static final String LANE = "tailwatch.lane";
+
     private final Javalin app;
+    private final java.util.concurrent.Semaphore bulk = new java.util.concurrent.Semaphore(BULK_LANES);
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
+        this(prometheus, health, status, authToken, List.of(), extraRoutes, version);
+    }
+
+    /**
+     * {@code allowedHosts}: names besides IP literals and localhost that the Host header may carry; any
+     * other name is answered 421 (a page on another site cannot read the API through DNS rebinding).
+     */
+    public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
+                     List<String> allowedHosts, List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
         this.app = Javalin.create(ApiServer::smallServer);
+        HostCheck hosts = new HostCheck(allowedHosts);
+        app.before(ctx -> {
+            if (!hosts.allowed(ctx.header("Host"))) {
+                ctx.status(421).contentType("text/plain; charset=utf-8")
+                        .result("misdirected request: this agent does not answer to that Host name "
+                                + "(add it to server.allowed_hosts)\n");
+                ctx.skipRemainingHandlers();
+                return;
+            }
+            ctx.attribute(LANE, bulk);
+        });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
-            ctx.contentType(prometheus.contentType(accept));
-            ctx.result(prometheus.scrape(accept));
+            write(ctx, prometheus.contentType(accept), prometheus.scrape(accept).getBytes(StandardCharsets.UTF_8));
         });
         app.get("/healthz", ctx -> {
             String problem = health.problem();
@@ -72,8 +103,39 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public static void json(Context ctx, Object body) {
-        ctx.contentType("application/json");
-        ctx.result(Json.write(body));
+        write(ctx, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Writes a whole response inside the handler, holding one of the {@link #BULK_LANES} lanes while the
+     * bytes go out, so at most that many threads can be held by clients that do not read; /healthz needs
+     * no lane. No free lane within {@link #LANE_WAIT_MILLIS}: 503.
+     */
+    static void write(Context ctx, String contentType, byte[] body) {
+        java.util.concurrent.Semaphore lane = ctx.attribute(LANE);
+        boolean held = false;
+        try {
+            if (lane != null) {
+                held = lane.tryAcquire(LANE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (!held) {
+                    ctx.status(503).header("Retry-After", "5").contentType("text/plain; charset=utf-8")
+                            .result("busy: every response lane is taken by slow clients\n");
+                    return;
+                }
+            }
+            ctx.contentType(contentType);
+            ctx.res().setContentLength(body.length);
+            ctx.res().getOutputStream().write(body);
+            ctx.res().flushBuffer();
+        } catch (java.io.IOException e) {
+            // The client went away or did not read within the write timeout: Jetty closes the connection.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (held) {
+                lane.release();
+            }
+        }
     }
 
     /**
@@ -101,14 +163,43 @@ public final class ApiServer implements AutoCloseable {
         } catch (RuntimeException e) {
             Throwable t = e;
             while (t != null) {
-                if (t instanceof java.net.BindException || t instanceof java.io.IOException) {
+                if (t instanceof java.net.BindException b) {
+                    throw new BindFailure(host, port, bindReason(b));
+                }
+                if (t instanceof java.io.IOException) {
                     throw new BindFailure(host, port, t.getMessage());
                 }
                 t = t.getCause();
             }
             throw e;
         }
+        for (org.eclipse.jetty.server.Connector c : app.jettyServer().server().getConnectors()) {
+            if (c instanceof org.eclipse.jetty.server.AbstractConnector a) {
+                a.setIdleTimeout(WRITE_TIMEOUT_MILLIS);
+            }
+        }
         return this;
+    }
+
+    /** Jetty's "Failed to bind to /127.0.0.1:9531" drops the OS's reason; say it in words. */
+    static String bindReason(java.net.BindException b) {
+        String m = String.valueOf(b.getMessage());
+        for (Throwable t = b.getCause(); t != null; t = t.getCause()) {
+            if (t.getMessage() != null) {
+                m = m + ": " + t.getMessage();
+            }
+        }
+        String low = m.toLowerCase(java.util.Locale.ROOT);
+        if (low.contains("in use")) {
+            return "address already in use (another tailwatch, or another program, listens there)";
+        }
+        if (low.contains("assign") || low.contains("not available")) {
+            return "address not available on this host (" + m + ")";
+        }
+        if (low.contains("permission")) {
+            return "permission denied (" + m + ")";
+        }
+        return m;
     }
 
     public int port() {
@@ -124,6 +215,37 @@ public final class ApiServer implements AutoCloseable {
     public static final class BindFailure extends RuntimeException {
         public BindFailure(String host, int port, String why) {
             super("cannot listen on " + io.tailwatch.config.HostPort.format(host, port) + ": " + why);
+        }
+    }
+
+    /** The Host header check against DNS rebinding: IP literals, localhost and the configured names pass. */
+    static final class HostCheck {
+        private final java.util.Set<String> names;
+
+        HostCheck(List<String> allowed) {
+            java.util.Set<String> n = new java.util.HashSet<>();
+            n.add("localhost");
+            for (String a : allowed) {
+                n.add(a.toLowerCase(java.util.Locale.ROOT));
+            }
+            this.names = java.util.Set.copyOf(n);
+        }
+
+        boolean allowed(String hostHeader) {
+            if (hostHeader == null || hostHeader.isEmpty()) {
+                return true; // HTTP/1.0 without Host: no name to rebind (browsers always send one)
+            }
+            String h = hostHeader.strip().toLowerCase(java.util.Locale.ROOT);
+            if (h.startsWith("[")) {
+                int end = h.indexOf(']');
+                return end > 0 && h.substring(1, end).matches("[0-9a-f:.]+");
+            }
+            int colon = h.lastIndexOf(':');
+            String name = colon >= 0 ? h.substring(0, colon) : h;
+            if (name.endsWith(".")) {
+                name = name.substring(0, name.length() - 1);
+            }
+            return name.matches("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}") || names.contains(name);
         }
     }
 }

@@ -58,11 +58,11 @@ public final class HttpTransport {
         }
 
         /** The exchange, not yet started (so that another thread can close it from the first step on). */
-        HttpExchange prepare() throws java.net.ProtocolException {
+        public HttpExchange prepare() throws java.net.ProtocolException {
             return HttpExchange.prepare(uri, null);
         }
 
-        void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
+        public void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
             int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
             x.start(method, headers, body, connectMillis, deadlineNanos);
         }
@@ -98,7 +98,7 @@ public final class HttpTransport {
         Exchange x = exchange(req, connectTimeout, deadline);
         if (x.error() != null) {
             if (x.cause() != null) {
-                LOG.debug("{} failed", uri, x.cause());
+                LOG.debug("{} failed: {}", io.tailwatch.config.Redact.url(uri), io.tailwatch.logging.LogGuard.value(x.cause()));
             }
             return new JsonReply(0, null, null, x.error(), x.errorType());
         }
