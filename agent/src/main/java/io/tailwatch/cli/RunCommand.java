@@ -32,6 +32,14 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Override server.listen.")
     String listen;
 
+    @Option(names = "--log-file", paramLabel = "FILE", description = "Write the log to FILE (capped, see "
+            + "--log-max-size) instead of stderr.")
+    java.nio.file.Path logFile;
+
+    @Option(names = "--log-max-size", paramLabel = "SIZE", defaultValue = "10MiB", description = "Cap of the "
+            + "--log-file: past it the file is copied to FILE.1 and emptied (default: ${DEFAULT-VALUE}).")
+    String logMaxSize;
+
     private final Object lock = new Object();
     private Daemon daemon;
     private Config running;
@@ -51,7 +59,22 @@ public final class RunCommand implements Callable<Integer> {
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
-        LogGuard guard = LogGuard.install();
+        LogGuard guard;
+        try {
+            if (logFile == null) {
+                guard = LogGuard.install();
+            } else {
+                long max = io.tailwatch.config.Units.bytes(logMaxSize);
+                if (max < 64 * 1024) {
+                    System.err.println("--log-max-size: at least 64KiB, got " + logMaxSize);
+                    return TailwatchCommand.EXIT_CONFIG;
+                }
+                guard = LogGuard.install(logFile, max);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("--log-file / --log-max-size: " + e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        }
         try {
             daemon = new Daemon(config, System.getenv()).start();
             running = config;

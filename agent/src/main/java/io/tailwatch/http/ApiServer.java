@@ -27,14 +27,19 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * A response write that makes no progress for this long fails and closes its connection (Jetty's idle
-     * timeout bounds blocking writes), so a client that never reads holds a thread at most this long.
+     * A blocked response write fails after this long and closes its connection (Jetty's idle timeout
+     * bounds blocking writes): a client that does not read holds a thread at most this long.
      */
     public static final long WRITE_TIMEOUT_MILLIS = 5_000;
+    /**
+     * Within a lane the bound is tighter: a whole /metrics or /api answer goes out in microseconds to a
+     * client that reads (loopback) and in milliseconds over a LAN.
+     */
+    static final long LANE_WRITE_TIMEOUT_MILLIS = 1_000;
     /** Responses other than /healthz written at once; the rest of the pool stays free for /healthz. */
     static final int BULK_LANES = 4;
-    /** How long a request waits for a free lane before it is answered 503. */
-    static final long LANE_WAIT_MILLIS = 2_000;
+    /** How long a request waits for a free lane before its connection is closed unanswered. */
+    static final long LANE_WAIT_MILLIS = 500;
     private static final String LANE = "tailwatch.lane";
 
     private final Javalin app;
@@ -108,27 +113,39 @@ public final class ApiServer implements AutoCloseable {
 
     /**
      * Writes a whole response inside the handler, holding one of the {@link #BULK_LANES} lanes while the
-     * bytes go out, so at most that many threads can be held by clients that do not read; /healthz needs
-     * no lane. No free lane within {@link #LANE_WAIT_MILLIS}: 503.
+     * bytes go out and with the write bounded by {@link #LANE_WRITE_TIMEOUT_MILLIS}, so clients that do not
+     * read hold at most that many threads for at most that long, and /healthz (which needs no lane) always
+     * finds one. No free lane within {@link #LANE_WAIT_MILLIS}: the connection is closed unanswered (an
+     * answer could block on the same full socket).
      */
     static void write(Context ctx, String contentType, byte[] body) {
         java.util.concurrent.Semaphore lane = ctx.attribute(LANE);
+        org.eclipse.jetty.server.Request base = org.eclipse.jetty.server.Request.getBaseRequest(ctx.req());
+        org.eclipse.jetty.io.EndPoint endPoint = base == null ? null : base.getHttpChannel().getEndPoint();
         boolean held = false;
+        long idle = endPoint == null ? 0 : endPoint.getIdleTimeout();
         try {
             if (lane != null) {
                 held = lane.tryAcquire(LANE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                 if (!held) {
-                    ctx.status(503).header("Retry-After", "5").contentType("text/plain; charset=utf-8")
-                            .result("busy: every response lane is taken by slow clients\n");
+                    if (endPoint != null) {
+                        endPoint.close();
+                    }
                     return;
                 }
+            }
+            if (endPoint != null) {
+                endPoint.setIdleTimeout(LANE_WRITE_TIMEOUT_MILLIS);
             }
             ctx.contentType(contentType);
             ctx.res().setContentLength(body.length);
             ctx.res().getOutputStream().write(body);
             ctx.res().flushBuffer();
+            if (endPoint != null) {
+                endPoint.setIdleTimeout(idle);
+            }
         } catch (java.io.IOException e) {
-            // The client went away or did not read within the write timeout: Jetty closes the connection.
+            // The client went away or did not read in time: Jetty closes the connection.
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -162,14 +179,18 @@ public final class ApiServer implements AutoCloseable {
             app.start(host, port);
         } catch (RuntimeException e) {
             Throwable t = e;
+            java.io.IOException io = null;
             while (t != null) {
                 if (t instanceof java.net.BindException b) {
                     throw new BindFailure(host, port, bindReason(b));
                 }
-                if (t instanceof java.io.IOException) {
-                    throw new BindFailure(host, port, t.getMessage());
+                if (io == null && t instanceof java.io.IOException i) {
+                    io = i;
                 }
                 t = t.getCause();
+            }
+            if (io != null) {
+                throw new BindFailure(host, port, io.getMessage());
             }
             throw e;
         }

@@ -63,7 +63,16 @@ public final class LogGuard extends PrintStream {
 
     /** Installs the guard as System.err (5 lines of a shape per minute) and routes java.util.logging to SLF4J. */
     public static LogGuard install() {
-        LogGuard g = new LogGuard(System.err, 5, 1, TimeUnit.MINUTES, System::nanoTime);
+        return install(System.err);
+    }
+
+    /** The same, writing to {@code logFile} capped at {@code maxBytes} (see {@link CappedLogFile}). */
+    public static LogGuard install(java.nio.file.Path logFile, long maxBytes) throws java.io.IOException {
+        return install(new PrintStream(new CappedLogFile(logFile, maxBytes), true, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private static LogGuard install(PrintStream target) {
+        LogGuard g = new LogGuard(target, 5, 1, TimeUnit.MINUTES, System::nanoTime);
         System.setErr(g);
         routeJulToSlf4j();
         return g;

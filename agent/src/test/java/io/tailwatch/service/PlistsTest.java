@@ -79,7 +79,8 @@ class PlistsTest {
         assertThat(args.get(0)).endsWith("/bin/java");
         assertThat(args).containsSubsequence("-XX:+UseSerialGC", "-Xss256k", "-XX:TieredStopAtLevel=1", "-jar",
                 "/Users/alice/tailwatch-0.1.0/lib/tailwatch.jar", "run", "--config",
-                "/Users/alice/tailwatch-0.1.0/config/tailwatch.yaml");
+                "/Users/alice/tailwatch-0.1.0/config/tailwatch.yaml", "--log-file",
+                "/Users/alice/Library/Logs/tailwatch/tailwatch.err.log");
     }
 
     @Test
