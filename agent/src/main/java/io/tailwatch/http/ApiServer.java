@@ -38,11 +38,24 @@ public final class ApiServer implements AutoCloseable {
     static final long LANE_WRITE_TIMEOUT_MILLIS = 1_000;
     /** Responses other than /healthz written at once; the rest of the pool stays free for /healthz. */
     static final int BULK_LANES = 4;
+    /**
+     * A connection that has carried this many requests is closed after the current answer: a normal
+     * client reconnects unnoticed (Prometheus every 100 scrapes), a client that pipelines thousands of
+     * requests gets 100 answers, not thousands, and gives the threads back.
+     */
+    static final long MAX_REQUESTS_PER_CONNECTION = 100;
     /** How long a request waits for a free lane before its connection is closed unanswered. */
     static final long LANE_WAIT_MILLIS = 500;
     private static final String LANE = "tailwatch.lane";
 
+    /** A rendered exposition is served again for this long (the host interval is seconds). */
+    static final long SCRAPE_REUSE_NANOS = 500_000_000L;
+
+    private record Rendered(long at, byte[] body) {
+    }
+
     private final Javalin app;
+    private final java.util.Map<String, Rendered> rendered = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.Semaphore bulk = new java.util.concurrent.Semaphore(BULK_LANES);
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
@@ -70,7 +83,18 @@ public final class ApiServer implements AutoCloseable {
         });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
-            write(ctx, prometheus.contentType(accept), prometheus.scrape(accept).getBytes(StandardCharsets.UTF_8));
+            String type = prometheus.contentType(accept);
+            write(ctx, type, () -> {
+                // One rendering per format and SCRAPE_REUSE_NANOS serves every scrape in that time: a
+                // client that pipelines /metrics costs bytes to write, not a rendering each.
+                long now = System.nanoTime();
+                Rendered r = rendered.get(type);
+                if (r == null || now - r.at() > SCRAPE_REUSE_NANOS) {
+                    r = new Rendered(now, prometheus.scrape(accept).getBytes(StandardCharsets.UTF_8));
+                    rendered.put(type, r);
+                }
+                return r.body();
+            });
         });
         app.get("/healthz", ctx -> {
             String problem = health.problem();
@@ -108,17 +132,17 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public static void json(Context ctx, Object body) {
-        write(ctx, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+        write(ctx, "application/json", () -> Json.write(body).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
-     * Writes a whole response inside the handler, holding one of the {@link #BULK_LANES} lanes while the
-     * bytes go out and with the write bounded by {@link #LANE_WRITE_TIMEOUT_MILLIS}, so clients that do not
+     * Renders and writes a whole response inside the handler, holding one of the {@link #BULK_LANES} lanes
+     * while it is rendered and while the bytes go out and with the write bounded by {@link #LANE_WRITE_TIMEOUT_MILLIS}, so clients that do not
      * read hold at most that many threads for at most that long, and /healthz (which needs no lane) always
      * finds one. No free lane within {@link #LANE_WAIT_MILLIS}: the connection is closed unanswered (an
      * answer could block on the same full socket).
      */
-    static void write(Context ctx, String contentType, byte[] body) {
+    static void write(Context ctx, String contentType, Supplier<byte[]> render) {
         java.util.concurrent.Semaphore lane = ctx.attribute(LANE);
         org.eclipse.jetty.server.Request base = org.eclipse.jetty.server.Request.getBaseRequest(ctx.req());
         org.eclipse.jetty.io.EndPoint endPoint = base == null ? null : base.getHttpChannel().getEndPoint();
@@ -133,6 +157,11 @@ public final class ApiServer implements AutoCloseable {
                     }
                     return;
                 }
+            }
+            byte[] body = render.get();
+            org.eclipse.jetty.server.HttpConnection connection = org.eclipse.jetty.server.HttpConnection.getCurrentConnection();
+            if (connection != null && connection.getMessagesIn() >= MAX_REQUESTS_PER_CONNECTION) {
+                ctx.header("Connection", "close");
             }
             if (endPoint != null) {
                 endPoint.setIdleTimeout(LANE_WRITE_TIMEOUT_MILLIS);

@@ -139,7 +139,7 @@ class PlistsTest {
                 Path.of("/tmp/logs"), Map.of("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer a<b>&\"c\""));
         NSDictionary d = PlistText.parse(p.xml());
         assertThat(strings(d.objectForKey("ProgramArguments"))).containsExactly("/opt/j dk/bin/java", "-Xmx24m", "-jar",
-                "/tmp/a&b/<x>.jar", "run");
+                "/tmp/a&b/<x>.jar", "run", "--log-file", "/tmp/logs/tailwatch.err.log");
         assertThat(((NSDictionary) d.objectForKey("EnvironmentVariables")).objectForKey("OTEL_EXPORTER_OTLP_HEADERS").toString())
                 .isEqualTo("Authorization=Bearer a<b>&\"c\"");
     }

@@ -15,18 +15,20 @@ class AttrsBoundTest {
         hub.addSink(prom);
         String huge = "v".repeat(100_000);
         hub.publish("engine", List.of(
-                Point.of(EngineMetrics.INFO, 1, "engine", "a", "api", "openai", "version", huge + "1"),
-                Point.of(EngineMetrics.INFO, 1, "engine", "b", "api", "openai", "version", huge + "2")));
+                Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, "a", AttrKeys.ENGINE_API, "openai",
+                        AttrKeys.ENGINE_VERSION, huge + "1"),
+                Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, "b", AttrKeys.ENGINE_API, "openai",
+                        AttrKeys.ENGINE_VERSION, huge + "2")));
         String text = prom.scrape(null);
         assertThat(text.length()).isLessThan(8_000);
         List<String> lines = text.lines().filter(l -> l.startsWith("tailwatch_engine_info{")).toList();
         assertThat(lines).hasSize(2);
         for (String l : lines) {
-            String version = l.replaceAll(".*version=\"([^\"]*)\".*", "$1");
+            String version = l.replaceAll(".*_version=\"([^\"]*)\".*", "$1");
             assertThat(version).hasSize(Attrs.MAX_VALUE_CHARS).contains("~");
         }
-        assertThat(lines.get(0).replaceAll(".*version=\"([^\"]*)\".*", "$1"))
-                .isNotEqualTo(lines.get(1).replaceAll(".*version=\"([^\"]*)\".*", "$1"));
+        assertThat(lines.get(0).replaceAll(".*_version=\"([^\"]*)\".*", "$1"))
+                .isNotEqualTo(lines.get(1).replaceAll(".*_version=\"([^\"]*)\".*", "$1"));
         assertThat(Attrs.bound("0.6.2")).isEqualTo("0.6.2");
     }
 }
