@@ -306,10 +306,20 @@ public final class EngineWatch {
         hub.publish("probe/" + e, points);
     }
 
+    /**
+     * The stats of every window; a window whose model was not probed for two window ages is removed
+     * (its series leave the exporters, as the hub's histogram series do after the same time).
+     */
     Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
         Map<String, ProbeWindow.Stats> out = new LinkedHashMap<>();
+        Instant expired = now.minus(windowAge.multipliedBy(2));
         synchronized (s.windows) {
             for (Map.Entry<String, ProbeWindow> w : new ArrayList<>(s.windows.entrySet())) {
+                Instant last = w.getValue().lastAdded();
+                if (last != null && last.isBefore(expired)) {
+                    s.windows.remove(w.getKey());
+                    continue;
+                }
                 out.put(w.getKey(), w.getValue().stats(now));
             }
         }
