@@ -120,6 +120,10 @@ public final class EngineWatch {
                 LOG.info("engine {} is down: {}", config.name(), h.error());
             }
         }
+        if (h.limit() != null && (before == null || before.limit() == null)) {
+            LOG.warn("engine {}: {}: {}", config.name(), io.tailwatch.probe.ProbeErrors.OVER_LIMIT,
+                    h.limit().replaceAll("\\p{Cntrl}", " "));
+        }
         publishEngine();
         publishProbes();
         return h;
@@ -239,7 +243,7 @@ public final class EngineWatch {
             points.add(Point.of(EngineMetrics.INFO, 1, "engine", e, "api", config.api(), "version",
                     h.version() == null ? "unknown" : h.version()));
             if (h.up() && !h.loading() && h.inventoryKnown()) {
-                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), "engine", e));
+                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.modelsTotal(), "engine", e));
             }
             HostSnapshot snap = host.get();
             Double available = snap == null ? null : snap.memoryAvailable();
