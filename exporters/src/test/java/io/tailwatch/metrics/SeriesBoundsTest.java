@@ -108,7 +108,7 @@ class SeriesBoundsTest {
         hub.addSink(OtlpExporter.withReader(reader, hub, Map.of()));
         List<Point> gauges = new ArrayList<>();
         for (int i = 0; i < 300; i++) {
-            gauges.add(Point.of(EngineMetrics.MODEL_CONTEXT, 4096, "engine", "e", "model", "gauge-model-" + i));
+            gauges.add(Point.of(EngineMetrics.MODEL_CONTEXT, 4096, AttrKeys.ENGINE, "e", AttrKeys.MODEL, "gauge-model-" + i));
         }
         hub.publish("engine/e", gauges);
         for (int i = 0; i < 5000; i++) {
@@ -145,7 +145,7 @@ class SeriesBoundsTest {
         hub.warningsTo(warnings::add);
         List<Point> many = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            many.add(Point.of(HostMetrics.PROCESS_RSS, i, "engine", "e" + i));
+            many.add(Point.of(HostMetrics.PROCESS_RSS, i, AttrKeys.ENGINE, "e" + i));
         }
         for (int round = 0; round < 2000; round++) {
             hub.publish("p", many);

@@ -64,8 +64,8 @@ class BlockingFileTest {
             assertThat(last.results().get("memory_blocked").success()).isFalse();
             assertThat(last.results().get("memory_blocked").error()).startsWith("stuck:");
             assertThat(sampling.stuck()).containsKey("memory_blocked");
-            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, "sampler", "memory_blocked")).isEqualTo(1.0);
-            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, "sampler", fine.name())).isEqualTo(0.0);
+            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, io.tailwatch.metrics.AttrKeys.SAMPLER, "memory_blocked")).isEqualTo(1.0);
+            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, io.tailwatch.metrics.AttrKeys.SAMPLER, fine.name())).isEqualTo(0.0);
             assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isNotNull();
 
             // Unblock the read (the mount recovers): the file becomes a plain one again, the stuck read
@@ -79,7 +79,7 @@ class BlockingFileTest {
                 sampling.sampleOnce();
                 assertThat(sampling.stuck()).isEmpty();
             });
-            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, "sampler", "memory_blocked")).isEqualTo(0.0);
+            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_STUCK, io.tailwatch.metrics.AttrKeys.SAMPLER, "memory_blocked")).isEqualTo(0.0);
         } finally {
             sampling.close();
         }
