@@ -12,11 +12,14 @@ import java.util.Map;
 /**
  * macOS cross-checks: the native readings beside {@code sysctl}, {@code vm_stat},
  * {@code pmset -g therm} and {@code memory_pressure}. Fixed figures (total memory, swap size, the
- * pressure level's enum) must match exactly; page counts within {@value #MOVING_TOLERANCE_PERCENT} %
- * of total memory, because the tools run moments after the sample.
+ * pressure level's enum) must match exactly; each page count within {@value #MOVING_TOLERANCE_PERCENT} %
+ * of the tool's own value, at least {@link #MOVING_FLOOR} bytes, because the tools run moments after
+ * the sample.
  */
 public final class MacDoctor {
     public static final double MOVING_TOLERANCE_PERCENT = 5;
+    /** Pages that may move between the sample and the tool: 64 MiB (4096 pages of 16 KiB). */
+    public static final double MOVING_FLOOR = 64L << 20;
     /** memory_pressure prints whole percent and runs a moment later. */
     public static final double FREE_RATIO_TOLERANCE = 0.05;
     /** vm.swapusage text is rounded to 0.01 MiB. */
@@ -39,7 +42,6 @@ public final class MacDoctor {
     public static List<Check> checks(HostSnapshot s, Map<List<String>, String> outputs, Map<List<String>, String> errors) {
         List<Check> out = new ArrayList<>();
         Double total = s.memoryTotal();
-        double moving = total == null ? 0 : total * MOVING_TOLERANCE_PERCENT / 100;
 
         String memsize = outputs.get(HW_MEMSIZE);
         if (memsize == null) {
@@ -65,13 +67,28 @@ public final class MacDoctor {
             Long spec = vm.bytes("Pages speculative");
             // The kernel's free count includes speculative pages; vm_stat prints them apart.
             out.add(state(s, "free", "vm_stat (free + speculative)",
-                    free == null || spec == null ? null : (double) (free + spec), moving));
-            out.add(state(s, "active", "vm_stat (Pages active)", dbl(vm.bytes("Pages active")), moving));
-            out.add(state(s, "inactive", "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive")), moving));
-            out.add(state(s, "wired", "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down")), moving));
+                    free == null || spec == null ? null : (double) (free + spec)));
+            out.add(state(s, "active", "vm_stat (Pages active)", dbl(vm.bytes("Pages active"))));
+            out.add(state(s, "inactive", "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive"))));
+            out.add(state(s, "wired", "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down"))));
             out.add(state(s, "compressed", "vm_stat (Pages occupied by compressor)",
-                    dbl(vm.bytes("Pages occupied by compressor")), moving));
-            out.add(state(s, "cached", "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages")), moving));
+                    dbl(vm.bytes("Pages occupied by compressor"))));
+            out.add(state(s, "cached", "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages"))));
+            // The derived figures, rebuilt from vm_stat's own lines. vm_stat prints "Pages free" as
+            // free_count - speculative_count, so free + file-backed + purgeable counts each
+            // speculative page once (in file-backed), like the sampler.
+            Long anon = vm.bytes("Anonymous pages");
+            Long purgeable = vm.bytes("Pages purgeable");
+            Long wired = vm.bytes("Pages wired down");
+            Long occupied = vm.bytes("Pages occupied by compressor");
+            Long fileBacked = vm.bytes("File-backed pages");
+            out.add(state(s, "used", "vm_stat (anonymous - purgeable + wired + occupied by compressor)",
+                    anon == null || purgeable == null || wired == null || occupied == null ? null
+                            : (double) (Math.max(0, anon - purgeable) + wired + occupied)));
+            out.add(Checks.compareRelative("tailwatch.memory.available", s.memoryAvailable(),
+                    "vm_stat (free + file-backed + purgeable)",
+                    free == null || fileBacked == null || purgeable == null ? null : (double) (free + fileBacked + purgeable),
+                    MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B"));
         }
 
         String swapText = outputs.get(SWAPUSAGE);
@@ -142,9 +159,10 @@ public final class MacDoctor {
         return out;
     }
 
-    private static Check state(HostSnapshot s, String state, String tool, Double toolValue, double tolerance) {
-        return Checks.compare("system.memory.usage{" + state + "}",
-                s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue, tolerance, "B");
+    private static Check state(HostSnapshot s, String state, String tool, Double toolValue) {
+        return Checks.compareRelative("system.memory.usage{" + state + "}",
+                s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue,
+                MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
     }
 
     private static Double dbl(Long v) {
