@@ -11,7 +11,7 @@ public final class HostMetrics {
     }
 
     public static final MetricDef MEMORY_USAGE = MetricDef.gauge("system.memory.usage", "By",
-            "Physical memory in use by state. Linux: used, free, cached, buffers. macOS: used (app + wired + compressed), free, active, inactive, wired, compressed, cached (file-backed, also counted in active/inactive).",
+            "Physical memory in use by state. Linux: used (MemTotal - MemAvailable, as procps-ng 4 free), free, cached (Cached + SReclaimable), buffers. macOS: used (app memory internal - purgeable, + wired + compressor-occupied pages), free (free_count, speculative included), active, inactive, wired, compressed, cached (file-backed external_page_count, also counted in active/inactive).",
             oneOf("system.memory.state", "Memory state",
                     "used", "free", "cached", "buffers", "active", "inactive", "wired", "compressed"));
 
@@ -19,7 +19,7 @@ public final class HostMetrics {
             "Total physical memory of the host.");
 
     public static final MetricDef MEMORY_AVAILABLE = MetricDef.gauge("tailwatch.memory.available", "By",
-            "Memory that can be given to new work without swapping (Linux MemAvailable; macOS free + file-backed + purgeable pages).");
+            "Memory that can be given to new work without swapping. Linux: MemAvailable. macOS: (free_count - speculative_count) + external_page_count + purgeable_count pages of vm_statistics64, sets that do not overlap (speculative pages are counted once, as file-backed).");
 
     public static final MetricDef MEMORY_FREE_RATIO = MetricDef.gauge("tailwatch.memory.free.ratio", "1",
             "System-wide free memory as a ratio (macOS kern.memorystatus_level / 100).");
@@ -67,7 +67,24 @@ public final class HostMetrics {
             "Resident set size of an engine's processes.",
             free("engine", "Configured engine name"));
 
+    /**
+     * semconv {@code system.cpu.utilization} (opt-in there; {@code system.cpu.time} is the recommended
+     * counter). The utilization is exported because it is a ratio of tick deltas, exact without the
+     * tick rate: macOS counts PROCESSOR_CPU_LOAD_INFO in scheduler ticks whose rate is no part of the
+     * API, so seconds would rest on an assumed rate; and it is what a rule reads to see an engine is
+     * CPU-bound, without a rate() over a counter.
+     */
+    public static final MetricDef CPU_UTILIZATION = MetricDef.gauge("system.cpu.utilization", "1",
+            "Share of CPU time in each mode over the last sample interval, over all logical CPUs (the modes add up to 1). Linux /proc/stat (interrupt = irq + softirq; guest time is inside user and nice); macOS host_processor_info(PROCESSOR_CPU_LOAD_INFO): user, system, idle (xnu reports no nice time).",
+            oneOf("cpu.mode", "CPU mode (semconv)", "user", "system", "nice", "idle", "iowait", "interrupt", "steal"));
+
+    public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
+            "Apple silicon: system.cpu.utilization of each core cluster (hw.perflevelN: performance, efficiency), so a busy cluster shows even when the machine-wide figure is low.",
+            free("tailwatch.cpu.cluster", "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
+            oneOf("cpu.mode", "CPU mode (semconv)", "user", "system", "nice", "idle", "iowait", "interrupt", "steal"));
+
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE, MEMORY_FREE_RATIO,
             PAGING_USAGE, PRESSURE_LEVEL, PRESSURE_STALL, THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT,
-            POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS);
+            POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION,
+            CPU_CLUSTER_UTILIZATION);
 }

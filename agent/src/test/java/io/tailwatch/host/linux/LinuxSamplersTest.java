@@ -54,6 +54,41 @@ class LinuxSamplersTest {
     }
 
     @Test
+    void cpuUtilizationFromProcStatTickDeltas(@TempDir Path proc) throws Exception {
+        CpuStatSampler cpu = new CpuStatSampler(proc);
+        // Columns: user nice system idle iowait irq softirq steal guest guest_nice.
+        write(proc.resolve("stat"), "cpu  1000 100 500 8000 200 50 50 100 300 0\ncpu0 1000 100 500 8000 200 50 50 100 300 0\n");
+        assertThat(cpu.sample()).as("the first sample is the baseline").isEmpty();
+        write(proc.resolve("stat"), "cpu  1600 100 700 8900 300 100 100 200 500 0\ncpu0 1600 100 700 8900 300 100 100 200 500 0\n");
+        MetricSnapshot s = snap(cpu.sample());
+        // Deltas: user 600 (the +200 guest ticks are inside it), nice 0, system 200, idle 900,
+        // iowait 100, interrupt 50 + 50 = 100, steal 100: 2000 ticks. Worked by hand:
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "user")).isEqualTo(0.3);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "nice")).isEqualTo(0.0);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "system")).isEqualTo(0.1);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "idle")).isEqualTo(0.45);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "iowait")).isEqualTo(0.05);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "interrupt")).isEqualTo(0.05);
+        assertThat(s.value(HostMetrics.CPU_UTILIZATION, "cpu.mode", "steal")).isEqualTo(0.05);
+        // A counter that went backwards (a hotplugged CPU's ticks left the sum): nothing, not a guess.
+        write(proc.resolve("stat"), "cpu  1500 100 700 9000 300 100 100 200 500 0\n");
+        assertThat(cpu.sample()).isEmpty();
+        write(proc.resolve("stat"), "intr 12 3 4\n");
+        assertThatThrownBy(cpu::sample).hasMessageContaining("stat line 1");
+    }
+
+    @Test
+    void cpuUtilizationOnThisMachineAddsUpToOne() throws Exception {
+        CpuStatSampler cpu = new CpuStatSampler(Path.of("/proc"));
+        assertThat(cpu.sample()).isEmpty();
+        List<Point> p = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .pollInterval(java.time.Duration.ofMillis(100)).until(cpu::sample, x -> !x.isEmpty());
+        double sum = p.stream().mapToDouble(Point::value).sum();
+        assertThat(sum).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(p).allMatch(x -> x.value() >= 0 && x.value() <= 1);
+    }
+
+    @Test
     void swapUsedIsTotalMinusFree() throws Exception {
         MetricSnapshot s = snap(new SwapSampler(fixture("linux-swap/proc")).sample());
         assertThat(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(2.0 * (1L << 30));
