@@ -32,8 +32,21 @@ public final class MacDoctor {
     public static final List<String> VM_STAT = List.of("vm_stat");
     public static final List<String> PMSET_THERM = List.of("pmset", "-g", "therm");
     public static final List<String> MEMORY_PRESSURE = List.of("memory_pressure");
+    static final String THERMAL_NOTIFY_NAME = "com.apple.system.thermalpressurelevel";
+    public static final List<String> NOTIFYUTIL_THERMAL = List.of("notifyutil", "-g", THERMAL_NOTIFY_NAME);
     public static final List<List<String>> TOOLS = List.of(HW_MEMSIZE, SWAPUSAGE, PRESSURE_LEVEL, VM_STAT, PMSET_THERM,
-            MEMORY_PRESSURE);
+            MEMORY_PRESSURE, NOTIFYUTIL_THERMAL);
+    /**
+     * Only with {@code --with-sudo}: one 1-second powermetrics sample. {@code sudo -n} never asks
+     * for a password (run {@code sudo -v} first); without cached credentials the check shows n/a.
+     */
+    public static final List<String> POWERMETRICS = List.of("sudo", "-n", "powermetrics", "--samplers",
+            "cpu_power,gpu_power", "-i", "1000", "-n", "1");
+    /** powermetrics samples a different second than tailwatch: power moves that much between windows. */
+    static final double POWER_RELATIVE = 0.5;
+    static final double POWER_FLOOR_WATTS = 1.0;
+    static final double GPU_FREQ_RELATIVE = 0.25;
+    static final double GPU_FREQ_FLOOR_HZ = 100e6;
 
     private MacDoctor() {
     }
@@ -155,7 +168,56 @@ public final class MacDoctor {
             out.add(Checks.compare("tailwatch.cpu.speed.limit", s.cpuSpeedLimit(), "pmset -g therm (CPU_Speed_Limit / 100)",
                     limit == null ? null : limit / 100.0, 0.01, ""));
         }
+        String notify = outputs.get(NOTIFYUTIL_THERMAL);
+        String notifyWhy = errors.get(NOTIFYUTIL_THERMAL);
+        Double notifyLevel = null;
+        if (notify != null) {
+            try {
+                notifyLevel = (double) MacToolText.notifyState(notify, THERMAL_NOTIFY_NAME);
+            } catch (IOException e) {
+                notifyWhy = e.getMessage();
+            }
+        }
+        out.add(notifyLevel == null
+                ? Checks.toolUnavailable("tailwatch.thermal.pressure.level", s.thermalLevel(),
+                        "notifyutil -g " + THERMAL_NOTIFY_NAME, notifyWhy, "")
+                : Checks.compare("tailwatch.thermal.pressure.level", s.thermalLevel(),
+                        "notifyutil -g " + THERMAL_NOTIFY_NAME, notifyLevel, 0, ""));
+
+        if (outputs.containsKey(POWERMETRICS) || errors.containsKey(POWERMETRICS)) {
+            out.addAll(powermetrics(s, outputs.get(POWERMETRICS), errors.get(POWERMETRICS)));
+        }
         out.addAll(NativeInvariants.of(s));
+        return out;
+    }
+
+    /** tailwatch's rails and GPU frequency beside one powermetrics sample (--with-sudo only). */
+    static List<Check> powermetrics(HostSnapshot s, String text, String error) {
+        String tool = "sudo powermetrics --samplers cpu_power,gpu_power";
+        MacToolText.PowerMetrics pm = null;
+        String why = error;
+        if (text != null) {
+            try {
+                pm = MacToolText.powermetrics(text);
+            } catch (IOException e) {
+                why = e.getMessage();
+            }
+        }
+        List<Check> out = new ArrayList<>();
+        if (pm == null) {
+            out.add(Checks.toolUnavailable("hw.power", s.power("cpu"), tool, why, "W"));
+            return out;
+        }
+        for (String rail : List.of("cpu", "gpu", "ane")) {
+            Double tool1 = pm.wattsByRail().get(rail);
+            if (tool1 == null) {
+                continue;
+            }
+            out.add(Checks.compareRelative("hw.power{" + rail + "}", s.power(rail), tool + " (" + rail.toUpperCase(java.util.Locale.ROOT)
+                    + " Power)", tool1, POWER_RELATIVE, POWER_FLOOR_WATTS, "W"));
+        }
+        out.add(Checks.compareRelative("tailwatch.gpu.frequency", s.value(HostMetrics.GPU_FREQUENCY),
+                tool + " (GPU HW active frequency)", pm.gpuHz(), GPU_FREQ_RELATIVE, GPU_FREQ_FLOOR_HZ, "Hz"));
         return out;
     }
 

@@ -90,6 +90,7 @@ class MacDoctorTest {
         o.put(MacDoctor.VM_STAT, VM_STAT_LATER);
         o.put(MacDoctor.PMSET_THERM, io.tailwatch.host.macos.MacToolTextFixtures.PMSET_APPLE_SILICON);
         o.put(MacDoctor.MEMORY_PRESSURE, "System-wide memory free percentage: 36%\n");
+        o.put(MacDoctor.NOTIFYUTIL_THERMAL, io.tailwatch.host.macos.MacToolTextFixtures.NOTIFYUTIL_THERMAL);
         return o;
     }
 
@@ -158,6 +159,68 @@ class MacDoctorTest {
         // cached: 133056 x 16384 = 2,179,989,504 B.
         assertThat(verdict(checks, "system.memory.usage{cached}")).isEqualTo(Check.Verdict.DISAGREE);
         assertThat(new DoctorReport("macOS", checks, Map.of()).failed()).isTrue();
+    }
+
+    @Test
+    void thermalLevelAgainstNotifyutil() {
+        assertThat(verdict(MacDoctor.checks(snapshot(m1ProPoints()), outputs(), Map.of()), "tailwatch.thermal.pressure.level"))
+                .isEqualTo(Check.Verdict.AGREE);
+        Map<List<String>, String> o = outputs();
+        o.put(MacDoctor.NOTIFYUTIL_THERMAL, "com.apple.system.thermalpressurelevel 2\n");
+        Check c = check(MacDoctor.checks(snapshot(m1ProPoints()), o, Map.of()), "tailwatch.thermal.pressure.level");
+        assertThat(c.verdict()).isEqualTo(Check.Verdict.DISAGREE);
+        assertThat(c.nativeValue()).isEqualTo("0");
+        assertThat(c.toolValue()).isEqualTo("2");
+    }
+
+    @Test
+    void powermetricsOnlyWithSudoAndAgainstEachRail() {
+        // Without --with-sudo no powermetrics row at all.
+        assertThat(MacDoctor.checks(snapshot(m1ProPoints()), outputs(), Map.of()))
+                .noneMatch(c -> c.tool().contains("powermetrics"));
+        List<Point> p = new ArrayList<>(m1ProPoints());
+        p.add(Point.of(HostMetrics.GPU_FREQUENCY, 420e6));
+        Map<List<String>, String> o = outputs();
+        o.put(MacDoctor.POWERMETRICS, io.tailwatch.host.macos.MacToolTextFixtures.POWERMETRICS_M1_PRO);
+        List<Check> checks = MacDoctor.checks(snapshot(p), o, Map.of());
+        // cpu: 3.2 W native vs 1.123 W: differs by 2.077 W, more than max(50 % of 1.123, 1 W) = 1 W.
+        assertThat(verdict(checks, "hw.power{cpu}")).isEqualTo(Check.Verdict.DISAGREE);
+        // gpu: 0.4 W vs 0.024 W: 0.376 W apart, inside the 1 W floor.
+        assertThat(verdict(checks, "hw.power{gpu}")).isEqualTo(Check.Verdict.AGREE);
+        // ane: tailwatch has no ane rail in this snapshot while powermetrics prints 0 mW.
+        assertThat(verdict(checks, "hw.power{ane}")).isEqualTo(Check.Verdict.DISAGREE);
+        // GPU: 420 MHz vs 389 MHz, 31 MHz apart, inside max(25 % of 389 MHz, 100 MHz).
+        assertThat(verdict(checks, "tailwatch.gpu.frequency")).isEqualTo(Check.Verdict.AGREE);
+        // sudo without cached credentials: n/a, not a failure.
+        Map<List<String>, String> noSudo = outputs();
+        List<Check> n = MacDoctor.checks(snapshot(p), noSudo,
+                Map.of(MacDoctor.POWERMETRICS, "sudo -n powermetrics: exit status 1"));
+        assertThat(n).anyMatch(c -> c.tool().contains("powermetrics") && c.verdict() == Check.Verdict.UNAVAILABLE);
+    }
+
+    @Test
+    void engineFootprintAgainstTheFootprintTool() {
+        List<Point> p = new ArrayList<>(m1ProPoints());
+        // Native ri_phys_footprint 1,500,000,000 B vs footprint's 1,512,243,200 B: 12,243,200 B apart,
+        // inside max(10 % of 1.51 GB, 8 MiB) = 151,224,320 B.
+        p.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 1_500_000_000L, "engine", "ollama"));
+        ToolRunner tools = cmd -> {
+            if (cmd.equals(List.of("footprint", "-f", "bytes", "4242"))) {
+                return io.tailwatch.host.macos.MacToolTextFixtures.FOOTPRINT_OLLAMA;
+            }
+            throw new java.io.IOException(String.join(" ", cmd) + ": cannot run");
+        };
+        Check c = EngineProcessChecks.footprint(snapshot(p), "ollama", java.util.Set.of(4242), tools);
+        assertThat(c.verdict()).as(c.toString()).isEqualTo(Check.Verdict.AGREE);
+        assertThat(c.toolValue()).startsWith("1512243200 B");
+        // Read as 0 natively: disagrees.
+        List<Point> zero = new ArrayList<>(m1ProPoints());
+        zero.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 0, "engine", "ollama"));
+        assertThat(EngineProcessChecks.footprint(snapshot(zero), "ollama", java.util.Set.of(4242), tools).verdict())
+                .isEqualTo(Check.Verdict.DISAGREE);
+        // A process footprint cannot inspect (another user's, without root): n/a.
+        assertThat(EngineProcessChecks.footprint(snapshot(p), "ollama", java.util.Set.of(7), tools).verdict())
+                .isEqualTo(Check.Verdict.UNAVAILABLE);
     }
 
     @Test
