@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.SamplerResult;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.time.Duration;
@@ -29,10 +30,10 @@ class MacDoctorTest {
         List<Point> p = new ArrayList<>();
         p.add(Point.of(HostMetrics.MEMORY_LIMIT, 17_179_869_184L));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, 80_445_440L, "system.memory.state", "free"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 3_049_439_232L, "system.memory.state", "active"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 3_029_811_200L, "system.memory.state", "inactive"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 3_245_785_088L, "system.memory.state", "wired"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 7_156_236_288L, "system.memory.state", "compressed"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 3_049_439_232L, AttrKeys.MEMORY_PAGE_STATE, "active"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 3_029_811_200L, AttrKeys.MEMORY_PAGE_STATE, "inactive"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 3_245_785_088L, AttrKeys.MEMORY_PAGE_STATE, "wired"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 7_156_236_288L, AttrKeys.MEMORY_PAGE_STATE, "compressed"));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, 2_179_989_504L, "system.memory.state", "cached"));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, 14_312_046_592L, "system.memory.state", "used"));
         p.add(Point.of(HostMetrics.MEMORY_AVAILABLE, 2_249_670_656L));
@@ -41,8 +42,8 @@ class MacDoctorTest {
         p.add(Point.of(HostMetrics.PRESSURE_LEVEL, 0));
         p.add(Point.of(HostMetrics.MEMORY_FREE_RATIO, 0.37));
         p.add(Point.of(HostMetrics.THERMAL_LEVEL, 0));
-        p.add(Point.of(HostMetrics.POWER, 3.2, "hw.type", "cpu"));
-        p.add(Point.of(HostMetrics.POWER, 0.4, "hw.type", "gpu"));
+        p.add(HostMetrics.power("cpu", 3.2));
+        p.add(HostMetrics.power("gpu", 0.4));
         return p;
     }
 
@@ -107,8 +108,8 @@ class MacDoctorTest {
         List<Check> checks = MacDoctor.checks(snapshot(m1ProPoints()), outputs(), Map.of());
         DoctorReport report = new DoctorReport("macOS", checks, Map.of());
         assertThat(report.failed()).as(report.render()).isFalse();
-        for (String s : List.of("system.memory.limit", "system.memory.usage{free}", "system.memory.usage{active}",
-                "system.memory.usage{wired}", "system.memory.usage{compressed}", "system.memory.usage{cached}",
+        for (String s : List.of("system.memory.limit", "system.memory.usage{free}", "tailwatch.memory.page.usage{active}",
+                "tailwatch.memory.page.usage{wired}", "tailwatch.memory.page.usage{compressed}", "system.memory.usage{cached}",
                 "system.memory.usage{used}", "tailwatch.memory.available",
                 "system.paging.usage{used}+{free}", "system.paging.usage{used}", "tailwatch.memory.pressure.level",
                 "tailwatch.memory.free.ratio")) {
@@ -130,7 +131,7 @@ class MacDoctorTest {
         assertThat(free.toolValue()).startsWith("55869440 B");
         assertThat(free.tolerance()).contains("5 % of the tool's value").contains("67108864 B");
         // compressed: 437682 x 16384 = 7,170,981,888 B; 5 % of it = 358,549,094 B is the tolerance.
-        Check compressed = check(checks, "system.memory.usage{compressed}");
+        Check compressed = check(checks, "tailwatch.memory.page.usage{compressed}");
         assertThat(compressed.toolValue()).startsWith("7170981888 B");
         assertThat(compressed.tolerance()).endsWith("358549094 B (0.33 GiB)");
         // used from vm_stat: (240173 - 24) + 198107 + 437682 = 875938 pages = 14,351,368,192 B,
@@ -145,17 +146,17 @@ class MacDoctorTest {
         // The old tolerance (5 % of total memory) let any field under 6.4 GB read as 0 on 128 GB.
         List<Point> p = new ArrayList<>(m1ProPoints());
         p.removeIf(x -> x.metric() == HostMetrics.MEMORY_LIMIT
-                || "wired".equals(x.attributes().get("system.memory.state"))
+                || "wired".equals(x.attributes().get(AttrKeys.MEMORY_PAGE_STATE))
                 || "cached".equals(x.attributes().get("system.memory.state")));
         p.add(Point.of(HostMetrics.MEMORY_LIMIT, 128L << 30));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 0, "system.memory.state", "wired"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 0, AttrKeys.MEMORY_PAGE_STATE, "wired"));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, 0, "system.memory.state", "cached"));
         Map<List<String>, String> o = outputs();
         o.put(MacDoctor.HW_MEMSIZE, Long.toString(128L << 30));
         List<Check> checks = MacDoctor.checks(snapshot(p), o, Map.of());
         // wired: 198107 x 16384 = 3,245,785,088 B in vm_stat against 0 read natively.
-        assertThat(verdict(checks, "system.memory.usage{wired}")).isEqualTo(Check.Verdict.DISAGREE);
-        assertThat(check(checks, "system.memory.usage{wired}").note()).contains("3245785088 B");
+        assertThat(verdict(checks, "tailwatch.memory.page.usage{wired}")).isEqualTo(Check.Verdict.DISAGREE);
+        assertThat(check(checks, "tailwatch.memory.page.usage{wired}").note()).contains("3245785088 B");
         // cached: 133056 x 16384 = 2,179,989,504 B.
         assertThat(verdict(checks, "system.memory.usage{cached}")).isEqualTo(Check.Verdict.DISAGREE);
         assertThat(new DoctorReport("macOS", checks, Map.of()).failed()).isTrue();
@@ -203,7 +204,7 @@ class MacDoctorTest {
         List<Point> p = new ArrayList<>(m1ProPoints());
         // Native ri_phys_footprint 1,500,000,000 B vs footprint's 1,512,243,200 B: 12,243,200 B apart,
         // inside max(10 % of 1.51 GB, 8 MiB) = 151,224,320 B.
-        p.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 1_500_000_000L, "engine", "ollama"));
+        p.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 1_500_000_000L, AttrKeys.ENGINE, "ollama"));
         ToolRunner tools = cmd -> {
             if (cmd.equals(List.of("footprint", "-f", "bytes", "4242"))) {
                 return io.tailwatch.host.macos.MacToolTextFixtures.FOOTPRINT_OLLAMA;
@@ -215,7 +216,7 @@ class MacDoctorTest {
         assertThat(c.toolValue()).startsWith("1512243200 B");
         // Read as 0 natively: disagrees.
         List<Point> zero = new ArrayList<>(m1ProPoints());
-        zero.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 0, "engine", "ollama"));
+        zero.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 0, AttrKeys.ENGINE, "ollama"));
         assertThat(EngineProcessChecks.footprint(snapshot(zero), "ollama", java.util.Set.of(4242), tools).verdict())
                 .isEqualTo(Check.Verdict.DISAGREE);
         // A process footprint cannot inspect (another user's, without root): n/a.
@@ -236,7 +237,7 @@ class MacDoctorTest {
         List<Point> p = m1ProPoints();
         p.removeIf(x -> x.metric() == HostMetrics.PRESSURE_LEVEL || x.metric() == HostMetrics.POWER);
         p.add(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
-        p.add(Point.of(HostMetrics.POWER, 25_000, "hw.type", "gpu"));
+        p.add(HostMetrics.power("gpu", 25_000));
         Map<List<String>, String> o = outputs();
         o.put(MacDoctor.PMSET_THERM, io.tailwatch.host.macos.MacToolTextFixtures.PMSET_INTEL);
         List<Check> checks = MacDoctor.checks(snapshot(p), o, Map.of());

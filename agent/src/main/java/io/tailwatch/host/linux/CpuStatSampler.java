@@ -2,6 +2,7 @@ package io.tailwatch.host.linux;
 
 import io.tailwatch.host.CpuUtilization;
 import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -44,7 +45,7 @@ public final class CpuStatSampler implements Sampler {
         }
         Map<String, Double> u = CpuUtilization.of(before, current, MODES, 0, 1, false);
         List<Point> out = new ArrayList<>(u.size());
-        u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, "cpu.mode", mode)));
+        u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, AttrKeys.CPU_MODE, mode)));
         return out;
     }
 

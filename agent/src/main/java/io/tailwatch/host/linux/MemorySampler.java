@@ -53,6 +53,7 @@ public final class MemorySampler implements Sampler {
         out.add(Point.of(HostMetrics.MEMORY_USAGE, buffers, "system.memory.state", "buffers"));
         if (available != null) {
             out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
+            out.add(Point.of(HostMetrics.LINUX_MEMORY_AVAILABLE, available));
         }
         return out;
     }

@@ -3,6 +3,7 @@ package io.tailwatch.host.macos;
 import io.tailwatch.host.CpuUtilization;
 import io.tailwatch.host.Lazy;
 import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -56,11 +57,11 @@ public final class MacCpuSampler implements Sampler {
         String[] modes = ProcessorCpuLoadInfo.MODES;
         List<Point> out = new ArrayList<>();
         CpuUtilization.of(before, now, modes, 0, now.length, true)
-                .forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, "cpu.mode", mode)));
+                .forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, AttrKeys.CPU_MODE, mode)));
         for (Cluster c : clusters) {
             Map<String, Double> u = CpuUtilization.of(before, now, modes, c.from(), c.to(), true);
             u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_CLUSTER_UTILIZATION, v,
-                    "tailwatch.cpu.cluster", c.name(), "cpu.mode", mode)));
+                    "tailwatch.cpu.cluster", c.name(), AttrKeys.CPU_MODE, mode)));
         }
         return out;
     }
