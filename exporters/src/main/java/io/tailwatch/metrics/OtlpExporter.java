@@ -2,7 +2,6 @@ package io.tailwatch.metrics;
 
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
-import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * OTLP push through the OpenTelemetry SDK's autoconfiguration, so OTEL_EXPORTER_OTLP_*,
  * OTEL_METRIC_EXPORT_INTERVAL, OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME behave as in any SDK.
  * The agent's config supplies defaults that those variables override. Gauges and counters are
- * observed from the hub's latest snapshot at export time; histograms are recorded as events.
+ * observed from the hub's latest snapshot at export time; histograms are the hub's own bounded,
+ * expiring series, handed to the SDK as a metric producer.
  * Temporality is cumulative, so a down endpoint costs no growing buffer: the next export carries
  * the totals.
  */
@@ -42,7 +42,6 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private final io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider;
     private final String scopeVersion;
     private volatile String endpoint = "";
-    private final Map<String, DoubleHistogram> histograms = new HashMap<>();
     private final MetricHub hub;
 
     private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures,
@@ -57,11 +56,13 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     /** The same instruments over a given reader (tests and tools); no OTLP transport involved. */
     public static OtlpExporter withReader(io.opentelemetry.sdk.metrics.export.MetricReader reader, MetricHub hub,
                                           Map<String, String> resourceAttributes) {
+        String version = resourceAttributes.getOrDefault("service.version", "dev");
         AttributesBuilder b = Attributes.builder();
         resourceAttributes.forEach(b::put);
         io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
-                .setResource(Resource.create(b.build())).registerMetricReader(reader).build();
-        return new OtlpExporter(provider, hub, new AtomicLong(), resourceAttributes.getOrDefault("service.version", "dev"));
+                .setResource(Resource.create(b.build())).registerMetricReader(reader)
+                .registerMetricProducer(new HubHistogramProducer(hub, version)).build();
+        return new OtlpExporter(provider, hub, new AtomicLong(), version);
     }
 
     /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
@@ -80,6 +81,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     /** Builds the SDK and registers an instrument for every catalog metric. */
     public static OtlpExporter start(OtlpSettings settings, MetricHub hub, Map<String, String> resourceAttributes) {
+        String version = resourceAttributes.getOrDefault("service.version", "dev");
         Map<String, String> defaults = new HashMap<>();
         defaults.put("otel.metrics.exporter", "otlp");
         defaults.put("otel.traces.exporter", "none");
@@ -120,11 +122,12 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                             config.getString("otel.exporter.otlp.endpoint"));
                     return new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures);
                 })
+                .addMeterProviderCustomizer((builder, config) ->
+                        builder.registerMetricProducer(new HubHistogramProducer(hub, version)))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
-        OtlpExporter out = new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures,
-                resourceAttributes.getOrDefault("service.version", "dev"));
+        OtlpExporter out = new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures, version);
         out.endpoint = used[0];
         return out;
     }
@@ -201,10 +204,9 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                                 m.record(p.value(), attributes(p.attributes()));
                             }
                         });
-                case HISTOGRAM -> histograms.put(def.name(), meter.histogramBuilder(def.name()).setUnit(def.unit())
-                        .setDescription(def.description())
-                        .setExplicitBucketBoundariesAdvice(def.buckets())
-                        .build());
+                case HISTOGRAM -> {
+                    // Read from the hub's bounded, expiring series at export time (HubHistogramProducer).
+                }
             }
         }
     }
@@ -222,10 +224,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     @Override
     public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
-        DoubleHistogram h = histograms.get(histogram.name());
-        if (h != null) {
-            h.record(value, attributes(attributes));
-        }
+        // Aggregated in the hub; exported by HubHistogramProducer.
     }
 
     /** Exports what is pending now, waiting at most {@code timeoutMillis}. */
