@@ -32,6 +32,7 @@ public final class AttrKeys {
     public static final String MODEL_MEMORY_KIND = "tailwatch.model.memory.kind";
     public static final String TOKEN_SOURCE = "tailwatch.token.source";
     public static final String SAMPLER = "tailwatch.sampler.name";
+    public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
     public static final String ALERT_SEVERITY = "tailwatch.alert.severity";
     public static final String PSI_KIND = "tailwatch.psi.kind";

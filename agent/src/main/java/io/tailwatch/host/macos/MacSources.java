@@ -51,6 +51,20 @@ public final class MacSources {
         return resourceAttributes(Lazy.of("libSystem sysctl", MacNativeSystem::open));
     }
 
+    /** sysctl kern.uuid, or null when it cannot be read. */
+    public static String machineId() {
+        MacSystem s = Lazy.of("libSystem sysctl", MacNativeSystem::open).getOrNull();
+        if (s == null) {
+            return null;
+        }
+        try {
+            String v = s.sysctlString("kern.uuid").strip();
+            return v.isEmpty() ? null : v;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
     static Map<String, String> resourceAttributes(Lazy<MacSystem> system) {
         Map<String, String> m = new LinkedHashMap<>();
         MacSystem s = system.getOrNull();
