@@ -44,6 +44,10 @@ public final class StatusPage {
     private static void serve(Context ctx, String file) {
         String type = FILES.get(file);
         headers(ctx);
+        if (file.equals("runbook")) {
+            ctx.contentType("text/html; charset=utf-8").result(runbook());
+            return;
+        }
         if (type == null) {
             ctx.status(404).contentType("text/plain; charset=utf-8").result("not found\n");
             return;
@@ -58,6 +62,38 @@ public final class StatusPage {
         ctx.header("X-Frame-Options", "DENY");
         ctx.header("Referrer-Policy", "no-referrer");
         ctx.header("Cache-Control", "no-cache");
+    }
+
+    /**
+     * The on-call runbook (docs/runbook.md, in the jar) as a page: each section's Markdown shown as the
+     * plain text it is meant to read as, under an anchor named after its heading, so an alert's
+     * {@code runbook#EngineDown} link lands on its section. No Markdown library: nothing here needs more.
+     */
+    static String runbook() {
+        String md = new String(read("runbook.md"), java.nio.charset.StandardCharsets.UTF_8);
+        StringBuilder b = new StringBuilder("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                + "<title>tailwatch runbook</title><link rel=\"stylesheet\" href=\"app.css\"></head>"
+                + "<body class=\"runbook\"><header class=\"top\"><h1>tailwatch runbook</h1>"
+                + "<a href=\"./\">status</a></header><main>\n<section><pre>");
+        for (String line : md.split("\n", -1)) {
+            if (line.matches("<a id=\"[A-Za-z0-9_-]+\"></a>\\s*")) {
+                continue;
+            }
+            if (line.startsWith("## ")) {
+                String title = line.substring(3).strip();
+                String id = title.replaceAll("[^A-Za-z0-9_-]+", "-");
+                b.append("</pre></section>\n<section id=\"").append(id).append("\"><h2>").append(escape(title))
+                        .append("</h2><pre>");
+                continue;
+            }
+            b.append(escape(line)).append('\n');
+        }
+        return b.append("</pre></section></main></body></html>\n").toString();
+    }
+
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
     /** Read per request (three small files, rarely fetched): nothing is held in the heap between page loads. */

@@ -165,6 +165,11 @@ class StatusPageIT {
         assertThat(agent.get("/ui").statusCode()).isEqualTo(301);
         assertThat(agent.get("/ui/secrets.txt").statusCode()).isEqualTo(404);
         assertThat(agent.get("/api/v1/history").statusCode()).isEqualTo(401);
+        HttpResponse<String> runbook = agent.get("/ui/runbook");
+        assertThat(runbook.statusCode()).isEqualTo(200);
+        assertThat(runbook.headers().firstValue("Content-Security-Policy")).hasValue(StatusPage.CSP);
+        assertThat(runbook.body()).contains("<section id=\"EngineDown\"><h2>EngineDown</h2>", "tailwatch diagnose")
+                .doesNotContain("<a id=", "<script");
 
         try (Chromium browser = Chromium.start()) {
             browser.navigate(agent.url("/ui/"));
