@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What an open status page costs the daemon: two daemons from the release bundle side by side (the
 # launcher's flags), both probing the same two engine simulators at the default rates, one with /ui/ open
-# in headless Chromium (which polls /api/v1/status every 2 s and /api/v1/history every 10 s), one without.
+# in headless Chromium (which polls /api/v1/status every 5 s and /api/v1/history every 10 s), one without.
 # Reports each daemon's VmRSS (every minute and at the end) and CPU seconds (utime+stime) over the steady
 # state, the series held by the history ring, and the size of the two JSON answers. Loopback only; bounded
 # in time (about STEADY + 1 minute); stops everything it started.

@@ -3,7 +3,8 @@
 // (engine names, model names, versions, error texts) goes in as text, never as markup.
 "use strict";
 
-const STATUS_EVERY_MS = 2000;
+// The host is sampled every 5 s by default: polling faster would redraw the same figures.
+const STATUS_EVERY_MS = 5000;
 const HISTORY_EVERY_MS = 10000;
 const SVG = "http://www.w3.org/2000/svg";
 const API = new URL("../api/v1/", document.baseURI);
@@ -35,9 +36,11 @@ function fmtTime(t) {
   const d = new Date(t);
   return isNaN(d) ? String(t) : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
+// Ages are measured on the agent's clock (the status' own time), not this browser's.
 function fmtAgo(t) {
   if (!t) return null;
-  const s = Math.max(0, (Date.now() - new Date(t).getTime()) / 1000);
+  const now = lastStatus && lastStatus.time ? new Date(lastStatus.time).getTime() : Date.now();
+  const s = Math.max(0, (now - new Date(t).getTime()) / 1000);
   if (s < 90) return Math.round(s) + " s ago";
   if (s < 5400) return Math.round(s / 60) + " min ago";
   return Math.round(s / 3600) + " h ago";
@@ -246,10 +249,9 @@ function renderHost(h, sig, thr) {
     kv([
       ["swap used", swap.used_bytes == null ? null : fmtBytes(swap.used_bytes) + (swap.total_bytes ? " of " + fmtBytes(swap.total_bytes) : ""),
         { class: swapLimit != null && swap.used_bytes > swapLimit ? "bad" : null }],
-      ["change 10 min", hostSig.swap_change10m_bytes == null ? null : (hostSig.swap_change10m_bytes >= 0 ? "+" : "") + fmtBytes(hostSig.swap_change10m_bytes),
+      ["change, 10 min", hostSig.swap_change10m_bytes == null ? null : (hostSig.swap_change10m_bytes >= 0 ? "+" : "") + fmtBytes(hostSig.swap_change10m_bytes),
         { class: growthLimit != null && hostSig.swap_change10m_bytes > growthLimit ? "bad" : null }],
       ["alert above", swapLimit == null ? null : fmtBytes(swapLimit) + " used" + (growthLimit == null ? "" : ", +" + fmtBytes(growthLimit) + " / 10 min")],
-      ["paging", pagingText(h)],
     ]));
   const speed = th.cpu_speed_limit;
   const speedLimit = thr.ThermalThrottling && thr.ThermalThrottling.threshold;
@@ -268,13 +270,6 @@ function renderHost(h, sig, thr) {
   const samplerCard = failed.length ? el("div", { class: "card" }, el("h3", {}, "Readings failing"),
     kv(failed.map(x => [x.name, x.error || "failed", { class: "bad" }]))) : null;
   replace("host", memCard, swapCard, thermalCard, powerCard, samplerCard);
-}
-
-function pagingText(h) {
-  const p = h.paging || (h.swap && h.swap.paging);
-  if (!p || typeof p !== "object") return null;
-  const parts = Object.entries(p).filter(([, v]) => typeof v === "number").map(([k, v]) => k.replace(/_/g, " ") + " " + fmtNum(v, 1));
-  return parts.length ? parts.join(", ") : null;
 }
 
 function cpuText(h) {
@@ -430,11 +425,21 @@ function renderCharts() {
   const step = h.step_seconds || 10;
   const out = [];
   for (const c of CHARTS) {
-    const series = (h.series || []).filter(s => s.chart === c.name);
+    // Sorted by label, so an engine keeps its colour from chart to chart.
+    const series = (h.series || []).filter(s => s.chart === c.name)
+      .sort((a, b) => seriesLabel(a.labels).localeCompare(seriesLabel(b.labels)));
     if (c.optional && !series.length) continue;
     out.push(chart(c, series, c.lines(thr), now - span, now, step));
   }
   replace("charts", out);
+}
+
+// The smallest 1, 2, 2.5 or 5 times a power of ten at or above v: axis labels that read at a glance.
+function niceCeil(v) {
+  if (!(v > 0)) return 1;
+  const p = Math.pow(10, Math.floor(Math.log10(v)));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v * 0.9999) return m * p;
+  return 10 * p;
 }
 
 function chart(c, series, lines, t0, t1, step) {
@@ -442,15 +447,13 @@ function chart(c, series, lines, t0, t1, step) {
   const all = series.flatMap(s => s.points.map(p => p[1]));
   const thresholdValues = lines.map(l => l.at).filter(v => v != null);
   // Rule lines are always in range: how far a figure is from its threshold is the point of the chart.
-  let max = Math.max(c.min || 0, ...all, ...thresholdValues);
-  if (!(max > 0)) max = 1;
-  max *= 1.1;
+  let max = niceCeil(Math.max(c.min || 0, ...all, ...thresholdValues) * 1.05);
   const X = t => L + (W - L - R) * (t - t0) / (t1 - t0);
   const Y = v => T + (H - T - B) * (1 - v / max);
   const g = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": c.title + ", last hour",
     "data-chart": c.name });
   for (const f of [0, 0.5, 1]) {
-    const v = max / 1.1 * f;
+    const v = max * f;
     g.appendChild(svg("line", { x1: L, x2: W - R, y1: Y(v).toFixed(1), y2: Y(v).toFixed(1), class: "grid" }));
     g.appendChild(svg("text", { x: L - 4, y: (Y(v) + 3).toFixed(1), "text-anchor": "end" }, v === 0 ? "0" : c.fmt(v)));
   }

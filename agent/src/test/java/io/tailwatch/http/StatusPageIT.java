@@ -241,6 +241,12 @@ class StatusPageIT {
             screenshot(browser, "phone-alert", 390, 844, true);
 
             assertThat(browser.problems()).as("script errors or policy violations in the page").isEmpty();
+            // And the policy is really enforced: an inline script added now is refused, and reported.
+            browser.eval("const s = document.createElement('script'); s.textContent = 'window.injected = 1';"
+                    + "document.body.appendChild(s); true");
+            await().atMost(Duration.ofSeconds(5)).until(() -> !browser.problems().isEmpty());
+            assertThat(browser.eval("window.injected === undefined").asBoolean()).isTrue();
+            assertThat(browser.problems().toString()).contains("Content Security Policy");
         }
     }
 
