@@ -204,10 +204,13 @@ function alertCard(x) {
 // ---------- host ----------
 const STATE_COLORS = ["var(--s1)", "var(--s2)", "var(--s3)", "var(--s4)", "var(--s5)", "var(--s6)"];
 
+const BAR_STATES = ["used", "cached", "buffers", "free"];
+const NOT_PAGE_STATES = ["total_bytes", "available_bytes"].concat(BAR_STATES.map(k => k + "_bytes"));
+
 function memoryBar(mem) {
   const total = mem.total_bytes;
-  const states = Object.entries(mem).filter(([k, v]) => k.endsWith("_bytes") && k !== "total_bytes"
-    && k !== "available_bytes" && typeof v === "number");
+  // The parts that add up to the total (system.memory.usage); macOS page states overlap them and are listed apart.
+  const states = BAR_STATES.filter(k => typeof mem[k + "_bytes"] === "number").map(k => [k + "_bytes", mem[k + "_bytes"]]);
   if (!total || !states.length) return null;
   const bar = el("div", { class: "bar", role: "img", "aria-label": "memory by state" });
   const legend = el("div", { class: "legend" });
@@ -242,7 +245,8 @@ function renderHost(h, sig, thr) {
       ["available", fmtBytes(mem.available_bytes)],
       ["free ratio", fmtRatio(mem.free_ratio)],
       ["pressure", level(mem.pressure_level, MEMORY_LEVELS, 1) || null],
-    ]));
+    ].concat(Object.entries(mem).filter(([k, v]) => k.endsWith("_bytes") && !NOT_PAGE_STATES.includes(k) && typeof v === "number")
+      .map(([k, v]) => [k.replace(/_bytes$/, "") + " pages", fmtBytes(v)]))));
   const swapLimit = thr.SwapUsedHigh && thr.SwapUsedHigh.threshold;
   const growthLimit = thr.SwapGrowthUnderLoad && thr.SwapGrowthUnderLoad.threshold;
   const swapCard = el("div", { class: "card", id: "host-swap" }, el("h3", {}, "Swap and paging"),
