@@ -402,8 +402,8 @@ function quantileFigure(label, key, q, lines) {
 
 // ---------- charts ----------
 const CHARTS = [
-  { name: "swap_used_bytes", title: "Swap used", fmt: fmtBytes, lines: t => t.SwapUsedHigh ? [{ at: t.SwapUsedHigh.threshold, label: "SwapUsedHigh" }] : [] },
-  { name: "memory_pressure_level", title: "Memory pressure level", fmt: v => fmtNum(v, 0), min: 2,
+  { name: "swap_used_bytes", title: "Swap used", fmt: fmtBytes, binary: true, lines: t => t.SwapUsedHigh ? [{ at: t.SwapUsedHigh.threshold, label: "SwapUsedHigh" }] : [] },
+  { name: "memory_pressure_level", title: "Memory pressure level", fmt: v => fmtNum(v, 0), min: 2, fixed: true,
     lines: t => [t.MemoryPressureWarning ? { at: t.MemoryPressureWarning.threshold, label: "warning" } : null,
       t.MemoryPressureCritical ? { at: t.MemoryPressureCritical.threshold, label: "critical" } : null].filter(Boolean) },
   { name: "ttft_p95_seconds", title: "TTFT p95", fmt: fmtSeconds,
@@ -446,12 +446,21 @@ function niceCeil(v) {
   return 10 * p;
 }
 
+// The same in the binary unit a byte count is shown in (KiB, MiB, GiB), so the axis reads 2 GiB, not 2.33.
+function niceBinary(v) {
+  if (!(v > 0)) return 1;
+  let unit = 1;
+  while (v / unit >= 1024) unit *= 1024;
+  return niceCeil(v / unit) * unit;
+}
+
 function chart(c, series, lines, t0, t1, step) {
   const W = 320, H = 120, L = 54, R = 6, T = 8, B = 16;
   const all = series.flatMap(s => s.points.map(p => p[1]));
   const thresholdValues = lines.map(l => l.at).filter(v => v != null);
   // Rule lines are always in range: how far a figure is from its threshold is the point of the chart.
-  let max = niceCeil(Math.max(c.min || 0, ...all, ...thresholdValues) * 1.05);
+  const top = Math.max(c.min || 0, ...all, ...thresholdValues);
+  let max = c.fixed ? top : c.binary ? niceBinary(top * 1.05) : niceCeil(top * 1.05);
   const X = t => L + (W - L - R) * (t - t0) / (t1 - t0);
   const Y = v => T + (H - T - B) * (1 - v / max);
   const g = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": c.title + ", last hour",
