@@ -183,9 +183,11 @@ function renderAlerts(a) {
 }
 
 function alertCard(x) {
-  // Only the labels that say where: the rest (alertname, severity, selector labels) is noise here.
-  const labels = Object.entries(x.labels || {}).filter(([k]) => k === "engine" || k === "model" || k === "scenario")
-    .map(([k, v]) => k + "=" + v).join(" ");
+  // Only the labels that say where (engine, model, scenario, by their metric attribute names or short ones);
+  // the rest (severity, selector labels such as the percentile) is noise here.
+  const l = x.labels || {};
+  const labels = [["engine", l.tailwatch_engine_name || l.engine], ["model", l.gen_ai_request_model || l.model],
+    ["scenario", l.tailwatch_scenario || l.scenario]].filter(([, v]) => v).map(([k, v]) => k + "=" + v).join(" ");
   const stateCls = x.state === "firing" ? (x.severity === "critical" ? "bad" : "warn") : x.state === "pending" ? "warn" : "ok";
   const when = x.state === "resolved" ? "resolved " + fmtAgo(x.resolved_at || x.since)
     : x.state === "firing" ? "firing since " + fmtTime(x.fired_at || x.since) : "pending since " + fmtTime(x.since);

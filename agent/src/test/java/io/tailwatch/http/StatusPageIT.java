@@ -130,7 +130,7 @@ class StatusPageIT {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         Files.writeString(dir.resolve("token"), TOKEN + "\n");
         Path config = dir.resolve("tailwatch.yaml");
-        String scenario = "{name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, "
+        String scenario = "{name: interactive, interval: 2s, prompt_tokens: 16, max_tokens: 8, "
                 + "timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}";
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0, auth_token_file: %s}
@@ -174,20 +174,20 @@ class StatusPageIT {
         try (Chromium browser = Chromium.start()) {
             browser.navigate(agent.url("/ui/"));
             // Without a token the page asks for one, and shows no data.
-            await().atMost(Duration.ofSeconds(15)).until(() -> browser.eval(
-                    "!document.getElementById('login').hidden && document.getElementById('page').hidden").asBoolean());
+            await().atMost(Duration.ofSeconds(30)).until(() -> browser.eval("(() => { const l = document.getElementById('login');"
+                    + " const p = document.getElementById('page'); return !!l && !!p && !l.hidden && p.hidden; })()").asBoolean());
             browser.eval("document.getElementById('token').value = '" + TOKEN + "';"
                     + "document.getElementById('login').requestSubmit(); true");
 
             // Each engine has its card, up, with its model; each scenario its window.
-            await().atMost(Duration.ofSeconds(30)).until(() -> browser.eval(
+            await().atMost(Duration.ofSeconds(60)).until(() -> browser.eval(
                     "document.querySelectorAll('#engines .engine .pill.ok').length").asInt() == 2);
             String engines = browser.eval("document.getElementById('engines').innerText").asText();
             assertThat(engines).contains("mlx", "qwen3-8b-4bit", "ollama", "llama3.1:8b");
             assertThat(browser.eval("document.getElementById('page').hidden").asBoolean()).isFalse();
 
             // The window figures are the API's figures: the same numbers (the page formats them only).
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
                 Map<String, Double> api = apiFigures(status());
                 Map<String, Double> shown = pageFigures(browser);
                 return api.size() == 2 * 9 && api.equals(shown);
