@@ -59,7 +59,7 @@ public final class StatusHistory {
             }
         }
         if (host.get("cpu") instanceof Map<?, ?> cpu) {
-            put(values, labels, CPU, Map.of(), number(((Map<String, Object>) cpu).get("utilization")));
+            put(values, labels, CPU, Map.of(), number(((Map<String, Object>) cpu).get("busy_ratio")));
         }
         for (Signals.Window w : signals.windows()) {
             Map<String, String> l = new LinkedHashMap<>();

@@ -266,7 +266,7 @@ function renderHost(h, sig, thr) {
       ["pressure", level(th.pressure_level, THERMAL_LEVELS, 1) || null],
       ["CPU speed limit", speed == null ? null : fmtRatio(speed), { class: speedLimit != null && speed < speedLimit ? "bad" : null }],
       ["temperature", th.temperature_celsius == null ? null : fmtNum(th.temperature_celsius) + " °C"],
-      ["CPU busy", cpuText(h)],
+      ["CPU busy", cpuText(h), { "data-figure": "cpu" }],
     ]));
   const rails = Object.entries(h.power || {}).filter(([, v]) => typeof v === "number");
   const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power by rail"),
@@ -281,8 +281,10 @@ function renderHost(h, sig, thr) {
 function cpuText(h) {
   const c = h.cpu;
   if (!c || typeof c !== "object") return null;
-  const u = c.utilization != null ? c.utilization : c.busy_ratio;
-  return u == null ? null : fmtRatio(u);
+  const u = c.busy_ratio;
+  if (u == null) return null;
+  const parts = ["user", "system", "iowait"].filter(m => c[m + "_ratio"] != null).map(m => m + " " + fmtRatio(c[m + "_ratio"]));
+  return fmtRatio(u) + (parts.length ? " (" + parts.join(", ") + ")" : "");
 }
 
 // ---------- engines ----------

@@ -76,6 +76,17 @@ class StatusHistoryTest {
     }
 
     @Test
+    void cpuBusyIsRecordedWhenTheHostReportsIt() {
+        StatusHistory h = new StatusHistory(Duration.ofSeconds(5));
+        Map<String, Object> host = host(Map.of());
+        host.put("cpu", Map.of("user_ratio", 0.25, "idle_ratio", 0.7, "busy_ratio", 0.3));
+        h.record(T0, host, signals(null, null, List.of()));
+        assertThat(points(h, T0, StatusHistory.CPU, null)).extracting(p -> p[1]).containsExactly(0.3);
+        h.record(T0.plusSeconds(10), host(Map.of()), signals(null, null, List.of()));
+        assertThat(points(h, T0.plusSeconds(10), StatusHistory.CPU, null)).hasSize(1);
+    }
+
+    @Test
     void anUnknownValueLeavesAGapNotAZero() {
         StatusHistory h = new StatusHistory(Duration.ofSeconds(10));
         h.record(T0, host(Map.of()), signals(1.0, null, List.of(window("mlx", 0.2, null, null))));
