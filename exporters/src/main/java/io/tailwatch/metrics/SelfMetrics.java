@@ -27,6 +27,11 @@ public final class SelfMetrics {
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
             free("sampler", "Sampler name"));
 
+    public static final MetricDef HTTP_AUTH_FAILURES = MetricDef.counter("tailwatch.http.auth.failures", "{request}",
+            "Requests refused by basic authentication (web config basic_auth_users), by reason: no credentials, "
+                    + "a malformed Authorization header, an unknown user, or a wrong password.",
+            AttributeDef.oneOf("reason", "Why the request was refused", "missing", "malformed", "unknown_user", "wrong_password"));
+
     public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES,
-            SERIES_DROPPED, READINGS_DROPPED);
+            SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
 }
