@@ -57,6 +57,8 @@ public final class BasicAuthGuard implements Handler {
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
     private final AtomicLong lastLog = new AtomicLong();
     private final AtomicLong suppressed = new AtomicLong();
+    /** bcrypt computations so far (the cache's effect, for tests). */
+    final AtomicLong bcryptRuns = new AtomicLong();
     /** The user name of the request being checked, for the log line only. */
     private final ThreadLocal<String> lastUser = new ThreadLocal<>();
 
@@ -133,7 +135,8 @@ public final class BasicAuthGuard implements Handler {
         return "wrong_password";
     }
 
-    private static boolean bcrypt(String hash, byte[] password) {
+    private boolean bcrypt(String hash, byte[] password) {
+        bcryptRuns.incrementAndGet();
         try {
             return OpenBSDBCrypt.checkPassword(hash, password);
         } catch (RuntimeException e) {
