@@ -13,7 +13,6 @@ import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.PrometheusServer;
 import io.tailwatch.testing.Promtool;
 import io.tailwatch.testing.TestCerts;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -34,7 +33,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.GZIPOutputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -272,23 +270,23 @@ class FleetKitIT {
         assertThat(samples.size()).isEqualTo(2);
         double series = samples.get(0).path("value").get(1).asDouble();
         assertThat(series).isGreaterThan(50);
-        HttpResponse<byte[]> plain = scrape(targets.get(0), null);
-        HttpResponse<byte[]> open = scrape(targets.get(0), "application/openmetrics-text; version=1.0.0");
+        HttpResponse<byte[]> plain = scrape(targets.get(0), null, false);
+        HttpResponse<byte[]> gzip = scrape(targets.get(0), null, true);
+        HttpResponse<byte[]> open = scrape(targets.get(0), "application/openmetrics-text; version=1.0.0", false);
         assertThat(plain.statusCode()).isEqualTo(200);
+        // The agent compresses when asked, as Prometheus always asks.
+        assertThat(gzip.headers().firstValue("Content-Encoding")).hasValue("gzip");
         String body = new String(plain.body(), StandardCharsets.UTF_8);
         long lines = body.lines().filter(l -> !l.isEmpty() && !l.startsWith("#")).count();
-        ByteArrayOutputStream gz = new ByteArrayOutputStream();
-        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
-            out.write(plain.body());
-        }
+        long perEngine = body.lines().filter(l -> !l.startsWith("#") && l.contains("engine=\"sim\"")).count();
         String report = String.format("fleet sizing: samples per scrape (Prometheus scrape_samples_scraped) %.0f; "
-                        + "text lines %d; text bytes %d; gzip bytes %d; OpenMetrics bytes %d%n",
-                series, lines, plain.body().length, gz.size(), open.body().length);
+                        + "text lines %d, of which engine sim (1 scenario) %d; text bytes %d; on the wire (gzip) %d; OpenMetrics bytes %d%n",
+                series, lines, perEngine, plain.body().length, gzip.body().length, open.body().length);
         System.out.print(report);
         Files.writeString(Path.of(System.getProperty("tailwatch.root", "..")).resolve("agent/target/fleet-sizing.txt"), report);
     }
 
-    private HttpResponse<byte[]> scrape(String target, String accept) throws Exception {
+    private HttpResponse<byte[]> scrape(String target, String accept, boolean gzip) throws Exception {
         CertificateFactory cf = CertificateFactory.getInstance("X.509");
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
@@ -305,6 +303,9 @@ class FleetKitIT {
                         .getBytes(StandardCharsets.UTF_8)));
         if (accept != null) {
             b.header("Accept", accept);
+        }
+        if (gzip) {
+            b.header("Accept-Encoding", "gzip");
         }
         try {
             return c.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
