@@ -180,7 +180,8 @@ class WebConfigIT {
         assertThat(listener.path("tls").asBoolean()).isTrue();
         assertThat(listener.path("basic_auth").asBoolean()).isTrue();
         assertThat(listener.path("loopback").asBoolean()).isTrue();
-        assertThat(listener.path("warning").isNull()).isTrue();
+        assertThat(listener.path("warning").asText("")).isEmpty();
+        assertThat(listener.path("api_token").asBoolean()).isFalse();
     }
 
     @Test
@@ -228,6 +229,32 @@ class WebConfigIT {
             TestCerts.rotate(rot, "server2", "server");
             assertThat(served(p.port()).getSubjectX500Principal().getName()).isEqualTo("CN=server2");
             assertThat(get(trustCa, "https://127.0.0.1:" + p.port() + "/metrics", null, null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withATokenTheApiTakesTheTokenAndTheCliReachesTheHttpsAgent() throws Exception {
+        Path config = dir.resolve("token.yaml");
+        Files.writeString(config, "server: {listen: 127.0.0.1:0, auth_token: api-t0ken, web_config_file: "
+                + dir.resolve("web.yml") + "}\nhost: {interval: 1s, timeout: 800ms}\n");
+        try (AgentProcess p = AgentProcess.start(Map.of(), "run", "-c", config.toString())) {
+            int port = p.awaitListening();
+            String base = "https://127.0.0.1:" + port;
+            HttpClient c = HttpClient.newBuilder().sslContext(trustCa).build();
+            HttpResponse<String> api = c.send(HttpRequest.newBuilder(URI.create(base + "/api/v1/status"))
+                    .header("Authorization", "Bearer api-t0ken").build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(api.statusCode()).isEqualTo(200);
+            assertThat(get(trustCa, base + "/api/v1/status", "prometheus", PASSWORD).statusCode()).isEqualTo(401);
+            assertThat(get(trustCa, base + "/metrics", "prometheus", PASSWORD).statusCode()).isEqualTo(200);
+            HttpResponse<String> metricsWithToken = c.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                    .header("Authorization", "Bearer api-t0ken").build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(metricsWithToken.statusCode()).isEqualTo(401);
+            // `tailwatch status` reads the same config: HTTPS (trusting the configured certificate) and the token.
+            Path cli = dir.resolve("token-cli.yaml");
+            Files.writeString(cli, Files.readString(config).replace("127.0.0.1:0", "127.0.0.1:" + port));
+            AgentProcess.Result status = AgentProcess.run(Map.of(), "status", "-c", cli.toString());
+            assertThat(status.exitCode()).as(status.stderr()).isEqualTo(0);
+            assertThat(status.stdout()).contains("https://127.0.0.1:" + port).doesNotContain("WARNING");
         }
     }
 
