@@ -2,6 +2,7 @@ package io.tailwatch.web;
 
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -191,7 +192,7 @@ public final class BasicAuthGuard implements Handler {
     public void publishTo(MetricHub hub) {
         List<Point> points = new ArrayList<>();
         for (String r : REASONS) {
-            points.add(Point.of(SelfMetrics.HTTP_AUTH_FAILURES, failures.get(r).get(), "reason", r));
+            points.add(Point.of(SelfMetrics.HTTP_AUTH_FAILURES, failures.get(r).get(), AttrKeys.AUTH_FAILURE_REASON, r));
         }
         hub.publish("http-auth", points);
     }

@@ -278,7 +278,7 @@ class FleetKitIT {
         assertThat(gzip.headers().firstValue("Content-Encoding")).hasValue("gzip");
         String body = new String(plain.body(), StandardCharsets.UTF_8);
         long lines = body.lines().filter(l -> !l.isEmpty() && !l.startsWith("#")).count();
-        long perEngine = body.lines().filter(l -> !l.startsWith("#") && l.contains("engine=\"sim\"")).count();
+        long perEngine = body.lines().filter(l -> !l.startsWith("#") && l.contains("tailwatch_engine_name=\"sim\"")).count();
         String report = String.format("fleet sizing: samples per scrape (Prometheus scrape_samples_scraped) %.0f; "
                         + "text lines %d, of which engine sim (1 scenario) %d; text bytes %d; on the wire (gzip) %d; OpenMetrics bytes %d%n",
                 series, lines, perEngine, plain.body().length, gzip.body().length, open.body().length);

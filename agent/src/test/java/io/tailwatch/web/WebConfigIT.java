@@ -169,9 +169,9 @@ class WebConfigIT {
         assertThat(get(trustCa, https(agent, "/healthz"), null, null).statusCode()).isIn(200, 503);
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             String m = get(trustCa, https(agent, "/metrics"), "prometheus", PASSWORD).body();
-            assertThat(m).contains("tailwatch_http_auth_failures_total{reason=\"wrong_password\"} 1")
-                    .contains("tailwatch_http_auth_failures_total{reason=\"missing\"} 2")
-                    .contains("tailwatch_http_auth_failures_total{reason=\"unknown_user\"} 1");
+            assertThat(m).contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"wrong_password\"} 1")
+                    .contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"missing\"} 2")
+                    .contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"unknown_user\"} 1");
         });
         // Logged with the user, never the password.
         assertThat(agent.stderr()).contains("basic auth failed (wrong_password)").doesNotContain("guess");
