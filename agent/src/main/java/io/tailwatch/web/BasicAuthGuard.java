@@ -92,8 +92,8 @@ public final class BasicAuthGuard implements Handler {
         ctx.skipRemainingHandlers();
     }
 
-    /** Null when the credentials are good; else the failure reason. */
-    String check(Map<String, String> users, String authorization) {
+    /** Null when the credentials are good; else the failure reason (one of {@link #REASONS}). */
+    public String check(Map<String, String> users, String authorization) {
         if (authorization == null || authorization.isBlank()) {
             lastUser.set(null);
             return "missing";
