@@ -115,8 +115,15 @@ class FleetKitIT {
                 .replace("scrape_timeout: 10s", "scrape_timeout: 1s").replace("evaluation_interval: 15s", "evaluation_interval: 1s")
                 .replace("../prometheus/tailwatch-rules.yml", ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toString()));
         prometheus = PrometheusServer.start(kit.resolve("prom"), prom);
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 2);
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() ->
+                    prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 2);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            List<String> why = new ArrayList<>();
+            prometheus.get("/api/v1/targets").path("data").path("activeTargets").forEach(t ->
+                    why.add(t.path("scrapeUrl").asText() + " " + t.path("health").asText() + ": " + t.path("lastError").asText()));
+            throw new AssertionError("targets not up within 60 s: " + why);
+        }
     }
 
     private String engines(Path baselines) {
@@ -298,7 +305,7 @@ class FleetKitIT {
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(null, tmf.getTrustManagers(), null);
         HttpClient c = HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://" + target + "/metrics")).timeout(Duration.ofSeconds(10))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://" + target + "/metrics")).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(("prometheus:" + KIT_PASSWORD)
                         .getBytes(StandardCharsets.UTF_8)));
         if (accept != null) {
