@@ -26,8 +26,9 @@ public final class ConfigCommand {
                     System.err.println(file + ": otlp: " + otlp);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
-                if (c.server().exposureWarning() != null) {
-                    System.out.println(file + ": warning: " + c.server().exposureWarning());
+                String exposure = io.tailwatch.web.ListenerSecurity.warning(c.server());
+                if (exposure != null) {
+                    System.out.println(file + ": warning: " + exposure);
                 }
                 System.out.println(file + ": ok");
                 return TailwatchCommand.EXIT_OK;

@@ -32,6 +32,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Override server.listen.")
     String listen;
 
+    @Option(names = "--web-config-file", paramLabel = "FILE",
+            description = "Web config file as Prometheus exporters read it (TLS, basic auth, headers); overrides server.web_config_file.")
+    java.nio.file.Path webConfigFile;
+
     @Option(names = "--log-file", paramLabel = "FILE", description = "Write the log to FILE (capped, see "
             + "--log-max-size) instead of stderr.")
     java.nio.file.Path logFile;
@@ -59,6 +63,14 @@ public final class RunCommand implements Callable<Integer> {
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
+        if (webConfigFile != null) {
+            String problem = io.tailwatch.config.ServerConfig.checkWebConfig(webConfigFile);
+            if (problem != null) {
+                System.err.println("--web-config-file: " + problem.replace("; ", "\n--web-config-file: "));
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+            config = config.withWebConfigFile(webConfigFile);
+        }
         LogGuard guard;
         try {
             if (logFile == null) {
@@ -83,6 +95,9 @@ public final class RunCommand implements Callable<Integer> {
             return TailwatchCommand.EXIT_FAILURE;
         } catch (OtlpExporter.BadSettings e) {
             System.err.println("otlp: " + e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        } catch (Daemon.WebConfigFailure e) {
+            System.err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         CountDownLatch stopped = new CountDownLatch(1);
@@ -134,6 +149,14 @@ public final class RunCommand implements Callable<Integer> {
                         : Config.load(options.config, System.getenv());
                 if (listen != null) {
                     next = withListen(next);
+                }
+                if (webConfigFile != null) {
+                    String problem = io.tailwatch.config.ServerConfig.checkWebConfig(webConfigFile);
+                    if (problem != null) {
+                        LOG.warn("config reload failed, keeping the running config: --web-config-file: {}", problem);
+                        return;
+                    }
+                    next = next.withWebConfigFile(webConfigFile);
                 }
             } catch (ConfigException e) {
                 for (String line : e.problems().render().split("\n")) {

@@ -68,7 +68,12 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         return null;
     }
 
+    public Config withWebConfigFile(Path file) {
+        return new Config(source, server.withWebConfigFile(file), this.host, otlp, engines, rules, alerts);
+    }
+
     public Config withListen(String host, int port) {
-        return new Config(source, new ServerConfig(host, port, server.authToken(), server.allowedHosts()), this.host, otlp, engines, rules, alerts);
+        return new Config(source, new ServerConfig(host, port, server.authToken(), server.webConfigFile(),
+                server.allowedHosts()), this.host, otlp, engines, rules, alerts);
     }
 }

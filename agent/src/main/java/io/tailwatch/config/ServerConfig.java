@@ -4,9 +4,22 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** HTTP listener and API protection. The token is never logged nor exported. */
-public record ServerConfig(String host, int port, String authToken, java.util.List<String> allowedHosts) {
+/**
+ * HTTP listener and API protection. The token is never logged nor exported. {@code webConfigFile}: the
+ * exporter-toolkit web config (TLS, basic auth, headers), checked when the config is read.
+ * {@code allowedHosts}: names besides IP literals and localhost the Host header may carry.
+ */
+public record ServerConfig(String host, int port, String authToken, Path webConfigFile,
+                           java.util.List<String> allowedHosts) {
     public static final String DEFAULT_LISTEN = "127.0.0.1:9531";
+
+    public ServerConfig(String host, int port, String authToken) {
+        this(host, port, authToken, null, java.util.List.of());
+    }
+
+    public ServerConfig(String host, int port, String authToken, Path webConfigFile) {
+        this(host, port, authToken, webConfigFile, java.util.List.of());
+    }
 
     static ServerConfig read(Section s) {
         String listen = s.string("listen", DEFAULT_LISTEN);
@@ -48,33 +61,29 @@ public record ServerConfig(String host, int port, String authToken, java.util.Li
                 allowed.add(name);
             }
         }
-        s.finish();
-        return new ServerConfig(hp.host(), hp.port(), token, java.util.List.copyOf(allowed));
-    }
-
-    public ServerConfig(String host, int port, String authToken) {
-        this(host, port, authToken, java.util.List.of());
-    }
-
-    /** True when the listen address is a loopback one (127.0.0.0/8, ::1, localhost). */
-    public boolean loopback() {
-        return isLoopback(host);
-    }
-
-    public static boolean isLoopback(String host) {
-        String h = host.toLowerCase(java.util.Locale.ROOT);
-        return h.equals("localhost") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1")
-                || h.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
-    }
-
-    /** The warning printed at start, by `config check` and by `status` when the API is reachable beyond this host; null on loopback. */
-    public String exposureWarning() {
-        if (loopback()) {
-            return null;
+        Path webFile = s.path("web_config_file", null);
+        if (webFile != null) {
+            String problem = checkWebConfig(webFile);
+            if (problem != null) {
+                s.problem("web_config_file", problem);
+            }
         }
-        return "server.listen " + listen() + " is not loopback: /metrics" + (authToken == null ? " and /api/*" : "")
-                + " can be read from other hosts" + (authToken == null ? " without a token" : "")
-                + "; keep 127.0.0.1 unless a firewall or TLS proxy stands in front";
+        s.finish();
+        return new ServerConfig(hp.host(), hp.port(), token, webFile, java.util.List.copyOf(allowed));
+    }
+
+    /** Null when the web config file loads; else every problem, each naming its key. */
+    public static String checkWebConfig(Path file) {
+        try {
+            io.tailwatch.web.WebConfig.load(file);
+            return null;
+        } catch (ConfigException e) {
+            return String.join("; ", e.problems().list().stream().map(p -> file + ": " + p).toList());
+        }
+    }
+
+    public ServerConfig withWebConfigFile(Path file) {
+        return new ServerConfig(host, port, authToken, file, allowedHosts);
     }
 
     public String listen() {
@@ -84,6 +93,6 @@ public record ServerConfig(String host, int port, String authToken, java.util.Li
     @Override
     public String toString() {
         return "ServerConfig[listen=" + listen() + ", authToken=" + (authToken == null ? "none" : "set")
-                + ", allowedHosts=" + allowedHosts + "]";
+                + (webConfigFile == null ? "" : ", webConfigFile=" + webConfigFile) + ", allowedHosts=" + allowedHosts + "]";
     }
 }
