@@ -22,6 +22,8 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                            List<String> processNames, String launchdLabel, Signals signals) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Health-check deadline when the config sets none (capped at the health interval). */
+    public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
 
     /** Without a signals section: the defaults (auto-detect every 15 s). */
     public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
@@ -126,9 +128,12 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         String apiKey = s.string("api_key", null);
         Section health = s.section("health");
         Duration hInterval = health.duration("interval", Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofHours(1));
-        Duration hTimeout = health.duration("timeout", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMinutes(1));
-        if (hTimeout.compareTo(hInterval) >= 0) {
-            health.problem("timeout", "must be shorter than health.interval (" + Units.format(hInterval) + ")");
+        // As Prometheus' scrape_timeout: unset, it is 5 s or the interval, whichever is shorter; only an
+        // explicit timeout longer than the interval is an error.
+        Duration hFallback = hInterval.compareTo(DEFAULT_HEALTH_TIMEOUT) < 0 ? hInterval : DEFAULT_HEALTH_TIMEOUT;
+        Duration hTimeout = health.duration("timeout", hFallback, Duration.ofMillis(100), Duration.ofMinutes(1));
+        if (hTimeout.compareTo(hInterval) > 0) {
+            health.problem("timeout", "must not be longer than health.interval (" + Units.format(hInterval) + ")");
         }
         health.finish();
         boolean skip = s.bool("skip_when_pressure_critical", true);

@@ -184,6 +184,39 @@ class ConfigTest {
     }
 
     @Test
+    void unsetHealthTimeoutFollowsAShortInterval() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s}
+                  - name: slow
+                    api: openai
+                    url: http://127.0.0.1:8081
+                  - name: equal
+                    api: openai
+                    url: http://127.0.0.1:8082
+                    health: {interval: 2s, timeout: 2s}
+                """, "t", ENV);
+        assertThat(c.engines().get(0).healthTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.engines().get(1).healthTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.engines().get(2).healthTimeout()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void onlyAnExplicitHealthTimeoutLongerThanTheIntervalIsAnError() {
+        assertThat(problems("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s, timeout: 3s}
+                """)).containsExactly(
+                "line 5, column 37: engines[0].health.timeout: must not be longer than health.interval (1s)");
+    }
+
+    @Test
     void listenIsValidated() {
         assertThat(problems("server:\n  listen: localhost\n"))
                 .containsExactly("line 2, column 11: server.listen: expected HOST:PORT, got 'localhost'");

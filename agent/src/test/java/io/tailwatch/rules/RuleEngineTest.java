@@ -57,6 +57,10 @@ class RuleEngineTest {
         return Point.of(HostMetrics.PAGING_USAGE, used, "system.paging.state", "used");
     }
 
+    private static Point paging(String direction, double count) {
+        return Point.of(HostMetrics.PAGING_OPERATIONS, count, "system.paging.direction", direction);
+    }
+
     private static Point window(io.tailwatch.metrics.MetricDef def, String q, double v) {
         return Point.of(def, v, "engine", "mlx", "model", "qwen", "scenario", "interactive", "quantile", q);
     }
@@ -87,12 +91,15 @@ class RuleEngineTest {
 
     @Test
     void swapUsedHighPendsThenFiresThenResolves() {
-        host(swap(2 * GIB));
+        host(swap(2 * GIB), paging("in", 1000), paging("out", 5000));
         engine.evaluate(T0);
-        assertThat(state("SwapUsedHigh")).isEqualTo("pending");
-        engine.evaluate(T0.plusSeconds(90));
+        assertThat(state("SwapUsedHigh")).as("one reading: no paging rate yet").isNull();
+        host(swap(2 * GIB), paging("in", 1400), paging("out", 5000));
+        engine.evaluate(T0.plusSeconds(30));
         assertThat(state("SwapUsedHigh")).isEqualTo("pending");
         engine.evaluate(T0.plusSeconds(120));
+        assertThat(state("SwapUsedHigh")).isEqualTo("pending");
+        engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapUsedHigh");
         assertThat(a.state()).isEqualTo("firing");
         assertThat(a.value()).isEqualTo(2 * GIB);
@@ -103,8 +110,8 @@ class RuleEngineTest {
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh", "severity", "warning"))
                 .isEqualTo(1.0);
 
-        host(swap(GIB)); // exactly the threshold is not above it
-        engine.evaluate(T0.plusSeconds(150));
+        host(swap(GIB), paging("in", 1400), paging("out", 5000)); // exactly the threshold is not above it
+        engine.evaluate(T0.plusSeconds(180));
         assertThat(state("SwapUsedHigh")).isEqualTo("resolved");
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh")).isNull();
         assertThat(transitions).extracting(t -> t.from() + ">" + t.to())
@@ -116,14 +123,34 @@ class RuleEngineTest {
     }
 
     @Test
+    void staleSwapWithoutPagingOrPressureStaysSilent() {
+        // 6 GiB left in swap from an earlier episode, no page moved for an hour, pressure normal.
+        host(swap(6 * GIB), paging("in", 4693446), paging("out", 6168528), Point.of(HostMetrics.PRESSURE_LEVEL, 0));
+        run(T0, Duration.ofMinutes(60));
+        assertThat(state("SwapUsedHigh")).isNull();
+        // A few stray page-ins (below the minimum) do not make it "moving" either.
+        host(swap(6 * GIB), paging("in", 4693446 + 9), paging("out", 6168528), Point.of(HostMetrics.PRESSURE_LEVEL, 0));
+        run(T0.plus(Duration.ofMinutes(61)), Duration.ofMinutes(4));
+        assertThat(state("SwapUsedHigh")).isNull();
+    }
+
+    @Test
+    void swapUsedHighFiresOnPressureWithoutPagingCounters() {
+        host(swap(2 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
+        run(T0, Duration.ofMinutes(2));
+        assertThat(state("SwapUsedHigh")).isEqualTo("firing");
+    }
+
+    @Test
     void pendingAlertIsPublishedAsZeroAndDroppedWhenTheConditionEnds() {
-        host(swap(2 * GIB));
+        host(swap(2 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
         engine.evaluate(T0);
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh")).isEqualTo(0.0);
-        host(swap(0));
+        host(swap(0), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
         engine.evaluate(T0.plusSeconds(30));
         assertThat(alert("SwapUsedHigh")).isNull();
-        assertThat(transitions).extracting(Transition::to).containsExactly("pending", "inactive");
+        assertThat(transitions).filteredOn(t -> t.alert().name().equals("SwapUsedHigh"))
+                .extracting(Transition::to).containsExactly("pending", "inactive");
         assertThat(transitions).noneMatch(Transition::notifiable);
     }
 
@@ -136,8 +163,10 @@ class RuleEngineTest {
         assertThat(state("SwapGrowthUnderLoad")).as("no probe windows: not under load").isNull();
         probes(samples(5));
         engine.evaluate(T0.plusSeconds(90));
+        assertThat(state("SwapGrowthUnderLoad")).as("one reading does not page").isEqualTo("pending");
+        engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapGrowthUnderLoad");
-        assertThat(a.state()).as("for 0: fires at once").isEqualTo("firing");
+        assertThat(a.state()).as("held for 1m").isEqualTo("firing");
         assertThat(a.value()).isEqualTo(3 * GIB);
         assertThat(a.evidence()).containsEntry("swap_change_10m_bytes", 3 * GIB);
     }
@@ -166,6 +195,23 @@ class RuleEngineTest {
     }
 
     @Test
+    void thermalThrottlingOnRisingThrottleCountersOnly() {
+        Point full = Point.of(HostMetrics.CPU_SPEED_LIMIT, 1.0);
+        host(full, Point.of(HostMetrics.CPU_THROTTLE_EVENTS, 40, "tailwatch.cpu.throttle.scope", "core"));
+        Instant t = run(T0, Duration.ofMinutes(5));
+        assertThat(state("ThermalThrottling")).as("old events, not rising").isNull();
+        double events = 40;
+        Instant end = t.plus(Duration.ofMinutes(3));
+        while (t.isBefore(end)) {
+            events += 2;
+            t = t.plusSeconds(30);
+            host(full, Point.of(HostMetrics.CPU_THROTTLE_EVENTS, events, "tailwatch.cpu.throttle.scope", "core"));
+            engine.evaluate(t);
+        }
+        assertThat(state("ThermalThrottling")).isEqualTo("firing");
+    }
+
+    @Test
     void engineDownButNotWhileLoading() {
         probes(Point.of(EngineMetrics.UP, 0, "engine", "mlx"), Point.of(EngineMetrics.LOADING, 0, "engine", "mlx"),
                 Point.of(EngineMetrics.UP, 0, "engine", "ollama"), Point.of(EngineMetrics.LOADING, 1, "engine", "ollama"));
@@ -176,16 +222,37 @@ class RuleEngineTest {
                 "severity", "critical", "scenario", "")).isEqualTo(1.0);
     }
 
+    private static Point errorRatio(double r) {
+        return Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, r, "engine", "mlx", "model", "qwen", "scenario", "interactive");
+    }
+
     @Test
-    void probeErrorsFireAtOnceAndCleanWindowsStaySilent() {
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, "engine", "mlx", "model", "qwen", "scenario", "interactive"));
+    void oneErrorAmongNineProbesDoesNotPage() {
+        probes(errorRatio(1.0 / 9), samples(9));
+        run(T0, Duration.ofMinutes(15));
+        assertThat(state("ProbeErrors")).isNull();
+    }
+
+    @Test
+    void manyErrorsButFewerThanThreeFailuresStaySilent() {
+        // 2 of 4 probes failed: a high ratio, but only two failures.
+        probes(errorRatio(0.5), samples(4));
+        run(T0, Duration.ofMinutes(15));
+        assertThat(state("ProbeErrors")).isNull();
+    }
+
+    @Test
+    void probeErrorsFireAfterTheirForAndCleanWindowsStaySilent() {
+        probes(errorRatio(0), samples(10));
         engine.evaluate(T0);
         assertThat(state("ProbeErrors")).isNull();
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0.2, "engine", "mlx", "model", "qwen", "scenario", "interactive"));
-        engine.evaluate(T0.plusSeconds(30));
+        probes(errorRatio(0.3), samples(10));
+        Instant t = run(T0.plusSeconds(30), Duration.ofMinutes(4));
+        assertThat(state("ProbeErrors")).as("3 of 10 failed: pending for 5m").isEqualTo("pending");
+        run(t, Duration.ofMinutes(1));
         assertThat(alert("ProbeErrors").state()).isEqualTo("firing");
         assertThat(alert("ProbeErrors").summary()).isEqualTo("Probe errors on mlx/interactive");
-        assertThat(alert("ProbeErrors").description()).startsWith("20.0% of the probes of mlx (qwen, scenario interactive)");
+        assertThat(alert("ProbeErrors").description()).startsWith("30.0% of the probes of mlx (qwen, scenario interactive)");
     }
 
     @Test
@@ -239,6 +306,8 @@ class RuleEngineTest {
         probes(Point.of(EngineMetrics.KV_HEADROOM, 4000, "engine", "mlx", "model", "qwen"),
                 Point.of(EngineMetrics.MODEL_CONTEXT, 8192, "engine", "mlx", "model", "qwen"));
         engine.evaluate(T0.plusSeconds(30));
+        assertThat(state("KvHeadroomLow")).as("one reading does not page").isEqualTo("pending");
+        run(T0.plusSeconds(30), Duration.ofMinutes(2));
         assertThat(state("KvHeadroomLow")).isEqualTo("firing");
     }
 
@@ -253,7 +322,7 @@ class RuleEngineTest {
         assertThat(state("SwapUsedHigh")).isNull();
         assertThat(state("MemoryPressureWarning")).isNull();
         assertThat(engine.enabledRules()).doesNotContain("MemoryPressureWarning");
-        host(swap(4 * GIB));
+        host(swap(4 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 2));
         engine.evaluate(T0.plus(Duration.ofMinutes(7)));
         assertThat(state("SwapUsedHigh")).as("for 0s").isEqualTo("firing");
     }

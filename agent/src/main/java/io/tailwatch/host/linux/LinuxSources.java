@@ -21,6 +21,7 @@ public final class LinuxSources {
         return List.of(
                 new MemorySampler(h.procfs()),
                 new SwapSampler(h.procfs()),
+                new PagingSampler(h.procfs()),
                 new PressureSampler(h.procfs()),
                 new ThermalSampler(h.sysfs()),
                 new CpuFreqSampler(h.sysfs()),

@@ -34,6 +34,7 @@ public final class MacSources {
         return List.of(
                 new MacMemorySampler(system),
                 new MacSwapSampler(system),
+                new MacPagingSampler(system),
                 new MacMemoryPressureSampler(system),
                 new MacThermalPressureSampler(notify),
                 new MacCpuSpeedLimitSampler(power),
