@@ -36,9 +36,14 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         return thresholdKind != null;
     }
 
-    /** Where the on-call runbook explains this alert. */
+    /** Where the on-call runbook explains this alert, relative to the project. */
     public String runbook() {
-        return "docs/runbook.md#" + name;
+        return runbook(null);
+    }
+
+    /** The runbook link: {@code base#Name} when a base URL is configured, else the relative path. */
+    public String runbook(String baseUrl) {
+        return (baseUrl == null || baseUrl.isEmpty() ? "docs/runbook.md" : baseUrl) + "#" + name;
     }
 
     public Expr build(Params params) {

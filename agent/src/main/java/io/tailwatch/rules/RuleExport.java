@@ -22,7 +22,7 @@ public final class RuleExport {
     }
 
     /** One enabled rule with its effective settings and built expression. */
-    public record Effective(RuleDef def, Double threshold, Duration forDuration, Expr expr) {
+    public record Effective(RuleDef def, Double threshold, Duration forDuration, Expr expr, String runbook) {
         public String summaryTemplate(String valueRef) {
             return def.renderTemplate(def.summary(), valueRef, threshold, forDuration);
         }
@@ -45,6 +45,11 @@ public final class RuleExport {
     }
 
     public static List<Effective> effective(RulesConfig rules, List<String> interactive) {
+        return effective(rules, interactive, null);
+    }
+
+    /** The enabled rules; {@code runbookBase} (alerts.runbook_base_url, may be null) makes the links absolute. */
+    public static List<Effective> effective(RulesConfig rules, List<String> interactive, String runbookBase) {
         List<Effective> out = new ArrayList<>();
         for (RuleDef d : Rules.ALL) {
             RulesConfig.RuleSettings s = rules.of(d.name());
@@ -52,13 +57,14 @@ public final class RuleExport {
                 continue;
             }
             double t = s.threshold() == null ? Double.NaN : s.threshold();
-            out.add(new Effective(d, s.threshold(), s.forDuration(), d.build(new RuleDef.Params(t, interactive))));
+            out.add(new Effective(d, s.threshold(), s.forDuration(), d.build(new RuleDef.Params(t, interactive)),
+                    d.runbook(runbookBase)));
         }
         return out;
     }
 
     public static String prometheus(Config config) {
-        return prometheus(effective(config.rules(), interactiveScenarios(config)));
+        return prometheus(effective(config.rules(), interactiveScenarios(config), config.alerts().runbookBaseUrl()));
     }
 
     public static String prometheus(List<Effective> rules) {
@@ -79,13 +85,13 @@ public final class RuleExport {
             b.append("        annotations:\n");
             b.append("          summary: ").append(quote(e.summaryTemplate("$value"))).append('\n');
             b.append("          description: ").append(quote(e.descriptionTemplate("$value"))).append('\n');
-            b.append("          runbook_url: ").append(quote(e.def().runbook())).append('\n');
+            b.append("          runbook_url: ").append(quote(e.runbook())).append('\n');
         }
         return b.toString();
     }
 
     public static String grafana(Config config) {
-        return grafana(effective(config.rules(), interactiveScenarios(config)));
+        return grafana(effective(config.rules(), interactiveScenarios(config), config.alerts().runbookBaseUrl()));
     }
 
     /**
@@ -131,7 +137,7 @@ public final class RuleExport {
             b.append("        annotations:\n");
             b.append("          summary: ").append(quote(e.summaryTemplate(ref))).append('\n');
             b.append("          description: ").append(quote(e.descriptionTemplate(ref))).append('\n');
-            b.append("          runbook_url: ").append(quote(e.def().runbook())).append('\n');
+            b.append("          runbook_url: ").append(quote(e.runbook())).append('\n');
         }
         return b.toString();
     }

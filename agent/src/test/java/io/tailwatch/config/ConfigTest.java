@@ -217,6 +217,17 @@ class ConfigTest {
     }
 
     @Test
+    void runbookBaseUrlIsAnAbsoluteUrlWithoutFragment() throws Exception {
+        assertThat(Config.parse("", "t", ENV).alerts().runbookBaseUrl()).isNull();
+        assertThat(Config.parse("alerts: {runbook_base_url: 'https://wiki.example/tailwatch/runbook'}\n", "t", ENV)
+                .alerts().runbookBaseUrl()).isEqualTo("https://wiki.example/tailwatch/runbook");
+        assertThat(problems("alerts:\n  runbook_base_url: docs/runbook.md\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: expected an absolute http:// or https:// URL of the runbook page, got 'docs/runbook.md'");
+        assertThat(problems("alerts:\n  runbook_base_url: https://x.example/r#top\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: must not have a #fragment: each alert adds its own (#RuleName)");
+    }
+
+    @Test
     void listenIsValidated() {
         assertThat(problems("server:\n  listen: localhost\n"))
                 .containsExactly("line 2, column 11: server.listen: expected HOST:PORT, got 'localhost'");

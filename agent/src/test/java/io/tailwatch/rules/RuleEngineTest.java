@@ -109,6 +109,8 @@ class RuleEngineTest {
         assertThat(a.runbook()).isEqualTo("docs/runbook.md#SwapUsedHigh");
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh", "severity", "warning"))
                 .isEqualTo(1.0);
+        assertThat(hub.snapshot().of(AlertMetrics.ALERT_ACTIVE).get(0).attributes()).as("host alert: no engine/scenario")
+                .doesNotContainKeys("engine", "scenario");
 
         host(swap(GIB), paging("in", 1400), paging("out", 5000)); // exactly the threshold is not above it
         engine.evaluate(T0.plusSeconds(180));
@@ -218,8 +220,11 @@ class RuleEngineTest {
         run(T0, Duration.ofMinutes(1));
         assertThat(engine.alerts()).filteredOn(a -> a.name().equals("EngineDown"))
                 .extracting(a -> a.labels().get("engine") + ":" + a.state()).containsExactly("mlx:firing");
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "EngineDown", "engine", "mlx",
-                "severity", "critical", "scenario", "")).isEqualTo(1.0);
+        assertThat(hub.snapshot().of(AlertMetrics.ALERT_ACTIVE)).singleElement().satisfies(p -> {
+            assertThat(p.value()).isEqualTo(1.0);
+            assertThat(p.attributes()).as("no empty scenario label")
+                    .isEqualTo(Map.of("alertname", "EngineDown", "engine", "mlx", "severity", "critical"));
+        });
     }
 
     private static Point errorRatio(double r) {
@@ -325,6 +330,15 @@ class RuleEngineTest {
         host(swap(4 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 2));
         engine.evaluate(T0.plus(Duration.ofMinutes(7)));
         assertThat(state("SwapUsedHigh")).as("for 0s").isEqualTo("firing");
+    }
+
+    @Test
+    void runbookBaseUrlMakesTheLinkAbsolute() {
+        engine = new RuleEngine(RulesConfig.defaults(), List.of(), hub, null, 20, Duration.ofMinutes(15),
+                "https://wiki.example/tailwatch/runbook");
+        host(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
+        engine.evaluate(T0);
+        assertThat(alert("MemoryPressureCritical").runbook()).isEqualTo("https://wiki.example/tailwatch/runbook#MemoryPressureCritical");
     }
 
     @Test
