@@ -64,10 +64,20 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
     }
 
-    /** One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO. */
+    /**
+     * One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO; {@code window}
+     * is the span of the rolling window the rules read (long enough for their minimum probe counts).
+     */
     public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
                            Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout,
-                           boolean interactive) {
+                           boolean interactive, Duration window) {
+
+        /** Without a window: the default for the interval and the built-in rules. */
+        public Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
+                        Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout, boolean interactive) {
+            this(name, interval, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout, totalTimeout,
+                    interactive, WindowRequirements.defaults().defaultWindow(interval));
+        }
     }
 
     public int port() {
@@ -85,6 +95,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     }
 
     static List<EngineConfig> readAll(Section root) {
+        return readAll(root, WindowRequirements.defaults());
+    }
+
+    static List<EngineConfig> readAll(Section root, WindowRequirements windows) {
         List<Section> list = root.sections("engines");
         if (list == null) {
             return List.of();
@@ -92,7 +106,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<EngineConfig> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (Section s : list) {
-            EngineConfig e = read(s);
+            EngineConfig e = read(s, windows);
             if (e != null) {
                 if (!names.add(e.name())) {
                     s.problem("name", "duplicate engine name '" + e.name() + "'");
@@ -104,6 +118,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     }
 
     static EngineConfig read(Section s) {
+        return read(s, WindowRequirements.defaults());
+    }
+
+    static EngineConfig read(Section s, WindowRequirements windows) {
         String name = s.string("name", null);
         if (name == null) {
             s.problem(null, "an engine needs a name");
@@ -141,11 +159,11 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<Section> sc = s.sections("scenarios");
         if (sc == null) {
             scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
-                    Duration.ofSeconds(30), Duration.ofSeconds(50), true));
+                    Duration.ofSeconds(30), Duration.ofSeconds(50), true, windows.defaultWindow(Duration.ofSeconds(60))));
         } else {
             Set<String> names = new HashSet<>();
             for (Section x : sc) {
-                Scenario scenario = scenario(x);
+                Scenario scenario = scenario(x, windows);
                 if (!names.add(scenario.name())) {
                     x.problem("name", "duplicate scenario name '" + scenario.name() + "'");
                 }
@@ -165,7 +183,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 List.copyOf(processNames), label, signals);
     }
 
-    private static Scenario scenario(Section s) {
+    private static Scenario scenario(Section s, WindowRequirements windows) {
         String name = s.string("name", "interactive");
         if (!NAME.matcher(name).matches()) {
             s.problem("name", "must match " + NAME.pattern());
@@ -190,7 +208,17 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
         t.finish();
         boolean interactive = s.bool("interactive", name.equals("interactive"));
+        Duration window;
+        if (s.has("window")) {
+            window = s.duration("window", windows.defaultWindow(interval), Duration.ofMinutes(1), Duration.ofDays(30));
+            String problem = windows.check(window, interval);
+            if (problem != null) {
+                s.problem("window", problem);
+            }
+        } else {
+            window = windows.defaultWindow(interval);
+        }
         s.finish();
-        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive);
+        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive, window);
     }
 }

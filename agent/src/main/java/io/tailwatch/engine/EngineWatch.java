@@ -46,7 +46,6 @@ public final class EngineWatch {
     private final MetricHub hub;
     private final Supplier<HostSnapshot> host;
     private final Clock clock;
-    private final Duration windowAge;
     private final int windowMax;
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
@@ -70,8 +69,8 @@ public final class EngineWatch {
         }
     }
 
-    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, Duration windowAge,
-                       int windowMax) {
+    /** Each scenario's rolling window spans its configured {@code window}, holding at most {@code windowMax} probes. */
+    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, int windowMax) {
         this.config = config;
         Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
                 : config.scenarios().get(0).connectTimeout();
@@ -79,7 +78,6 @@ public final class EngineWatch {
         this.hub = hub;
         this.host = host;
         this.clock = clock;
-        this.windowAge = windowAge;
         this.windowMax = windowMax;
         for (EngineConfig.Scenario s : config.scenarios()) {
             scenarios.put(s.name(), new ScenarioState(s));
@@ -180,7 +178,7 @@ public final class EngineWatch {
             s.lastDecodeRate = r.decodeTokensPerSecond();
         }
         synchronized (s.windows) {
-            s.windows.computeIfAbsent(model, k -> new ProbeWindow(windowAge, windowMax))
+            s.windows.computeIfAbsent(model, k -> new ProbeWindow(s.config.window(), windowMax))
                     .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
         }
         Map<String, String> base = new TreeMap<>();

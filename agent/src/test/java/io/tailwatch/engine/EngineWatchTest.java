@@ -64,8 +64,7 @@ class EngineWatchTest {
         // 8 tokens 20 ms apart: slow enough that a busy CPU does not deliver the whole stream in one read.
         SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(20), 50);
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
-            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, Clock.systemUTC(),
-                    Duration.ofMinutes(10), 100);
+            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, Clock.systemUTC(), 100);
             w.checkHealth();
             MetricSnapshot s = hub.snapshot();
             assertThat(s.value(EngineMetrics.UP, "engine", "sim")).isEqualTo(1.0);
@@ -124,8 +123,7 @@ class EngineWatchTest {
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"))) {
             port = sim.port();
         }
-        EngineWatch w = new EngineWatch(engine("openai", port, "m"), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC(),
-                Duration.ofMinutes(10), 100);
+        EngineWatch w = new EngineWatch(engine("openai", port, "m"), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC(), 100);
         w.checkHealth();
         assertThat(hub.snapshot().value(EngineMetrics.UP, "engine", "sim")).isEqualTo(0.0);
         assertThat(hub.snapshot().of(EngineMetrics.MODELS_LOADED)).isEmpty();
@@ -143,7 +141,7 @@ class EngineWatchTest {
                 .withFaults(1.0, 0, Duration.ZERO);
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, o)) {
             EngineWatch w = new EngineWatch(engine("openai", sim.port(), null), hub, () -> HostSnapshot.EMPTY,
-                    Clock.systemUTC(), Duration.ofMinutes(10), 100);
+                    Clock.systemUTC(), 100);
             w.checkHealth();
             w.probe("interactive");
             w.probe("interactive");
