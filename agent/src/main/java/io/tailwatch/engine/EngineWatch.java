@@ -51,6 +51,9 @@ public final class EngineWatch {
     private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
     private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
     private volatile EngineHealth health;
+    /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
+    private volatile boolean reached;
+    private volatile boolean neverReachedLogged;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -96,6 +99,23 @@ public final class EngineWatch {
         return health;
     }
 
+    /** True once the engine has answered a health check since the agent started. */
+    public boolean reached() {
+        return reached;
+    }
+
+    /** up, down, loading, never_reachable (configured but never answered), or null before the first check. */
+    public String state() {
+        EngineHealth h = health;
+        if (h == null) {
+            return null;
+        }
+        if (!reached) {
+            return "never_reachable";
+        }
+        return h.loading() ? "loading" : h.up() ? "up" : "down";
+    }
+
     List<ScenarioState> scenarioStates() {
         return List.copyOf(scenarios.values());
     }
@@ -111,7 +131,17 @@ public final class EngineWatch {
         EngineHealth h = client.health(config.healthTimeout());
         EngineHealth before = health;
         health = h;
-        if (before == null || before.up() != h.up()) {
+        if (h.up()) {
+            reached = true;
+        }
+        if (!reached) {
+            if (!neverReachedLogged) {
+                neverReachedLogged = true;
+                LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
+                        + " as EngineDown; start the engine, fix its url, or find running engines with `tailwatch detect`",
+                        config.name(), config.url(), h.error());
+            }
+        } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
                 LOG.info("engine {} is up ({} {})", config.name(), h.provider(), h.version() == null ? "" : h.version());
             } else {
@@ -233,6 +263,7 @@ public final class EngineWatch {
         if (h != null) {
             String e = config.name();
             points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, "engine", e));
+            points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, "engine", e));
             points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, "engine", e));
             points.add(Point.of(EngineMetrics.INFO, 1, "engine", e, "api", config.api(), "version",
                     h.version() == null ? "unknown" : h.version()));

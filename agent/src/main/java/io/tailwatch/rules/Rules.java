@@ -99,9 +99,10 @@ public final class Rules {
     public static final RuleDef ENGINE_DOWN = new RuleDef("EngineDown", Severity.CRITICAL,
             ValueKind.LEVEL, null, null, Duration.ofMinutes(1),
             "Engine {engine} is down",
-            "The health check of engine {engine} has failed for {for} (an engine that reports it is loading is not down).",
-            p -> unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", "engine"),
-                    cmp(select(EngineMetrics.LOADING), Op.EQ, 1)));
+            "The health check of engine {engine}, which had answered before, has failed for {for} (an engine that reports it is loading is not down).",
+            p -> unless(unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", "engine"),
+                            cmp(select(EngineMetrics.LOADING), Op.EQ, 1)), on("job", "instance", "engine"),
+                    cmp(select(EngineMetrics.REACHED), Op.EQ, 0)));
 
     public static final RuleDef PROBE_ERRORS = new RuleDef("ProbeErrors", Severity.WARNING,
             ValueKind.RATIO, ValueKind.RATIO, 0.1, Duration.ofMinutes(5),
