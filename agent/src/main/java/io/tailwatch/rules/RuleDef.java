@@ -32,6 +32,9 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         }
     }
 
+    /** Labels a summary or description may name as {@code {label}}. */
+    static final List<String> TEMPLATE_LABELS = List.of("engine", "model", "scenario", "sampler", "outcome");
+
     public boolean hasThreshold() {
         return thresholdKind != null;
     }
@@ -55,7 +58,7 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.format(value))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : List.of("engine", "model", "scenario")) {
+        for (String l : TEMPLATE_LABELS) {
             out = out.replace("{" + l + "}", labels.getOrDefault(l, "?"));
         }
         return out;
@@ -66,7 +69,7 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.template(valueRef))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : List.of("engine", "model", "scenario")) {
+        for (String l : TEMPLATE_LABELS) {
             out = out.replace("{" + l + "}", "{{ $labels." + l + " }}");
         }
         return out;

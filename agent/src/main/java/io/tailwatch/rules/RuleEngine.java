@@ -82,7 +82,7 @@ public final class RuleEngine {
         this.interactive = List.copyOf(interactiveScenarios);
         for (RuleDef def : Rules.ALL) {
             RulesConfig.RuleSettings s = config.of(def.name());
-            if (s == null || !s.enabled()) {
+            if (s == null || !s.enabled() || !Rules.agentEvaluated(def)) {
                 continue;
             }
             double t = s.threshold() == null ? Double.NaN : s.threshold();

@@ -96,7 +96,8 @@ public final class RuleExport {
 
     /**
      * Grafana-managed rules: query A is the same PromQL (it returns a series only where the condition
-     * holds), B a math expression true for every series A returns; no data means normal.
+     * holds), B a math expression true for every series A returns; no data means normal. TailwatchDown
+     * is the exception: A is the target's {@code up}, B {@code $A == 0}, and no data is alerting.
      */
     public static String grafana(List<Effective> rules) {
         StringBuilder b = new StringBuilder();
@@ -120,7 +121,11 @@ public final class RuleExport {
             b.append("            datasourceUid: ").append(DATASOURCE_UID).append('\n');
             b.append("            model:\n");
             b.append("              refId: A\n");
-            b.append("              expr: ").append(quote(e.expr().promql())).append('\n');
+            // TailwatchDown reads the target's up series itself: 0 is down, and no data at all (the target
+            // or the whole job gone) is alerting, so a vanished agent alerts instead of resolving everything.
+            boolean liveness = e.def() == Rules.TAILWATCH_DOWN;
+            String query = liveness ? Expr.select(Rules.PROMETHEUS_UP, "job", Rules.PROMETHEUS_JOB).promql() : e.expr().promql();
+            b.append("              expr: ").append(quote(query)).append('\n');
             b.append("              instant: true\n");
             b.append("              range: false\n");
             b.append("          - refId: B\n");
@@ -128,9 +133,9 @@ public final class RuleExport {
             b.append("            model:\n");
             b.append("              refId: B\n");
             b.append("              type: math\n");
-            b.append("              expression: '$A == $A'\n");
+            b.append("              expression: '").append(liveness ? "$A == 0" : "$A == $A").append("'\n");
             b.append("        for: ").append(Units.format(e.forDuration())).append('\n');
-            b.append("        noDataState: OK\n");
+            b.append("        noDataState: ").append(liveness ? "Alerting" : "OK").append('\n');
             b.append("        execErrState: Error\n");
             b.append("        labels:\n");
             b.append("          severity: ").append(e.def().severity().label()).append('\n');

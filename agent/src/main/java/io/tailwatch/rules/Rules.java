@@ -18,11 +18,14 @@ import static io.tailwatch.rules.Expr.unless;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.SelfMetrics;
 import io.tailwatch.rules.Expr.Matching;
 import io.tailwatch.rules.Expr.Op;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -52,6 +55,15 @@ public final class Rules {
     /** ProbeErrors: a window needs at least this many failed probes before its error ratio means anything. */
     public static final int PROBE_ERRORS_MIN_FAILURES = 3;
     private static final long GIB = 1L << 30;
+    /** SamplerFailing: a sampler whose last run failed, for this long. */
+    public static final Duration SAMPLER_FAILING_FOR = Duration.ofMinutes(5);
+    /** OtlpExportFailing and WebhookNotificationsDropped count over this span. */
+    public static final Duration SELF_SPAN = Duration.ofMinutes(15);
+    /** The Prometheus scrape job TailwatchDown watches ({@code job_name: tailwatch}). */
+    public static final String PROMETHEUS_JOB = "tailwatch";
+    /** Prometheus' own {@code up} series of a scrape target; not exported by the agent (TailwatchDown only). */
+    static final MetricDef PROMETHEUS_UP = MetricDef.gauge("up", "{bool}", "Prometheus: 1 when the target's last scrape succeeded.",
+            io.tailwatch.metrics.AttributeDef.free("job", "Scrape job"));
 
     private static Expr swapUsed() {
         return select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
@@ -140,10 +152,45 @@ public final class Rules {
             "Only {value} tokens of KV cache fit in available memory, less than {threshold} the context length of {model} on {engine}: a long conversation will push the host into swap.",
             p -> cmp(select(EngineMetrics.KV_HEADROOM), Op.LT, Matching.ALL, times(select(EngineMetrics.MODEL_CONTEXT), p.threshold())));
 
+    public static final RuleDef SAMPLER_FAILING = new RuleDef("SamplerFailing", Severity.WARNING,
+            ValueKind.LEVEL, null, null, SAMPLER_FAILING_FOR,
+            "Sampler {sampler} failing",
+            "The {sampler} sampler has failed every run for {for}: its signals are missing, so the rules that read them cannot fire.",
+            p -> cmp(select(SelfMetrics.SAMPLER_SUCCESS), Op.EQ, 0));
+
+    public static final RuleDef OTLP_EXPORT_FAILING = new RuleDef("OtlpExportFailing", Severity.WARNING,
+            ValueKind.COUNT, ValueKind.COUNT, 3.0, Duration.ZERO,
+            "OTLP export failing",
+            "{value} OTLP metric exports failed within 15m (threshold {threshold}): the collector is unreachable or refusing data, so metrics pushed over OTLP have gaps.",
+            p -> cmp(increase(select(SelfMetrics.OTLP_EXPORT_FAILURES), SELF_SPAN), Op.GE, p.threshold()));
+
+    public static final RuleDef WEBHOOK_NOTIFICATIONS_DROPPED = new RuleDef("WebhookNotificationsDropped", Severity.WARNING,
+            ValueKind.COUNT, ValueKind.COUNT, 1.0, Duration.ZERO,
+            "Alert notifications lost ({outcome})",
+            "{value} webhook notifications were {outcome} within 15m (threshold {threshold}): alerts did not reach the receiver.",
+            p -> cmp(increase(select(SelfMetrics.WEBHOOK_NOTIFICATIONS, "outcome=~", "dropped|failed"), SELF_SPAN),
+                    Op.GE, p.threshold()));
+
+    public static final RuleDef TAILWATCH_DOWN = new RuleDef("TailwatchDown", Severity.CRITICAL,
+            ValueKind.LEVEL, null, null, Duration.ofMinutes(2),
+            "tailwatch agent down or gone",
+            "Prometheus cannot scrape the tailwatch agent (job " + PROMETHEUS_JOB + ") or has no target for it, for {for}: nothing on this host is being watched.",
+            p -> or(cmp(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB), Op.EQ, 0),
+                    Expr.absent(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB))));
+
     /** All rules, in the order they are documented and exported. */
     public static final List<RuleDef> ALL = List.of(SWAP_USED_HIGH, SWAP_GROWTH_UNDER_LOAD, MEMORY_PRESSURE_WARNING,
             MEMORY_PRESSURE_CRITICAL, THERMAL_THROTTLING, ENGINE_DOWN, PROBE_ERRORS, TAIL_LATENCY_SPREAD,
-            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW);
+            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, SAMPLER_FAILING, OTLP_EXPORT_FAILING,
+            WEBHOOK_NOTIFICATIONS_DROPPED, TAILWATCH_DOWN);
+
+    /** Rules only Prometheus and Grafana evaluate: the agent cannot report its own absence. */
+    public static final Set<String> EXPORT_ONLY = Set.of(TAILWATCH_DOWN.name());
+
+    /** Whether the agent evaluates this rule itself. */
+    public static boolean agentEvaluated(RuleDef rule) {
+        return !EXPORT_ONLY.contains(rule.name());
+    }
 
     public static RuleDef byName(String name) {
         for (RuleDef r : ALL) {

@@ -9,6 +9,7 @@ import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.SelfMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -339,6 +340,67 @@ class RuleEngineTest {
         host(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
         engine.evaluate(T0);
         assertThat(alert("MemoryPressureCritical").runbook()).isEqualTo("https://wiki.example/tailwatch/runbook#MemoryPressureCritical");
+    }
+
+    @Test
+    void samplerFailingForFiveMinutesFiresAndARecoveringOneStaysSilent() {
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, "sampler", "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, "sampler", "memory"));
+        Instant t = run(T0, Duration.ofMinutes(4));
+        assertThat(state("SamplerFailing")).isEqualTo("pending");
+        // One good run resets it: it must fail every run for the whole 5m.
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, "sampler", "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, "sampler", "memory"));
+        t = run(t.plusSeconds(30), Duration.ofSeconds(30));
+        assertThat(state("SamplerFailing")).isNull();
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, "sampler", "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, "sampler", "memory"));
+        run(t.plusSeconds(30), Duration.ofMinutes(5));
+        Alert a = alert("SamplerFailing");
+        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.labels()).containsEntry("sampler", "swap");
+        assertThat(a.summary()).isEqualTo("Sampler swap failing");
+    }
+
+    @Test
+    void otlpExportFailingNeedsThreeFailuresWithinFifteenMinutes() {
+        Instant t = T0;
+        for (double failures : new double[] {0, 0, 1, 1, 2, 2}) {
+            host(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures));
+            engine.evaluate(t);
+            t = t.plusSeconds(60);
+        }
+        assertThat(state("OtlpExportFailing")).as("2 failures").isNull();
+        host(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, 3));
+        engine.evaluate(t);
+        assertThat(state("OtlpExportFailing")).isEqualTo("firing");
+        assertThat(alert("OtlpExportFailing").valueText()).isEqualTo("3");
+        // Exports work again: once the failures are older than 15m it resolves.
+        run(t.plusSeconds(60), Duration.ofMinutes(16));
+        assertThat(state("OtlpExportFailing")).isEqualTo("resolved");
+    }
+
+    @Test
+    void droppedOrFailedWebhookNotificationsFireButSentAndSuppressedDoNot() {
+        host(webhook(40, 0, 0, 3));
+        engine.evaluate(T0);
+        host(webhook(55, 0, 0, 9));
+        engine.evaluate(T0.plusSeconds(30));
+        assertThat(state("WebhookNotificationsDropped")).isNull();
+        host(webhook(55, 1, 2, 9));
+        engine.evaluate(T0.plusSeconds(60));
+        assertThat(engine.alerts()).filteredOn(a -> a.name().equals("WebhookNotificationsDropped"))
+                .extracting(a -> a.labels().get("outcome") + ":" + a.state())
+                .containsExactlyInAnyOrder("dropped:firing", "failed:firing");
+    }
+
+    private static Point[] webhook(double sent, double failed, double dropped, double suppressed) {
+        return WebhookMetrics.points(Map.of("sent", (long) sent, "failed", (long) failed, "dropped", (long) dropped,
+                "suppressed_by_cooldown", (long) suppressed)).toArray(new Point[0]);
+    }
+
+    @Test
+    void tailwatchDownIsLeftToPrometheusAndGrafana() {
+        assertThat(engine.enabledRules()).doesNotContain("TailwatchDown").contains("SamplerFailing");
+        run(T0, Duration.ofMinutes(5));
+        assertThat(engine.alerts()).isEmpty();
     }
 
     @Test
