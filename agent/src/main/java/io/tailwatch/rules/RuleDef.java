@@ -25,15 +25,16 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         }
     }
 
+    /** Template placeholders and the label each one reads. */
+    private static final Map<String, String> PLACEHOLDERS = Map.of("engine", Rules.ENGINE, "model", Rules.MODEL,
+            "scenario", Rules.SCENARIO, "sampler", Rules.SAMPLER, "outcome", Rules.WEBHOOK_OUTCOME);
+
     public RuleDef {
         Objects.requireNonNull(name, "name");
         if ((thresholdKind == null) != (defaultThreshold == null)) {
             throw new IllegalArgumentException(name + ": threshold kind and default go together");
         }
     }
-
-    /** Labels a summary or description may name as {@code {label}}. */
-    static final List<String> TEMPLATE_LABELS = List.of("engine", "model", "scenario", "sampler", "outcome");
 
     public boolean hasThreshold() {
         return thresholdKind != null;
@@ -58,8 +59,8 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.format(value))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : TEMPLATE_LABELS) {
-            out = out.replace("{" + l + "}", labels.getOrDefault(l, "?"));
+        for (Map.Entry<String, String> l : PLACEHOLDERS.entrySet()) {
+            out = out.replace("{" + l.getKey() + "}", labels.getOrDefault(l.getValue(), "?"));
         }
         return out;
     }
@@ -69,8 +70,8 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.template(valueRef))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : TEMPLATE_LABELS) {
-            out = out.replace("{" + l + "}", "{{ $labels." + l + " }}");
+        for (Map.Entry<String, String> l : PLACEHOLDERS.entrySet()) {
+            out = out.replace("{" + l.getKey() + "}", "{{ $labels." + l.getValue() + " }}");
         }
         return out;
     }

@@ -2,6 +2,7 @@ package io.tailwatch.rules;
 
 import io.tailwatch.config.RulesConfig;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -253,11 +254,11 @@ public final class RuleEngine {
                 continue;
             }
             // Host alerts have no engine or scenario: those labels are left out, not exported empty.
-            List<String> kv = new ArrayList<>(List.of("alertname", a.name(), "severity", a.severity()));
-            for (String l : List.of("engine", "scenario")) {
-                String v = a.labels().get(l);
+            List<String> kv = new ArrayList<>(List.of(AttrKeys.ALERT_NAME, a.name(), AttrKeys.ALERT_SEVERITY, a.severity()));
+            for (String[] l : new String[][] {{Rules.ENGINE, AttrKeys.ENGINE}, {Rules.SCENARIO, AttrKeys.SCENARIO}}) {
+                String v = a.labels().get(l[0]);
                 if (v != null && !v.isEmpty()) {
-                    kv.add(l);
+                    kv.add(l[1]);
                     kv.add(v);
                 }
             }

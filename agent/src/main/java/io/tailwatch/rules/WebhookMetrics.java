@@ -20,7 +20,7 @@ public final class WebhookMetrics {
         List<Point> out = new ArrayList<>(4);
         for (String key : List.of("sent", "failed", "dropped", "suppressed_by_cooldown")) {
             if (stats.get(key) instanceof Number n) {
-                out.add(Point.of(SelfMetrics.WEBHOOK_NOTIFICATIONS, n.doubleValue(), "outcome", OUTCOMES.get(key)));
+                out.add(Point.of(SelfMetrics.WEBHOOK_NOTIFICATIONS, n.doubleValue(), io.tailwatch.metrics.AttrKeys.WEBHOOK_OUTCOME, OUTCOMES.get(key)));
             }
         }
         return out;

@@ -120,7 +120,7 @@ class FreshInstallTest {
             assertThat(rules.alerts()).isEmpty();
             assertThat(watches).allSatisfy(w -> {
                 assertThat(w.state()).isEqualTo("never_reachable");
-                assertThat(hub.snapshot().value(EngineMetrics.REACHED, "engine", w.config().name())).isEqualTo(0.0);
+                assertThat(hub.snapshot().value(EngineMetrics.REACHED, io.tailwatch.metrics.AttrKeys.ENGINE, w.config().name())).isEqualTo(0.0);
             });
             assertThat(EngineStatus.of(watches)).allSatisfy(s -> {
                 assertThat(s).containsEntry("state", "never_reachable").containsEntry("severity", "warning");
@@ -149,12 +149,12 @@ class FreshInstallTest {
                 rules.evaluate(clock.instant());
             }
             assertThat(w.state()).isEqualTo("down");
-            assertThat(hub.snapshot().value(EngineMetrics.REACHED, "engine", "manual")).isEqualTo(1.0);
+            assertThat(hub.snapshot().value(EngineMetrics.REACHED, io.tailwatch.metrics.AttrKeys.ENGINE, "manual")).isEqualTo(1.0);
             assertThat(rules.alerts()).singleElement().satisfies(a -> {
                 assertThat(a.name()).isEqualTo("EngineDown");
                 assertThat(a.state()).isEqualTo("firing");
                 assertThat(a.severity()).isEqualTo("critical");
-                assertThat(a.labels()).containsEntry("engine", "manual");
+                assertThat(a.labels()).containsEntry(io.tailwatch.rules.Rules.ENGINE, "manual");
             });
         } finally {
             w.close();

@@ -12,25 +12,25 @@ public final class SelfMetrics {
 
     public static final MetricDef SAMPLER_SUCCESS = MetricDef.gauge("tailwatch.sampler.success", "{bool}",
             "1 when the sampler's last run succeeded, 0 when it failed.",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final MetricDef SAMPLER_DURATION = MetricDef.gauge("tailwatch.sampler.duration", "s",
             "Wall time of the sampler's last run.",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
             "OTLP metric exports that failed after the exporter's own retries.");
 
     public static final MetricDef WEBHOOK_NOTIFICATIONS = MetricDef.counter("tailwatch.webhook.notifications", "{notification}",
             "Alert notifications handled by the webhook sink since the agent started, by outcome: sent, failed (gave up after its attempts or a non-retryable answer), dropped (queue full or shut down), suppressed (cooldown). Absent when no webhook is configured.",
-            oneOf("outcome", "What became of the notification", "sent", "failed", "dropped", "suppressed"));
+            oneOf(AttrKeys.WEBHOOK_OUTCOME, "What became of the notification", "sent", "failed", "dropped", "suppressed"));
 
     public static final MetricDef SERIES_DROPPED = MetricDef.counter("tailwatch.series.dropped", "{series}",
             "Series dropped because a metric reached its series bound.");
 
     public static final MetricDef READINGS_DROPPED = MetricDef.counter("tailwatch.sampler.readings.dropped", "{reading}",
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES, WEBHOOK_NOTIFICATIONS,
             SERIES_DROPPED, READINGS_DROPPED);

@@ -14,12 +14,12 @@ class PrometheusLabelsTest {
         PrometheusExporter prom = new PrometheusExporter(Map.of());
         hub.addSink(prom);
         hub.publish("rules", List.of(
-                Point.of(AlertMetrics.ALERT_ACTIVE, 1, "alertname", "SwapUsedHigh", "severity", "warning"),
-                Point.of(AlertMetrics.ALERT_ACTIVE, 0, "alertname", "ProbeErrors", "severity", "warning",
-                        "engine", "mlx", "scenario", "interactive")));
+                Point.of(AlertMetrics.ALERT_ACTIVE, 1, AttrKeys.ALERT_NAME, "SwapUsedHigh", AttrKeys.ALERT_SEVERITY, "warning"),
+                Point.of(AlertMetrics.ALERT_ACTIVE, 0, AttrKeys.ALERT_NAME, "ProbeErrors", AttrKeys.ALERT_SEVERITY, "warning",
+                        AttrKeys.ENGINE, "mlx", AttrKeys.SCENARIO, "interactive")));
         String text = prom.scrape("text/plain");
-        assertThat(text).contains("tailwatch_alert_active{alertname=\"SwapUsedHigh\",severity=\"warning\"} 1.0")
-                .contains("tailwatch_alert_active{alertname=\"ProbeErrors\",engine=\"mlx\",scenario=\"interactive\",severity=\"warning\"} 0.0")
+        assertThat(text).contains("tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\",tailwatch_alert_severity=\"warning\"} 1.0")
+                .contains("tailwatch_alert_active{tailwatch_alert_name=\"ProbeErrors\",tailwatch_alert_severity=\"warning\",tailwatch_engine_name=\"mlx\",tailwatch_scenario=\"interactive\"} 0.0")
                 .doesNotContain("=\"\"");
     }
 
