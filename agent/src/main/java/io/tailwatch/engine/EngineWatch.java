@@ -321,19 +321,22 @@ public final class EngineWatch {
                 points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
             }
             for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
-                String model = w.getKey();
-                ProbeWindow.Stats st = w.getValue();
-                String[] attrs = {AttrKeys.ENGINE, e, AttrKeys.MODEL, model, AttrKeys.SCENARIO, sc};
-                points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
-                if (st.samples() == 0) {
-                    continue;
-                }
-                points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
-                percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
-                percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
+                windowPoints(points, e, w.getKey(), sc, w.getValue());
             }
         }
         hub.publish("probe/" + e, points);
+    }
+
+    /** The window series of one engine/model/scenario: samples, and with samples the error ratio and percentiles. */
+    static void windowPoints(List<Point> points, String engine, String model, String scenario, ProbeWindow.Stats st) {
+        String[] attrs = {AttrKeys.ENGINE, engine, AttrKeys.MODEL, model, AttrKeys.SCENARIO, scenario};
+        points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
+        if (st.samples() == 0) {
+            return;
+        }
+        points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
+        percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
+        percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
     }
 
     Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
