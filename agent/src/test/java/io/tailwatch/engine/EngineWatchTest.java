@@ -156,4 +156,34 @@ class EngineWatchTest {
                     .allSatisfy(e -> assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "mlx_lm"));
         }
     }
+
+    @Test
+    void aWindowWhoseModelIsNotProbedForTwoWindowAgesLeavesTheOutput() throws Exception {
+        MetricHub hub = new MetricHub();
+        AtomicReference<HostSnapshot> snap = new AtomicReference<>(host(16.0 * (1L << 30), 0));
+        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
+        SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(5), 500);
+        try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
+            EngineConfig e = engine("ollama", sim.port(), null);
+            EngineConfig.Scenario sc = e.scenarios().get(0);
+            // A 10-minute window (the scenario's window setting).
+            EngineConfig tenMinutes = new EngineConfig(e.name(), e.api(), e.url(), e.model(), e.apiKey(), e.healthInterval(),
+                    e.healthTimeout(), e.skipWhenPressureCritical(), List.of(new EngineConfig.Scenario(sc.name(), sc.interval(),
+                    sc.promptTokens(), sc.maxTokens(), sc.temperature(), sc.connectTimeout(), sc.firstTokenTimeout(),
+                    sc.totalTimeout(), sc.interactive(), Duration.ofMinutes(10))), e.processNames(), e.launchdLabel(), e.signals());
+            EngineWatch w = new EngineWatch(tenMinutes, hub, snap::get, clock, 100);
+            w.checkHealth();
+            assertThat(w.probe("interactive").success()).isTrue();
+            String[] key = {AttrKeys.ENGINE, "sim", AttrKeys.MODEL, o.model(), AttrKeys.SCENARIO, "interactive"};
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(1.0);
+            clock.advance(Duration.ofMinutes(11));
+            w.publishProbes();
+            // Empty for one window age: still there, with zero samples.
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(0.0);
+            clock.advance(Duration.ofMinutes(10));
+            w.publishProbes();
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isNull();
+            assertThat(w.scenarioStates().get(0).windows).isEmpty();
+        }
+    }
 }
