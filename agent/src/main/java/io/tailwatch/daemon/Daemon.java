@@ -62,13 +62,14 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        Map<String, String> resource = ResourceInfo.detect();
+        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
         PrometheusExporter prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
+        hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         if (OtlpExporter.enabled(config.otlp().settings(), env)) {
             otlp = OtlpExporter.start(config.otlp().settings(), hub, resource);
             hub.addSink(otlp);
-            LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
+            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
         }
         host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
                 hub, clock);
@@ -211,6 +212,19 @@ public final class Daemon implements AutoCloseable {
         }
         if (otlp != null) {
             otlp.close();
+        }
+    }
+
+    /** An endpoint URL for the log: user info, query and fragment removed (they may carry secrets). */
+    static String withoutCredentials(String url) {
+        try {
+            java.net.URI u = java.net.URI.create(url);
+            if (u.getScheme() == null || u.getHost() == null) {
+                return url.replaceAll("[?#].*$", "");
+            }
+            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (IllegalArgumentException | java.net.URISyntaxException e) {
+            return "(unparseable endpoint)";
         }
     }
 }

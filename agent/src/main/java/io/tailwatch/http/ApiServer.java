@@ -28,9 +28,38 @@ public final class ApiServer implements AutoCloseable {
 
     private final Javalin app;
 
+    /** Every endpoint, for the landing page at /: path and what it serves. */
+    static final List<String[]> ENDPOINTS = List.of(
+            new String[] {"/metrics", "Prometheus text exposition (OpenMetrics when the Accept header asks for it)"},
+            new String[] {"/healthz", "200 ok while host sampling runs, 503 with the reason when it stalls"},
+            new String[] {"/ui/", "status page: host signals, engines, alerts"},
+            new String[] {"/api/v1/status", "the agent's state as JSON (bearer token when one is configured)"},
+            new String[] {"/api/v1/alerts", "alert instances as JSON (bearer token when one is configured)"},
+            new String[] {"/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)"});
+
+    /** A static page (no input reaches it), like the landing page of node_exporter. */
+    static final String LANDING = landing();
+
+    private static String landing() {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<title>tailwatch</title></head>\n<body>\n<h1>tailwatch</h1>\n"
+                + "<p>Host and LLM-engine signals for Prometheus and OpenTelemetry.</p>\n<ul>\n");
+        for (String[] e : ENDPOINTS) {
+            String path = e[0];
+            boolean link = !path.contains("{");
+            b.append("<li>").append(link ? "<a href=\"" + path + "\">" : "").append("<code>").append(path.replace("{", "&#123;").replace("}", "&#125;"))
+                    .append("</code>").append(link ? "</a>" : "").append(": ").append(e[1]).append("</li>\n");
+        }
+        return b.append("</ul>\n</body></html>\n").toString();
+    }
+
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
         this.app = Javalin.create(ApiServer::smallServer);
+        app.get("/", ctx -> {
+            ctx.contentType("text/html; charset=utf-8");
+            ctx.result(LANDING);
+        });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
             ctx.contentType(prometheus.contentType(accept));

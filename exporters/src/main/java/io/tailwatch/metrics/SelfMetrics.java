@@ -37,7 +37,20 @@ public final class SelfMetrics {
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
-    public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
+    public static final MetricDef BUILD_INFO = MetricDef.gauge("tailwatch.build.info", "{info}",
+            "Always 1; carries the agent's version and the Java runtime it runs on.",
+            free(AttrKeys.BUILD_VERSION, "tailwatch version"),
+            free("process.runtime.name", "Java runtime name (semconv)"),
+            free("process.runtime.version", "Java runtime version (semconv)"));
+
+    public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
             WEBHOOK_NOTIFICATIONS,
             SERIES_DROPPED, READINGS_DROPPED);
+
+    /** The build-info point of this process. */
+    public static Point buildInfo(String version) {
+        return Point.of(BUILD_INFO, 1, AttrKeys.BUILD_VERSION, version,
+                "process.runtime.name", System.getProperty("java.runtime.name", "unknown"),
+                "process.runtime.version", System.getProperty("java.runtime.version", "unknown"));
+    }
 }
