@@ -101,6 +101,9 @@ public final class LadderCommand implements Callable<Integer> {
     @Option(names = "--continue", description = "Keep climbing after a stop rule trips (every trip is still reported).")
     boolean continueAfterStop;
 
+    @Option(names = "--quiet", description = "No progress on stderr (a bar on a terminal, plain lines otherwise).")
+    boolean quiet;
+
     @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
     Path historyDb;
 
@@ -176,26 +179,62 @@ public final class LadderCommand implements Callable<Integer> {
             io.tailwatch.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
-            System.err.printf(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s%n", target.name(),
-                    target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
+            Progress progress = Progress.forStderr(quiet);
+            progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
+                    target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath()));
             LadderResult result;
             try {
                 result = ladder.run(pre, new Ladder.Listener() {
+                    private final List<Double> latencies = new ArrayList<>();
+                    private int done;
+                    private int errors;
+
                     @Override
                     public void warmup(ProbeResult r) {
-                        System.err.printf(Locale.ROOT, "warm-up: %s%n", r.success()
-                                ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")");
+                        progress.line(String.format(Locale.ROOT, "warm-up: %s", r.success()
+                                ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")"));
                     }
 
                     @Override
-                    public void step(LadderResult progress) {
-                        LevelResult l = progress.levels().get(progress.levels().size() - 1);
-                        System.err.println(stepLine(l));
-                        write(dir, progress, meta.withTimes(progress.start(), progress.end()), parsedGate);
+                    public void level(int concurrency, int planned) {
+                        synchronized (latencies) {
+                            latencies.clear();
+                            done = 0;
+                            errors = 0;
+                        }
+                        progress.begin("level " + concurrency, planned);
+                    }
+
+                    @Override
+                    public void request(int concurrency, ProbeResult r) {
+                        String figures;
+                        int n;
+                        synchronized (latencies) {
+                            n = ++done;
+                            if (r.success()) {
+                                latencies.add(r.e2eSeconds());
+                            } else {
+                                errors++;
+                            }
+                            double p95 = io.tailwatch.stats.Stats.percentile(
+                                    io.tailwatch.stats.Stats.toArray(latencies), 95);
+                            figures = String.format(Locale.ROOT, "p95 %s s, %d error%s", f(p95), errors,
+                                    errors == 1 ? "" : "s");
+                        }
+                        progress.update(n, figures);
+                    }
+
+                    @Override
+                    public void step(LadderResult snapshot) {
+                        LevelResult l = snapshot.levels().get(snapshot.levels().size() - 1);
+                        progress.line(stepLine(l));
+                        write(dir, snapshot, meta.withTimes(snapshot.start(), snapshot.end()), parsedGate);
                     }
                 });
+                progress.close();
                 write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate);
             } finally {
+                progress.close();
                 written.countDown();
             }
             if (result.interrupted()) {
