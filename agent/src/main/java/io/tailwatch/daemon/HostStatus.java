@@ -2,6 +2,7 @@ package io.tailwatch.daemon;
 
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.SamplerResult;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ public final class HostStatus {
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.MEMORY_USAGE) {
                 mem.put(p.attributes().get("system.memory.state") + "_bytes", (long) p.value());
+            } else if (p.metric() == HostMetrics.MEMORY_PAGE_USAGE) {
+                mem.put(p.attributes().get(AttrKeys.MEMORY_PAGE_STATE) + "_bytes", (long) p.value());
             }
         }
         mem.put("free_ratio", s.value(HostMetrics.MEMORY_FREE_RATIO));
@@ -41,7 +44,7 @@ public final class HostStatus {
         Map<String, Object> power = new LinkedHashMap<>();
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.POWER) {
-                power.put(p.attributes().get("hw.type") + "_watts", p.value());
+                power.put(p.attributes().get(AttrKeys.HW_NAME) + "_watts", p.value());
             }
         }
         m.put("power", power);
@@ -49,7 +52,7 @@ public final class HostStatus {
         Map<String, Map<String, Object>> byEngine = new LinkedHashMap<>();
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.PROCESS_FOOTPRINT || p.metric() == HostMetrics.PROCESS_RSS) {
-                String engine = p.attributes().get("engine");
+                String engine = p.attributes().get(AttrKeys.ENGINE);
                 Map<String, Object> e = byEngine.computeIfAbsent(engine, k -> {
                     Map<String, Object> x = new LinkedHashMap<>();
                     x.put("engine", k);

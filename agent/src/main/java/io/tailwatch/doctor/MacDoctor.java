@@ -3,6 +3,7 @@ package io.tailwatch.doctor;
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.macos.MacLevels;
 import io.tailwatch.host.macos.MacToolText;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -143,6 +144,11 @@ public final class MacDoctor {
     }
 
     private static Check state(HostSnapshot s, String state, String tool, Double toolValue, double tolerance) {
+        boolean page = HostMetrics.MEMORY_PAGE_USAGE.attribute(AttrKeys.MEMORY_PAGE_STATE).allowed().contains(state);
+        if (page) {
+            return Checks.compare("tailwatch.memory.page.usage{" + state + "}",
+                    s.value(HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, state), tool, toolValue, tolerance, "B");
+        }
         return Checks.compare("system.memory.usage{" + state + "}",
                 s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue, tolerance, "B");
     }

@@ -1,6 +1,7 @@
 package io.tailwatch.doctor;
 
 import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ public final class NativeInvariants {
         }
         out.add(Checks.inRange("tailwatch.thermal.pressure.level", s.thermalLevel(), 0, 5, "",
                 "0 nominal ... 4 sleeping; no tool prints the notify state"));
-        out.add(Checks.inRange("tailwatch.thermal.temperature", s.temperature(), 0.001, 150.001, "Cel", "hottest zone"));
+        out.add(Checks.inRange("hw.temperature", s.temperature(), 0.001, 150.001, "Cel", "hottest sensor"));
         out.add(Checks.inRange("tailwatch.cpu.speed.limit", s.cpuSpeedLimit(), 0, 1.000001, "", "ratio of full speed"));
         out.add(Checks.inRange("tailwatch.memory.free.ratio", s.value(HostMetrics.MEMORY_FREE_RATIO), 0, 1.000001, "",
                 "kernel free percentage / 100"));
@@ -34,7 +35,7 @@ public final class NativeInvariants {
             if (p.metric() == HostMetrics.POWER) {
                 anyPower = true;
                 sum += p.value();
-                out.add(Checks.inRange("hw.power{" + p.attributes().get("hw.type") + "}", p.value(), 0, MAX_WATTS, "W",
+                out.add(Checks.inRange("hw.power{" + p.attributes().get(AttrKeys.HW_NAME) + "}", p.value(), 0, MAX_WATTS, "W",
                         "powermetrics needs sudo; range checked"));
             }
         }
@@ -43,12 +44,12 @@ public final class NativeInvariants {
         } else {
             out.add(Checks.inRange("hw.power", null, 0, MAX_WATTS, "W", "no power rail readable on this machine"));
         }
-        out.add(Checks.inRange("tailwatch.gpu.utilization", s.value(HostMetrics.GPU_UTILIZATION), 0, 1.000001, "",
+        out.add(Checks.inRange("hw.gpu.utilization", s.value(HostMetrics.GPU_UTILIZATION), 0, 1.000001, "",
                 "active residency ratio"));
         out.add(Checks.inRange("tailwatch.gpu.frequency", s.value(HostMetrics.GPU_FREQUENCY), 1, 10e9, "Hz", "from DVFS table"));
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.PROCESS_RSS || p.metric() == HostMetrics.PROCESS_FOOTPRINT) {
-                out.add(Checks.inRange(p.metric().name() + "{" + p.attributes().get("engine") + "}", p.value(), 1,
+                out.add(Checks.inRange(p.metric().name() + "{" + p.attributes().get(AttrKeys.ENGINE) + "}", p.value(), 1,
                         total == null ? Double.MAX_VALUE : total * 2, "B", "engine process found"));
             }
         }

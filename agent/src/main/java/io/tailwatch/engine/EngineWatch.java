@@ -3,6 +3,7 @@ package io.tailwatch.engine;
 import io.tailwatch.config.EngineConfig;
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.kv.KvCacheMath;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -184,16 +185,16 @@ public final class EngineWatch {
                     .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
         }
         Map<String, String> base = new TreeMap<>();
-        base.put("engine", config.name());
-        base.put("tailwatch.scenario", s.config.name());
+        base.put(AttrKeys.ENGINE, config.name());
+        base.put(AttrKeys.SCENARIO, s.config.name());
         base.put("gen_ai.operation.name", "chat");
         base.put("gen_ai.provider.name", provider());
-        base.put("gen_ai.request.model", model);
+        base.put(AttrKeys.MODEL, model);
         base.put("server.address", config.url().getHost());
         base.put("server.port", Integer.toString(config.port()));
         Map<String, String> withError = new TreeMap<>(base);
         if (!r.success()) {
-            withError.put("error.type", r.errorType() == null ? "_OTHER" : r.errorType());
+            withError.put(AttrKeys.ERROR_TYPE, r.errorType() == null ? "_OTHER" : r.errorType());
         }
         hub.record(ProbeMetrics.OPERATION_DURATION, withError, r.e2eSeconds());
         if (r.ttftSeconds() != null) {
@@ -206,13 +207,13 @@ public final class EngineWatch {
             if (r.outputTokens() != null) {
                 Map<String, String> a = new TreeMap<>(base);
                 a.put("gen_ai.token.type", "output");
-                a.put("tailwatch.token.source", r.tokenSource());
+                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
                 hub.record(ProbeMetrics.TOKEN_USAGE, a, r.outputTokens());
             }
             if (r.inputTokens() != null) {
                 Map<String, String> a = new TreeMap<>(base);
                 a.put("gen_ai.token.type", "input");
-                a.put("tailwatch.token.source", r.tokenSource());
+                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
                 hub.record(ProbeMetrics.TOKEN_USAGE, a, r.inputTokens());
             }
         }
@@ -234,39 +235,39 @@ public final class EngineWatch {
         List<Point> points = new ArrayList<>();
         if (h != null) {
             String e = config.name();
-            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, "engine", e));
-            points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, "engine", e));
-            points.add(Point.of(EngineMetrics.INFO, 1, "engine", e, "api", config.api(), "version",
+            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));
             if (h.up() && !h.loading() && h.inventoryKnown()) {
-                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), "engine", e));
+                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), AttrKeys.ENGINE, e));
             }
             HostSnapshot snap = host.get();
             Double available = snap == null ? null : snap.memoryAvailable();
             for (LoadedModel m : h.models()) {
                 String model = m.name();
                 if (m.sizeBytes() != null) {
-                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), "engine", e, "model", model,
-                            "memory.kind", "total"));
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
+                            AttrKeys.MODEL_MEMORY_KIND, "total"));
                 }
                 if (m.vramBytes() != null) {
-                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), "engine", e, "model", model,
-                            "memory.kind", "vram"));
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
+                            AttrKeys.MODEL_MEMORY_KIND, "vram"));
                 }
                 if (m.contextLength() != null) {
-                    points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), "engine", e, "model", model));
+                    points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                 }
                 if (m.shape() != null) {
                     double perToken = KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
                     if (perToken > 0) {
-                        points.add(Point.of(EngineMetrics.KV_BYTES_PER_TOKEN, perToken, "engine", e, "model", model));
+                        points.add(Point.of(EngineMetrics.KV_BYTES_PER_TOKEN, perToken, AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                         if (m.contextLength() != null) {
                             points.add(Point.of(EngineMetrics.KV_CONTEXT_BYTES, perToken * m.contextLength(),
-                                    "engine", e, "model", model));
+                                    AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                         }
                         if (available != null) {
                             points.add(Point.of(EngineMetrics.KV_HEADROOM,
-                                    KvCacheMath.headroomTokens(perToken, available), "engine", e, "model", model));
+                                    KvCacheMath.headroomTokens(perToken, available), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                         }
                     }
                 }
@@ -278,29 +279,29 @@ public final class EngineWatch {
     synchronized void publishProbes() {
         String e = config.name();
         List<Point> points = new ArrayList<>();
-        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), "engine", e,
-                "reason", reason)));
+        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), AttrKeys.ENGINE, e,
+                AttrKeys.SKIP_REASON, reason)));
         Instant now = clock.instant();
         for (ScenarioState s : scenarios.values()) {
             String sc = s.config.name();
             ProbeResult last = s.last;
             if (last != null) {
-                points.add(Point.of(ProbeMetrics.PROBE_SUCCESS, last.success() ? 1 : 0, "engine", e, "scenario", sc));
+                points.add(Point.of(ProbeMetrics.PROBE_SUCCESS, last.success() ? 1 : 0, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
             }
             if (s.lastDecodeRate != null) {
-                points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, "engine", e, "scenario", sc));
+                points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
             }
             for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
                 String model = w.getKey();
                 ProbeWindow.Stats st = w.getValue();
-                String[] attrs = {"engine", e, "model", model, "scenario", sc};
+                String[] attrs = {AttrKeys.ENGINE, e, AttrKeys.MODEL, model, AttrKeys.SCENARIO, sc};
                 points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
                 if (st.samples() == 0) {
                     continue;
                 }
                 points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
-                quantiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
-                quantiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
+                percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
+                percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
             }
         }
         hub.publish("probe/" + e, points);
@@ -316,14 +317,14 @@ public final class EngineWatch {
         return out;
     }
 
-    private static void quantiles(List<Point> points, io.tailwatch.metrics.MetricDef def, String[] attrs, Double p50,
+    private static void percentiles(List<Point> points, io.tailwatch.metrics.MetricDef def, String[] attrs, Double p50,
                                   Double p95, Double p99) {
         Double[] v = {p50, p95, p99};
         String[] q = {"p50", "p95", "p99"};
         for (int i = 0; i < 3; i++) {
             if (v[i] != null) {
                 Map<String, String> a = io.tailwatch.metrics.Attrs.of(attrs);
-                a.put("quantile", q[i]);
+                a.put(AttrKeys.PERCENTILE, q[i]);
                 points.add(new Point(def, a, v[i]));
             }
         }

@@ -1,6 +1,7 @@
 package io.tailwatch.host;
 
 import io.tailwatch.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -80,9 +81,9 @@ public final class EngineProcessSampler implements Sampler {
             if (read == 0) {
                 continue;
             }
-            out.add(Point.of(HostMetrics.PROCESS_RSS, rss, "engine", e.name()));
+            out.add(Point.of(HostMetrics.PROCESS_RSS, rss, AttrKeys.ENGINE, e.name()));
             if (haveFootprint) {
-                out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, "engine", e.name()));
+                out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, AttrKeys.ENGINE, e.name()));
             }
         }
         if (lost) {

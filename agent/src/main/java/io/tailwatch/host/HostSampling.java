@@ -1,5 +1,6 @@
 package io.tailwatch.host;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -116,8 +117,8 @@ public final class HostSampling implements AutoCloseable {
             results.put(s.name(), new SamplerResult(s.name(), error == null, took, error));
             hub.publish("host/" + s.name(), points);
             all.addAll(points);
-            self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, error == null ? 1 : 0, "sampler", s.name()));
-            self.add(Point.of(SelfMetrics.SAMPLER_DURATION, took.toNanos() / 1e9, "sampler", s.name()));
+            self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, error == null ? 1 : 0, AttrKeys.SAMPLER, s.name()));
+            self.add(Point.of(SelfMetrics.SAMPLER_DURATION, took.toNanos() / 1e9, AttrKeys.SAMPLER, s.name()));
         }
         hub.publish("host/samplers", self);
         Instant now = clock.instant();

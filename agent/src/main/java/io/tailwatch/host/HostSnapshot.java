@@ -1,5 +1,6 @@
 package io.tailwatch.host;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -79,20 +80,25 @@ public final class HostSnapshot {
         return value(HostMetrics.CPU_SPEED_LIMIT);
     }
 
+    /** The hottest sensor, or null when none is readable. */
     public Double temperature() {
-        return value(HostMetrics.THERMAL_TEMPERATURE);
+        Double max = null;
+        for (io.tailwatch.metrics.Point p : points.of(HostMetrics.THERMAL_TEMPERATURE)) {
+            max = max == null ? p.value() : Math.max(max, p.value());
+        }
+        return max;
     }
 
-    /** Sum of all power rails that are whole-component readings (cpu, gpu, ane, dram, package, psys), or null. */
-    public Double power(String type) {
-        return value(HostMetrics.POWER, "hw.type", type);
+    /** The power of one rail (hw.name: cpu, gpu, ane, dram, package, psys, ...), or null. */
+    public Double power(String rail) {
+        return value(HostMetrics.POWER, AttrKeys.HW_NAME, rail);
     }
 
     public Double processFootprint(String engine) {
-        return value(HostMetrics.PROCESS_FOOTPRINT, "engine", engine);
+        return value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, engine);
     }
 
     public Double processRss(String engine) {
-        return value(HostMetrics.PROCESS_RSS, "engine", engine);
+        return value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, engine);
     }
 }

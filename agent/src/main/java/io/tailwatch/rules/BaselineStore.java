@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -139,13 +140,13 @@ public final class BaselineStore {
             if (p.value() < minSamples) {
                 continue;
             }
-            String e = p.attributes().get("engine");
-            String m = p.attributes().get("model");
-            String sc = p.attributes().get("scenario");
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String m = p.attributes().get(AttrKeys.MODEL);
+            String sc = p.attributes().get(AttrKeys.SCENARIO);
             if (get(e, m, sc) != null) {
                 continue;
             }
-            Double p95 = s.value(ProbeMetrics.WINDOW_E2E, "engine", e, "model", m, "scenario", sc, "quantile", "p95");
+            Double p95 = s.value(ProbeMetrics.WINDOW_E2E, AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc, AttrKeys.PERCENTILE, "p95");
             if (p95 != null && p95 > 0) {
                 put(e, m, sc, p95, SOURCE_IDLE, now);
                 LOG.info("event=baseline_learned engine={} model={} scenario={} p95_seconds={}", e, m, sc, p95);
@@ -157,8 +158,8 @@ public final class BaselineStore {
     public synchronized List<Point> points() {
         List<Point> out = new ArrayList<>();
         for (Entry e : entries.values()) {
-            out.add(Point.of(AlertMetrics.BASELINE_E2E_P95, e.p95Seconds(), "engine", e.engine(), "model", e.model(),
-                    "scenario", e.scenario()));
+            out.add(Point.of(AlertMetrics.BASELINE_E2E_P95, e.p95Seconds(), AttrKeys.ENGINE, e.engine(), AttrKeys.MODEL, e.model(),
+                    AttrKeys.SCENARIO, e.scenario()));
         }
         return out;
     }

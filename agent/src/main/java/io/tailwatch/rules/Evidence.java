@@ -22,7 +22,7 @@ public final class Evidence {
         put(m, "memory_available_bytes", s.host().memoryAvailableBytes());
         put(m, "thermal_pressure_level", s.host().thermalPressureLevel());
         put(m, "cpu_speed_limit", s.host().cpuSpeedLimit());
-        String engine = labels.get("engine");
+        String engine = labels.get(Rules.ENGINE);
         Map<String, Object> footprints = new LinkedHashMap<>();
         Map<String, Object> rss = new LinkedHashMap<>();
         for (Signals.Engine e : s.engines()) {
@@ -44,7 +44,7 @@ public final class Evidence {
         List<Signals.Window> windows = new ArrayList<>();
         for (Signals.Window w : s.windows()) {
             if ((engine == null || engine.equals(w.engine()))
-                    && matches(labels.get("model"), w.model()) && matches(labels.get("scenario"), w.scenario())) {
+                    && matches(labels.get(Rules.MODEL), w.model()) && matches(labels.get(Rules.SCENARIO), w.scenario())) {
                 windows.add(w);
             }
         }

@@ -25,6 +25,10 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         }
     }
 
+    /** Template placeholders and the label each one reads. */
+    private static final Map<String, String> PLACEHOLDERS = Map.of("engine", Rules.ENGINE, "model", Rules.MODEL,
+            "scenario", Rules.SCENARIO);
+
     public RuleDef {
         Objects.requireNonNull(name, "name");
         if ((thresholdKind == null) != (defaultThreshold == null)) {
@@ -50,8 +54,8 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.format(value))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : List.of("engine", "model", "scenario")) {
-            out = out.replace("{" + l + "}", labels.getOrDefault(l, "?"));
+        for (Map.Entry<String, String> l : PLACEHOLDERS.entrySet()) {
+            out = out.replace("{" + l.getKey() + "}", labels.getOrDefault(l.getValue(), "?"));
         }
         return out;
     }
@@ -61,8 +65,8 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         String out = template.replace("{value}", valueKind.template(valueRef))
                 .replace("{threshold}", threshold == null ? "" : thresholdKind.format(threshold))
                 .replace("{for}", Units.format(forDuration));
-        for (String l : List.of("engine", "model", "scenario")) {
-            out = out.replace("{" + l + "}", "{{ $labels." + l + " }}");
+        for (Map.Entry<String, String> l : PLACEHOLDERS.entrySet()) {
+            out = out.replace("{" + l.getKey() + "}", "{{ $labels." + l.getValue() + " }}");
         }
         return out;
     }

@@ -2,6 +2,7 @@ package io.tailwatch.rules;
 
 import io.tailwatch.config.RulesConfig;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -245,8 +246,9 @@ public final class RuleEngine {
                 continue;
             }
             Point p = Point.of(AlertMetrics.ALERT_ACTIVE, a.state().equals(Alert.FIRING) ? 1 : 0,
-                    "alertname", a.name(), "severity", a.severity(),
-                    "engine", a.labels().getOrDefault("engine", ""), "scenario", a.labels().getOrDefault("scenario", ""));
+                    AttrKeys.ALERT_NAME, a.name(), AttrKeys.ALERT_SEVERITY, a.severity(),
+                    AttrKeys.ENGINE, a.labels().getOrDefault(Rules.ENGINE, ""),
+                    AttrKeys.SCENARIO, a.labels().getOrDefault(Rules.SCENARIO, ""));
             // Several instances may share these labels (e.g. two models): the worst one is kept.
             points.merge(p.key(), p, (x, y) -> x.value() >= y.value() ? x : y);
         }

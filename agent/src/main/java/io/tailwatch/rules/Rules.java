@@ -14,6 +14,7 @@ import static io.tailwatch.rules.Expr.times;
 import static io.tailwatch.rules.Expr.unless;
 
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -33,7 +34,12 @@ public final class Rules {
 
     /** Labels Prometheus adds per scraped agent: host-level joins stay within one host. */
     static final String[] HOST = {"job", "instance"};
-    static final String[] WINDOW = {"job", "instance", "engine", "model", "scenario"};
+    /** Label names of the engine, model, scenario and percentile as they appear on alerts and in PromQL. */
+    public static final String ENGINE = AttrKeys.label(AttrKeys.ENGINE);
+    public static final String MODEL = AttrKeys.label(AttrKeys.MODEL);
+    public static final String SCENARIO = AttrKeys.label(AttrKeys.SCENARIO);
+    public static final String PERCENTILE = AttrKeys.label(AttrKeys.PERCENTILE);
+    static final String[] WINDOW = {"job", "instance", ENGINE, MODEL, SCENARIO};
     /** TailLatencySpread needs this many probes in the window before p99 means anything. */
     public static final int MIN_SPREAD_SAMPLES = 20;
     /** SwapGrowthUnderLoad compares against the lowest swap use over this span. */
@@ -46,8 +52,8 @@ public final class Rules {
         return select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
     }
 
-    private static Expr e2e(String quantile) {
-        return select(ProbeMetrics.WINDOW_E2E, "quantile", quantile);
+    private static Expr e2e(String percentile) {
+        return select(ProbeMetrics.WINDOW_E2E, AttrKeys.PERCENTILE, percentile);
     }
 
     public static final RuleDef SWAP_USED_HIGH = new RuleDef("SwapUsedHigh", Severity.WARNING,
@@ -86,7 +92,7 @@ public final class Rules {
             ValueKind.LEVEL, null, null, Duration.ofMinutes(1),
             "Engine {engine} is down",
             "The health check of engine {engine} has failed for {for} (an engine that reports it is loading is not down).",
-            p -> unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", "engine"),
+            p -> unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", ENGINE),
                     cmp(select(EngineMetrics.LOADING), Op.EQ, 1)));
 
     public static final RuleDef PROBE_ERRORS = new RuleDef("ProbeErrors", Severity.WARNING,
@@ -99,21 +105,21 @@ public final class Rules {
             ValueKind.FACTOR, ValueKind.FACTOR, 3.0, Duration.ofMinutes(10),
             "p99 latency far above p95 on {engine}/{scenario}",
             "Window p99 end-to-end latency is {value} the p95 (threshold {threshold}) on {engine} ({model}, scenario {scenario}): suspect swap or background jobs (Spotlight, backup, sync).",
-            p -> and(cmp(div(e2e("p99"), ignoring("quantile"), cmp(e2e("p95"), Op.GT, 0)), Op.GT, p.threshold()),
+            p -> and(cmp(div(e2e("p99"), ignoring(PERCENTILE), cmp(e2e("p95"), Op.GT, 0)), Op.GT, p.threshold()),
                     on(WINDOW), cmp(select(ProbeMetrics.WINDOW_SAMPLES), Op.GE, MIN_SPREAD_SAMPLES)));
 
     public static final RuleDef LATENCY_OVER_BASELINE = new RuleDef("LatencyOverBaseline", Severity.WARNING,
             ValueKind.FACTOR, ValueKind.FACTOR, 3.0, Duration.ofMinutes(10),
             "p95 latency {value} the single-request baseline on {engine}/{scenario}",
             "Window p95 end-to-end latency is {value} the single-request baseline p95 (threshold {threshold}) on {engine} ({model}, scenario {scenario}) for {for}: rate-limit or split lanes.",
-            p -> cmp(div(e2e("p95"), ignoring("quantile"), cmp(select(AlertMetrics.BASELINE_E2E_P95), Op.GT, 0)),
+            p -> cmp(div(e2e("p95"), ignoring(PERCENTILE), cmp(select(AlertMetrics.BASELINE_E2E_P95), Op.GT, 0)),
                     Op.GE, p.threshold()));
 
     public static final RuleDef TTFT_OVER_SLO = new RuleDef("TtftOverSlo", Severity.WARNING,
             ValueKind.SECONDS, ValueKind.SECONDS, 0.5, Duration.ofMinutes(10),
             "TTFT p95 above {threshold} on {engine}/{scenario}",
             "Window p95 time to first token is {value} (SLO {threshold}) on {engine} ({model}, interactive scenario {scenario}) for {for}.",
-            p -> cmp(select(ProbeMetrics.WINDOW_TTFT, "quantile", "p95", "scenario=~", interactive(p.interactiveScenarios())),
+            p -> cmp(select(ProbeMetrics.WINDOW_TTFT, AttrKeys.PERCENTILE, "p95", AttrKeys.SCENARIO + "=~", interactive(p.interactiveScenarios())),
                     Op.GT, p.threshold()));
 
     public static final RuleDef KV_HEADROOM_LOW = new RuleDef("KvHeadroomLow", Severity.WARNING,

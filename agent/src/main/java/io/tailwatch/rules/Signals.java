@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.HostMetrics;
@@ -69,50 +70,50 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         Map<String, List<Model>> models = new LinkedHashMap<>();
         List<String> engineNames = new ArrayList<>();
         for (Point p : s.of(EngineMetrics.UP)) {
-            add(engineNames, p.attributes().get("engine"));
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
         }
         for (Point p : s.of(EngineMetrics.MODEL_CONTEXT)) {
-            String e = p.attributes().get("engine");
-            String m = p.attributes().get("model");
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String m = p.attributes().get(AttrKeys.MODEL);
             add(engineNames, e);
             models.computeIfAbsent(e, k -> new ArrayList<>()).add(new Model(m, p.value(),
-                    s.value(EngineMetrics.KV_HEADROOM, "engine", e, "model", m)));
+                    s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, e, AttrKeys.MODEL, m)));
         }
         for (Point p : s.of(EngineSideMetrics.REQUESTS)) {
-            add(engineNames, p.attributes().get("engine"));
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
         }
         for (Point p : s.of(EngineSideMetrics.KV_CACHE_USAGE)) {
-            add(engineNames, p.attributes().get("engine"));
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
         }
         for (Point p : s.of(EngineSideMetrics.QUEUE_WAIT)) {
-            add(engineNames, p.attributes().get("engine"));
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
         }
         List<Window> windows = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (Point p : s.of(ProbeMetrics.WINDOW_SAMPLES)) {
-            String e = p.attributes().get("engine");
-            String m = p.attributes().get("model");
-            String sc = p.attributes().get("scenario");
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String m = p.attributes().get(AttrKeys.MODEL);
+            String sc = p.attributes().get(AttrKeys.SCENARIO);
             add(engineNames, e);
             String key = e + "\u0000" + m + "\u0000" + sc;
             if (seen.contains(key)) {
                 continue;
             }
             seen.add(key);
-            String[] k = {"engine", e, "model", m, "scenario", sc};
+            String[] k = {AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc};
             windows.add(new Window(e, m, sc,
                     q(s, ProbeMetrics.WINDOW_E2E, k, "p50"), q(s, ProbeMetrics.WINDOW_E2E, k, "p95"),
                     q(s, ProbeMetrics.WINDOW_E2E, k, "p99"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p50"),
                     q(s, ProbeMetrics.WINDOW_TTFT, k, "p95"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p99"),
                     s.value(ProbeMetrics.WINDOW_ERROR_RATIO, k), p.value(),
                     s.value(AlertMetrics.BASELINE_E2E_P95, k),
-                    s.value(ProbeMetrics.DECODE_RATE, "engine", e, "scenario", sc),
+                    s.value(ProbeMetrics.DECODE_RATE, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc),
                     interactiveScenarios.contains(sc)));
         }
         List<Engine> engines = new ArrayList<>();
         for (String e : engineNames) {
-            engines.add(new Engine(e, s.value(EngineMetrics.UP, "engine", e), s.value(EngineMetrics.LOADING, "engine", e),
-                    s.value(HostMetrics.PROCESS_FOOTPRINT, "engine", e), s.value(HostMetrics.PROCESS_RSS, "engine", e),
+            engines.add(new Engine(e, s.value(EngineMetrics.UP, AttrKeys.ENGINE, e), s.value(EngineMetrics.LOADING, AttrKeys.ENGINE, e),
+                    s.value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, e), s.value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, e),
                     models.getOrDefault(e, List.of()), queue(s, e)));
         }
         return new Signals(host, engines, windows);
@@ -120,14 +121,14 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     /** The engine's own queue figures; the measured queue wait is preferred over the estimate. */
     private static Queue queue(MetricSnapshot s, String e) {
-        Double running = s.value(EngineSideMetrics.REQUESTS, "engine", e, "state", "running");
-        Double waiting = s.value(EngineSideMetrics.REQUESTS, "engine", e, "state", "waiting");
-        Double kv = s.value(EngineSideMetrics.KV_CACHE_USAGE, "engine", e);
+        Double running = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "running");
+        Double waiting = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "waiting");
+        Double kv = s.value(EngineSideMetrics.KV_CACHE_USAGE, AttrKeys.ENGINE, e);
         String source = "measured";
-        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, "engine", e, "source", source);
+        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
         if (wait == null) {
             source = "estimate";
-            wait = s.value(EngineSideMetrics.QUEUE_WAIT, "engine", e, "source", source);
+            wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
         }
         if (running == null && waiting == null && kv == null && wait == null) {
             return null;
@@ -135,10 +136,10 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         return new Queue(running, waiting, kv, wait, wait == null ? null : source);
     }
 
-    private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String quantile) {
+    private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String percentile) {
         String[] kv = java.util.Arrays.copyOf(k, k.length + 2);
-        kv[k.length] = "quantile";
-        kv[k.length + 1] = quantile;
+        kv[k.length] = AttrKeys.PERCENTILE;
+        kv[k.length + 1] = percentile;
         return s.value(def, kv);
     }
 

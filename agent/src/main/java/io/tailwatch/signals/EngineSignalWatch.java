@@ -1,6 +1,7 @@
 package io.tailwatch.signals;
 
 import io.tailwatch.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -176,11 +177,11 @@ public final class EngineSignalWatch {
                 kinds.put(src.kind(), true);
             }
             for (String kind : kinds.keySet()) {
-                points.add(Point.of(EngineSideMetrics.SIGNAL_SOURCE, 1, "engine", e, "signal.source", kind));
+                points.add(Point.of(EngineSideMetrics.SIGNAL_SOURCE, 1, AttrKeys.ENGINE, e, AttrKeys.SIGNAL_SOURCE, kind));
             }
         }
         failures.forEach((kind, byType) -> byType.forEach((type, n) -> points.add(Point.of(
-                EngineSideMetrics.SIGNAL_FAILURES, n, "engine", e, "signal.source", kind, "error.type", type))));
+                EngineSideMetrics.SIGNAL_FAILURES, n, AttrKeys.ENGINE, e, AttrKeys.SIGNAL_SOURCE, kind, AttrKeys.ERROR_TYPE, type))));
         hub.publish("signals/" + e, points);
     }
 }

@@ -1,5 +1,6 @@
 package io.tailwatch.signals;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.Point;
 import java.util.ArrayList;
@@ -63,16 +64,16 @@ public record EngineSignals(Double running, Double waiting, Double kvCacheUsage,
     public List<Point> points(String engine) {
         List<Point> out = new ArrayList<>(4);
         if (running != null) {
-            out.add(Point.of(EngineSideMetrics.REQUESTS, running, "engine", engine, "state", "running"));
+            out.add(Point.of(EngineSideMetrics.REQUESTS, running, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "running"));
         }
         if (waiting != null) {
-            out.add(Point.of(EngineSideMetrics.REQUESTS, waiting, "engine", engine, "state", "waiting"));
+            out.add(Point.of(EngineSideMetrics.REQUESTS, waiting, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "waiting"));
         }
         if (kvCacheUsage != null) {
-            out.add(Point.of(EngineSideMetrics.KV_CACHE_USAGE, kvCacheUsage, "engine", engine));
+            out.add(Point.of(EngineSideMetrics.KV_CACHE_USAGE, kvCacheUsage, AttrKeys.ENGINE, engine));
         }
         if (queueWaitSeconds != null) {
-            out.add(Point.of(EngineSideMetrics.QUEUE_WAIT, queueWaitSeconds, "engine", engine, "source", queueWaitSource));
+            out.add(Point.of(EngineSideMetrics.QUEUE_WAIT, queueWaitSeconds, AttrKeys.ENGINE, engine, AttrKeys.QUEUE_WAIT_SOURCE, queueWaitSource));
         }
         return out;
     }

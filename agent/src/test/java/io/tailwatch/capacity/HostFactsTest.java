@@ -39,15 +39,15 @@ class HostFactsTest {
 
     @Test
     void host_power_prefers_platform_then_package_then_component_sum() {
-        HostSnapshot psys = snap(Point.of(HostMetrics.POWER, 30, "hw.type", "psys"),
-                Point.of(HostMetrics.POWER, 20, "hw.type", "package"));
+        HostSnapshot psys = snap(HostMetrics.power("psys", 30),
+                HostMetrics.power("package", 20));
         assertThat(HostFigures.hostPower(psys)).isEqualTo(30);
-        HostSnapshot pkg = snap(Point.of(HostMetrics.POWER, 20, "hw.type", "package"),
-                Point.of(HostMetrics.POWER, 3, "hw.type", "dram"));
+        HostSnapshot pkg = snap(HostMetrics.power("package", 20),
+                HostMetrics.power("dram", 3));
         assertThat(HostFigures.hostPower(pkg)).isEqualTo(23);
-        HostSnapshot apple = snap(Point.of(HostMetrics.POWER, 5, "hw.type", "cpu"),
-                Point.of(HostMetrics.POWER, 40, "hw.type", "gpu"), Point.of(HostMetrics.POWER, 0.5, "hw.type", "ane"),
-                Point.of(HostMetrics.POWER, 2, "hw.type", "dram"));
+        HostSnapshot apple = snap(HostMetrics.power("cpu", 5),
+                HostMetrics.power("gpu", 40), HostMetrics.power("ane", 0.5),
+                HostMetrics.power("dram", 2));
         assertThat(HostFigures.hostPower(apple)).isEqualTo(47.5);
         assertThat(HostFigures.hostPower(snap())).isNull();
     }

@@ -98,7 +98,7 @@ class DaemonIT {
             assertThat(value(body, "system_paging_usage_bytes{system_paging_state=\"used\"}")).isEqualTo(2147483648.0);
             assertThat(value(body, "tailwatch_memory_pressure_level")).isEqualTo(2.0);
             // No thermal zones, cpufreq or RAPL in the fixture: absent, not zero.
-            assertThat(body).doesNotContain("tailwatch_thermal_temperature_celsius ").doesNotContain("hw_power_watts{")
+            assertThat(body).doesNotContain("hw_temperature_celsius{").doesNotContain("hw_power_watts{")
                     .doesNotContain("tailwatch_cpu_speed_limit_ratio ");
 
             Files.writeString(proc.resolve("meminfo"), "MemTotal: garbage\n\u0000\u0007\n");

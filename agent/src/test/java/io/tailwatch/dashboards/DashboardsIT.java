@@ -37,7 +37,7 @@ class DashboardsIT {
     private static final Path ROOT = AgentProcess.root();
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Signals only macOS produces (Linux hosts have no thermal pressure level, GPU residency or free ratio). */
-    private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "tailwatch_gpu_utilization_ratio",
+    private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "hw_gpu_utilization_ratio",
             "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes");
     /**
      * Figures an engine reports about itself only when it exposes them (llama.cpp /slots or /metrics, vLLM,
@@ -47,7 +47,7 @@ class DashboardsIT {
     private static final Set<String> ENGINE_REPORTED = Set.of("tailwatch_engine_requests", "tailwatch_engine_kv_cache_usage_ratio");
     /** Series that come from the engine monitor (probes, health, inventory) or engine process discovery. */
     private static final List<String> ENGINE_SOURCED = List.of("tailwatch_engine_", "tailwatch_probe_", "tailwatch_model_",
-            "tailwatch_baseline_", "tailwatch_process_memory_rss", "gen_ai_");
+            "tailwatch_baseline_", "process_memory_usage", "gen_ai_");
 
     private EngineSimulator sim;
     private EngineSimulator ollama;
@@ -113,9 +113,9 @@ class DashboardsIT {
         if (engineMonitor) {
             // The simulators expose no queue of their own: the probes' header-time estimate stands in.
             await().atMost(Duration.ofSeconds(30)).until(() ->
-                    prometheus.query("tailwatch_engine_queue_wait_seconds{source=\"estimate\"}").path("data").path("result").size() > 0);
+                    prometheus.query("tailwatch_engine_queue_wait_seconds{tailwatch_queue_wait_source=\"estimate\"}").path("data").path("result").size() > 0);
         }
-        processSampler = agent.get("/metrics").body().contains("tailwatch_process_memory_rss_bytes{");
+        processSampler = agent.get("/metrics").body().contains("process_memory_usage_bytes{");
     }
 
     @AfterAll
@@ -171,7 +171,7 @@ class DashboardsIT {
             boolean macOnly = MAC_ONLY.stream().anyMatch(m -> t.expr().contains(m));
             boolean engineReported = ENGINE_REPORTED.stream().anyMatch(m -> t.expr().contains(m));
             boolean engineSide = ENGINE_SOURCED.stream().anyMatch(m -> t.expr().contains(m));
-            boolean process = t.expr().contains("tailwatch_process_memory_rss");
+            boolean process = t.expr().contains("process_memory_usage");
             if (n == 0 && !macOnly && !engineReported && (engineMonitor || !engineSide) && (processSampler || !process)) {
                 empty.add(t.panel() + " [" + t.ref() + "]: " + substitute(t.expr()));
             }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.SamplerResult;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.time.Duration;
@@ -26,10 +27,10 @@ class MacDoctorTest {
         List<Point> p = new ArrayList<>();
         p.add(Point.of(HostMetrics.MEMORY_LIMIT, 17_179_869_184L));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, (4229 + 681) * PAGE, "system.memory.state", "free"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 186123 * PAGE, "system.memory.state", "active"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 184925 * PAGE, "system.memory.state", "inactive"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 198107 * PAGE, "system.memory.state", "wired"));
-        p.add(Point.of(HostMetrics.MEMORY_USAGE, 436782 * PAGE, "system.memory.state", "compressed"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 186123 * PAGE, AttrKeys.MEMORY_PAGE_STATE, "active"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 184925 * PAGE, AttrKeys.MEMORY_PAGE_STATE, "inactive"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 198107 * PAGE, AttrKeys.MEMORY_PAGE_STATE, "wired"));
+        p.add(Point.of(HostMetrics.MEMORY_PAGE_USAGE, 436782 * PAGE, AttrKeys.MEMORY_PAGE_STATE, "compressed"));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, 133056 * PAGE, "system.memory.state", "cached"));
         p.add(Point.of(HostMetrics.MEMORY_USAGE, (238673 - 24 + 198107 + 436782) * PAGE, "system.memory.state", "used"));
         p.add(Point.of(HostMetrics.PAGING_USAGE, 2743.5 * (1 << 20), "system.paging.state", "used"));
@@ -37,8 +38,8 @@ class MacDoctorTest {
         p.add(Point.of(HostMetrics.PRESSURE_LEVEL, 0));
         p.add(Point.of(HostMetrics.MEMORY_FREE_RATIO, 0.37));
         p.add(Point.of(HostMetrics.THERMAL_LEVEL, 0));
-        p.add(Point.of(HostMetrics.POWER, 3.2, "hw.type", "cpu"));
-        p.add(Point.of(HostMetrics.POWER, 0.4, "hw.type", "gpu"));
+        p.add(HostMetrics.power("cpu", 3.2));
+        p.add(HostMetrics.power("gpu", 0.4));
         return p;
     }
 
@@ -66,8 +67,8 @@ class MacDoctorTest {
         List<Check> checks = MacDoctor.checks(snapshot(m1ProPoints()), outputs(), Map.of());
         DoctorReport report = new DoctorReport("macOS", checks, Map.of());
         assertThat(report.failed()).as(report.render()).isFalse();
-        for (String s : List.of("system.memory.limit", "system.memory.usage{free}", "system.memory.usage{active}",
-                "system.memory.usage{wired}", "system.memory.usage{compressed}", "system.memory.usage{cached}",
+        for (String s : List.of("system.memory.limit", "system.memory.usage{free}", "tailwatch.memory.page.usage{active}",
+                "tailwatch.memory.page.usage{wired}", "tailwatch.memory.page.usage{compressed}", "system.memory.usage{cached}",
                 "system.paging.usage{used}+{free}", "system.paging.usage{used}", "tailwatch.memory.pressure.level",
                 "tailwatch.memory.free.ratio")) {
             assertThat(verdict(checks, s)).as(s).isEqualTo(Check.Verdict.AGREE);
@@ -90,7 +91,7 @@ class MacDoctorTest {
         List<Point> p = m1ProPoints();
         p.removeIf(x -> x.metric() == HostMetrics.PRESSURE_LEVEL || x.metric() == HostMetrics.POWER);
         p.add(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
-        p.add(Point.of(HostMetrics.POWER, 25_000, "hw.type", "gpu"));
+        p.add(HostMetrics.power("gpu", 25_000));
         Map<List<String>, String> o = outputs();
         o.put(MacDoctor.PMSET_THERM, io.tailwatch.host.macos.MacToolTextFixtures.PMSET_INTEL);
         List<Check> checks = MacDoctor.checks(snapshot(p), o, Map.of());

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tailwatch.config.EngineConfig;
 import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -30,14 +31,14 @@ class EngineMonitorTest {
                 Duration.ofSeconds(1), Duration.ofMillis(900), true, List.of(sc), List.of(), null);
         try (EngineMonitor m = new EngineMonitor(List.of(e), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC()).start()) {
             await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-                assertThat(hub.snapshot().value(EngineMetrics.UP, "engine", "mlx")).isNotNull().isEqualTo(1.0);
-                assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, "engine", "mlx")).isNotNull().isGreaterThanOrEqualTo(3.0);
+                assertThat(hub.snapshot().value(EngineMetrics.UP, AttrKeys.ENGINE, "mlx")).isNotNull().isEqualTo(1.0);
+                assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, AttrKeys.ENGINE, "mlx")).isNotNull().isGreaterThanOrEqualTo(3.0);
             });
-            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_ERROR_RATIO, "engine", "mlx")).isEqualTo(0.0);
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_ERROR_RATIO, AttrKeys.ENGINE, "mlx")).isEqualTo(0.0);
             assertThat(sim.maxConcurrent()).isEqualTo(1);
             sim.close();
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(hub.snapshot().value(EngineMetrics.UP, "engine", "mlx")).isEqualTo(0.0));
+                    assertThat(hub.snapshot().value(EngineMetrics.UP, AttrKeys.ENGINE, "mlx")).isEqualTo(0.0));
         } finally {
             sim.close();
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.config.EngineConfig;
 import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricDef;
@@ -68,29 +69,29 @@ class EngineWatchTest {
                     Duration.ofMinutes(10), 100);
             w.checkHealth();
             MetricSnapshot s = hub.snapshot();
-            assertThat(s.value(EngineMetrics.UP, "engine", "sim")).isEqualTo(1.0);
-            assertThat(s.value(EngineMetrics.INFO, "engine", "sim", "version", "0.12.6")).isEqualTo(1.0);
-            assertThat(s.value(EngineMetrics.MODELS_LOADED, "engine", "sim")).isEqualTo(1.0);
-            assertThat(s.value(EngineMetrics.MODEL_CONTEXT, "model", o.model())).isEqualTo(4096.0);
-            assertThat(s.value(EngineMetrics.KV_BYTES_PER_TOKEN, "model", o.model())).isEqualTo(131072.0);
-            assertThat(s.value(EngineMetrics.KV_CONTEXT_BYTES, "model", o.model())).isEqualTo(131072.0 * 4096);
-            assertThat(s.value(EngineMetrics.KV_HEADROOM, "model", o.model())).isEqualTo(131072.0);
-            assertThat(s.value(EngineMetrics.MODEL_MEMORY, "memory.kind", "vram")).isPositive();
+            assertThat(s.value(EngineMetrics.UP, AttrKeys.ENGINE, "sim")).isEqualTo(1.0);
+            assertThat(s.value(EngineMetrics.INFO, AttrKeys.ENGINE, "sim", AttrKeys.ENGINE_VERSION, "0.12.6")).isEqualTo(1.0);
+            assertThat(s.value(EngineMetrics.MODELS_LOADED, AttrKeys.ENGINE, "sim")).isEqualTo(1.0);
+            assertThat(s.value(EngineMetrics.MODEL_CONTEXT, AttrKeys.MODEL, o.model())).isEqualTo(4096.0);
+            assertThat(s.value(EngineMetrics.KV_BYTES_PER_TOKEN, AttrKeys.MODEL, o.model())).isEqualTo(131072.0);
+            assertThat(s.value(EngineMetrics.KV_CONTEXT_BYTES, AttrKeys.MODEL, o.model())).isEqualTo(131072.0 * 4096);
+            assertThat(s.value(EngineMetrics.KV_HEADROOM, AttrKeys.MODEL, o.model())).isEqualTo(131072.0);
+            assertThat(s.value(EngineMetrics.MODEL_MEMORY, AttrKeys.MODEL_MEMORY_KIND, "vram")).isPositive();
 
             for (int i = 0; i < 5; i++) {
                 ProbeResult r = w.probe("interactive");
                 assertThat(r.success()).as(String.valueOf(r.errorMessage())).isTrue();
             }
             s = hub.snapshot();
-            String[] key = {"engine", "sim", "model", o.model(), "scenario", "interactive"};
+            String[] key = {AttrKeys.ENGINE, "sim", AttrKeys.MODEL, o.model(), AttrKeys.SCENARIO, "interactive"};
             assertThat(s.value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(5.0);
             assertThat(s.value(ProbeMetrics.WINDOW_ERROR_RATIO, key)).isEqualTo(0.0);
             for (String q : List.of("p50", "p95", "p99")) {
-                assertThat(s.value(ProbeMetrics.WINDOW_TTFT, "quantile", q, "scenario", "interactive")).isBetween(0.02, 5.0);
-                assertThat(s.value(ProbeMetrics.WINDOW_E2E, "quantile", q, "scenario", "interactive")).isBetween(0.16, 5.0);
+                assertThat(s.value(ProbeMetrics.WINDOW_TTFT, AttrKeys.PERCENTILE, q, AttrKeys.SCENARIO, "interactive")).isBetween(0.02, 5.0);
+                assertThat(s.value(ProbeMetrics.WINDOW_E2E, AttrKeys.PERCENTILE, q, AttrKeys.SCENARIO, "interactive")).isBetween(0.16, 5.0);
             }
-            assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, "engine", "sim", "scenario", "interactive")).isEqualTo(1.0);
-            assertThat(s.value(ProbeMetrics.DECODE_RATE, "engine", "sim", "scenario", "interactive")).isBetween(10.0, 200.0);
+            assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, AttrKeys.ENGINE, "sim", AttrKeys.SCENARIO, "interactive")).isEqualTo(1.0);
+            assertThat(s.value(ProbeMetrics.DECODE_RATE, AttrKeys.ENGINE, "sim", AttrKeys.SCENARIO, "interactive")).isBetween(10.0, 200.0);
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.duration")).hasSize(5)
                     .allSatisfy(e -> {
                         assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "ollama")
@@ -101,14 +102,14 @@ class EngineWatchTest {
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.token.usage")
                     && "output".equals(e.attrs().get("gen_ai.token.type"))).allSatisfy(e -> {
                         assertThat(e.value()).isEqualTo(8.0);
-                        assertThat(e.attrs()).containsEntry("tailwatch.token.source", "engine");
+                        assertThat(e.attrs()).containsEntry(AttrKeys.TOKEN_SOURCE, "engine");
                     });
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.time_per_output_chunk"))
                     .hasSize(5 * 7);
 
             snap.set(host(16.0 * (1L << 30), 2));
             assertThat(w.probe("interactive")).isNull();
-            assertThat(hub.snapshot().value(ProbeMetrics.PROBES_SKIPPED, "reason", "memory_pressure_critical")).isEqualTo(1.0);
+            assertThat(hub.snapshot().value(ProbeMetrics.PROBES_SKIPPED, AttrKeys.SKIP_REASON, "memory_pressure_critical")).isEqualTo(1.0);
 
             @SuppressWarnings("unchecked")
             var status = (List<Map<String, Object>>) EngineStatus.of(List.of(w));
@@ -127,11 +128,11 @@ class EngineWatchTest {
         EngineWatch w = new EngineWatch(engine("openai", port, "m"), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC(),
                 Duration.ofMinutes(10), 100);
         w.checkHealth();
-        assertThat(hub.snapshot().value(EngineMetrics.UP, "engine", "sim")).isEqualTo(0.0);
+        assertThat(hub.snapshot().value(EngineMetrics.UP, AttrKeys.ENGINE, "sim")).isEqualTo(0.0);
         assertThat(hub.snapshot().of(EngineMetrics.MODELS_LOADED)).isEmpty();
         assertThat(w.health().error()).contains("/health");
         assertThat(w.probe("interactive")).isNull();
-        assertThat(hub.snapshot().value(ProbeMetrics.PROBES_SKIPPED, "reason", "engine_down")).isEqualTo(1.0);
+        assertThat(hub.snapshot().value(ProbeMetrics.PROBES_SKIPPED, AttrKeys.SKIP_REASON, "engine_down")).isEqualTo(1.0);
     }
 
     @Test
@@ -148,9 +149,9 @@ class EngineWatchTest {
             w.probe("interactive");
             w.probe("interactive");
             MetricSnapshot s = hub.snapshot();
-            assertThat(s.value(ProbeMetrics.WINDOW_ERROR_RATIO, "scenario", "interactive")).isEqualTo(1.0);
+            assertThat(s.value(ProbeMetrics.WINDOW_ERROR_RATIO, AttrKeys.SCENARIO, "interactive")).isEqualTo(1.0);
             assertThat(s.of(ProbeMetrics.WINDOW_E2E)).isEmpty();
-            assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, "scenario", "interactive")).isEqualTo(0.0);
+            assertThat(s.value(ProbeMetrics.PROBE_SUCCESS, AttrKeys.SCENARIO, "interactive")).isEqualTo(0.0);
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.duration"))
                     .extracting(e -> e.attrs().get("error.type")).containsExactly("http_500", "http_500");
             assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.operation.duration"))

@@ -2,6 +2,7 @@ package io.tailwatch.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -57,9 +58,9 @@ class HostSamplingTest {
         assertThat(snap.results().get("broken").error()).contains("garbled");
         assertThat(snap.results().get("hung").error()).contains("deadline");
         assertThat(snap.results().get("memory").success()).isTrue();
-        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, "sampler", "broken")).isEqualTo(0.0);
-        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, "sampler", "hung")).isEqualTo(0.0);
-        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, "sampler", "memory")).isEqualTo(1.0);
+        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, AttrKeys.SAMPLER, "broken")).isEqualTo(0.0);
+        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, AttrKeys.SAMPLER, "hung")).isEqualTo(0.0);
+        assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, AttrKeys.SAMPLER, "memory")).isEqualTo(1.0);
         // The next cycle works again on a fresh worker thread.
         assertThat(loop.sampleOnce().results().get("memory").success()).isTrue();
         assertThat(List.copyOf(snap.results().keySet())).containsExactly("broken", "hung", "memory");

@@ -114,7 +114,7 @@ class AlertsIT {
         assertThat(a.path("evidence").path("swap_used_bytes").asDouble()).isEqualTo(2.0 * (1L << 30));
         assertThat(a.path("runbook").asText()).isEqualTo("docs/runbook.md#SwapUsedHigh");
         assertThat(agent.get("/metrics").body())
-                .contains("tailwatch_alert_active{alertname=\"SwapUsedHigh\",engine=\"\",scenario=\"\",severity=\"warning\"} 1.0");
+                .contains("tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\",tailwatch_alert_severity=\"warning\",tailwatch_engine_name=\"\",tailwatch_scenario=\"\"} 1.0");
         assertThat(agent.stderr()).contains("event=alert_transition alertname=SwapUsedHigh from=inactive to=pending",
                 "event=alert_transition alertname=SwapUsedHigh from=pending to=firing");
 
@@ -176,14 +176,14 @@ class AlertsIT {
                           - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 4, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
                     """.formatted(sim.port()), "  EngineDown: {for: 1s}");
             assumeEngineMonitor();
-            await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body().contains("tailwatch_engine_up{engine=\"sim\"} 1.0"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body().contains("tailwatch_engine_up{tailwatch_engine_name=\"sim\"} 1.0"));
             // While the simulator answers, EngineDown is not firing (a start-up blip may leave it pending briefly).
             await().atMost(Duration.ofSeconds(10)).until(() -> state("EngineDown") == null);
         } finally {
             sim.close();
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> "firing".equals(state("EngineDown")));
-        assertThat(alerts().get(0).path("labels").path("engine").asText()).isEqualTo("sim");
+        assertThat(alerts().get(0).path("labels").path(Rules.ENGINE).asText()).isEqualTo("sim");
         // One firing notification for it, and no repeat while it stays down.
         await().atMost(Duration.ofSeconds(15)).until(() -> notifications("EngineDown", "firing") == 1);
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> notifications("EngineDown", "firing") == 1);
@@ -215,7 +215,7 @@ class AlertsIT {
             await().atMost(Duration.ofSeconds(150)).until(() -> fired("TailLatencySpread") != null);
             JsonNode a = fired("TailLatencySpread");
             assertThat(a.path("value").asDouble()).isGreaterThan(3.0);
-            assertThat(a.path("labels").path("engine").asText()).isEqualTo("sim");
+            assertThat(a.path("labels").path(Rules.ENGINE).asText()).isEqualTo("sim");
             assertThat(a.path("evidence").path("windows").get(0).path("samples").asDouble()).isGreaterThanOrEqualTo(20);
             await().atMost(Duration.ofSeconds(15)).until(() -> hooks.stream().anyMatch(h ->
                     h.path("alerts").get(0).path("labels").path("alertname").asText().equals("TailLatencySpread")));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -33,7 +34,7 @@ class BaselineStoreTest {
         BaselineStore again = BaselineStore.open(f);
         assertThat(again.get("mlx", "gemma", "summary").p95Seconds()).isEqualTo(3.67);
         assertThat(again.points()).containsExactly(Point.of(AlertMetrics.BASELINE_E2E_P95, 3.67,
-                "engine", "mlx", "model", "gemma", "scenario", "summary"));
+                AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "gemma", AttrKeys.SCENARIO, "summary"));
     }
 
     @Test
@@ -79,7 +80,7 @@ class BaselineStoreTest {
 
     private static MetricSnapshot window(double samples, double p95) {
         return new MetricSnapshot(T0, List.of(
-                Point.of(ProbeMetrics.WINDOW_SAMPLES, samples, "engine", "mlx", "model", "m", "scenario", "interactive"),
-                Point.of(ProbeMetrics.WINDOW_E2E, p95, "engine", "mlx", "model", "m", "scenario", "interactive", "quantile", "p95")));
+                Point.of(ProbeMetrics.WINDOW_SAMPLES, samples, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "m", AttrKeys.SCENARIO, "interactive"),
+                Point.of(ProbeMetrics.WINDOW_E2E, p95, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "m", AttrKeys.SCENARIO, "interactive", AttrKeys.PERCENTILE, "p95")));
     }
 }

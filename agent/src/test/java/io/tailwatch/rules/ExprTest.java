@@ -5,6 +5,7 @@ import static io.tailwatch.rules.Expr.Matching.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -25,7 +26,7 @@ class ExprTest {
     }
 
     private static Point e2e(String engine, String q, double v) {
-        return Point.of(ProbeMetrics.WINDOW_E2E, v, "engine", engine, "model", "m", "scenario", "s", "quantile", q);
+        return Point.of(ProbeMetrics.WINDOW_E2E, v, AttrKeys.ENGINE, engine, AttrKeys.MODEL, "m", AttrKeys.SCENARIO, "s", AttrKeys.PERCENTILE, q);
     }
 
     @Test
@@ -56,23 +57,23 @@ class ExprTest {
 
     @Test
     void divisionMatchesIgnoringALabelAndDropsIt() {
-        Expr e = Expr.div(Expr.select(ProbeMetrics.WINDOW_E2E, "quantile", "p99"), ignoring("quantile"),
-                Expr.select(ProbeMetrics.WINDOW_E2E, "quantile", "p95"));
-        assertThat(e.promql()).isEqualTo("tailwatch_probe_window_e2e_seconds{quantile=\"p99\"} / ignoring(quantile) "
-                + "tailwatch_probe_window_e2e_seconds{quantile=\"p95\"}");
+        Expr e = Expr.div(Expr.select(ProbeMetrics.WINDOW_E2E, AttrKeys.PERCENTILE, "p99"), ignoring(Rules.PERCENTILE),
+                Expr.select(ProbeMetrics.WINDOW_E2E, AttrKeys.PERCENTILE, "p95"));
+        assertThat(e.promql()).isEqualTo("tailwatch_probe_window_e2e_seconds{tailwatch_percentile=\"p99\"} / ignoring(tailwatch_percentile) "
+                + "tailwatch_probe_window_e2e_seconds{tailwatch_percentile=\"p95\"}");
         List<Expr.Sample> got = e.eval(snap(e2e("a", "p99", 10), e2e("a", "p95", 2), e2e("b", "p99", 3)), T0);
-        assertThat(got).containsExactly(new Expr.Sample(Map.of("engine", "a", "model", "m", "scenario", "s"), 5));
+        assertThat(got).containsExactly(new Expr.Sample(Map.of(Rules.ENGINE, "a", Rules.MODEL, "m", Rules.SCENARIO, "s"), 5));
     }
 
     @Test
     void andUnlessOrFollowSetSemantics() {
         Expr up0 = Expr.cmp(Expr.select(EngineMetrics.UP), Op.EQ, 0);
         Expr loading = Expr.cmp(Expr.select(EngineMetrics.LOADING), Op.EQ, 1);
-        MetricSnapshot s = snap(Point.of(EngineMetrics.UP, 0, "engine", "a"), Point.of(EngineMetrics.UP, 0, "engine", "b"),
-                Point.of(EngineMetrics.LOADING, 1, "engine", "b"), Point.of(EngineMetrics.LOADING, 0, "engine", "a"));
-        assertThat(Expr.unless(up0, on("engine"), loading).eval(s, T0)).extracting(x -> x.labels().get("engine"))
+        MetricSnapshot s = snap(Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "a"), Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "b"),
+                Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "b"), Point.of(EngineMetrics.LOADING, 0, AttrKeys.ENGINE, "a"));
+        assertThat(Expr.unless(up0, on(Rules.ENGINE), loading).eval(s, T0)).extracting(x -> x.labels().get(Rules.ENGINE))
                 .containsExactly("a");
-        assertThat(Expr.and(up0, on("engine"), loading).eval(s, T0)).extracting(x -> x.labels().get("engine"))
+        assertThat(Expr.and(up0, on(Rules.ENGINE), loading).eval(s, T0)).extracting(x -> x.labels().get(Rules.ENGINE))
                 .containsExactly("b");
         Expr thermal = Expr.cmp(Expr.select(HostMetrics.THERMAL_LEVEL), Op.GE, 2);
         Expr speed = Expr.cmp(Expr.select(HostMetrics.CPU_SPEED_LIMIT), Op.LT, 0.8);
@@ -103,8 +104,8 @@ class ExprTest {
         Expr c = Expr.countBy(Expr.cmp(Expr.select(ProbeMetrics.WINDOW_SAMPLES), Op.GT, 0), "job", "instance");
         assertThat(c.promql()).isEqualTo("count by(job, instance) (tailwatch_probe_window_samples > 0)");
         assertThat(c.eval(snap(), T0)).isEmpty();
-        assertThat(c.eval(snap(Point.of(ProbeMetrics.WINDOW_SAMPLES, 3, "engine", "a", "model", "m", "scenario", "s"),
-                Point.of(ProbeMetrics.WINDOW_SAMPLES, 4, "engine", "b", "model", "m", "scenario", "s")), T0))
+        assertThat(c.eval(snap(Point.of(ProbeMetrics.WINDOW_SAMPLES, 3, AttrKeys.ENGINE, "a", AttrKeys.MODEL, "m", AttrKeys.SCENARIO, "s"),
+                Point.of(ProbeMetrics.WINDOW_SAMPLES, 4, AttrKeys.ENGINE, "b", AttrKeys.MODEL, "m", AttrKeys.SCENARIO, "s")), T0))
                 .containsExactly(new Expr.Sample(Map.of(), 2));
     }
 

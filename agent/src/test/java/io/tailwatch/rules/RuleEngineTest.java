@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.config.RulesConfig;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
@@ -58,11 +59,11 @@ class RuleEngineTest {
     }
 
     private static Point window(io.tailwatch.metrics.MetricDef def, String q, double v) {
-        return Point.of(def, v, "engine", "mlx", "model", "qwen", "scenario", "interactive", "quantile", q);
+        return Point.of(def, v, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive", AttrKeys.PERCENTILE, q);
     }
 
     private static Point samples(double n) {
-        return Point.of(ProbeMetrics.WINDOW_SAMPLES, n, "engine", "mlx", "model", "qwen", "scenario", "interactive");
+        return Point.of(ProbeMetrics.WINDOW_SAMPLES, n, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive");
     }
 
     private Alert alert(String name) {
@@ -100,13 +101,13 @@ class RuleEngineTest {
         assertThat(a.description()).contains("2.00 GiB of swap", "threshold 1.00 GiB");
         assertThat(a.evidence()).containsEntry("swap_used_bytes", 2 * GIB);
         assertThat(a.runbook()).isEqualTo("docs/runbook.md#SwapUsedHigh");
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh", "severity", "warning"))
+        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh", AttrKeys.ALERT_SEVERITY, "warning"))
                 .isEqualTo(1.0);
 
         host(swap(GIB)); // exactly the threshold is not above it
         engine.evaluate(T0.plusSeconds(150));
         assertThat(state("SwapUsedHigh")).isEqualTo("resolved");
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh")).isNull();
+        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh")).isNull();
         assertThat(transitions).extracting(t -> t.from() + ">" + t.to())
                 .containsExactly("inactive>pending", "pending>firing", "firing>resolved");
 
@@ -119,7 +120,7 @@ class RuleEngineTest {
     void pendingAlertIsPublishedAsZeroAndDroppedWhenTheConditionEnds() {
         host(swap(2 * GIB));
         engine.evaluate(T0);
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "SwapUsedHigh")).isEqualTo(0.0);
+        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh")).isEqualTo(0.0);
         host(swap(0));
         engine.evaluate(T0.plusSeconds(30));
         assertThat(alert("SwapUsedHigh")).isNull();
@@ -167,21 +168,21 @@ class RuleEngineTest {
 
     @Test
     void engineDownButNotWhileLoading() {
-        probes(Point.of(EngineMetrics.UP, 0, "engine", "mlx"), Point.of(EngineMetrics.LOADING, 0, "engine", "mlx"),
-                Point.of(EngineMetrics.UP, 0, "engine", "ollama"), Point.of(EngineMetrics.LOADING, 1, "engine", "ollama"));
+        probes(Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "mlx"), Point.of(EngineMetrics.LOADING, 0, AttrKeys.ENGINE, "mlx"),
+                Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "ollama"), Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "ollama"));
         run(T0, Duration.ofMinutes(1));
         assertThat(engine.alerts()).filteredOn(a -> a.name().equals("EngineDown"))
-                .extracting(a -> a.labels().get("engine") + ":" + a.state()).containsExactly("mlx:firing");
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, "alertname", "EngineDown", "engine", "mlx",
-                "severity", "critical", "scenario", "")).isEqualTo(1.0);
+                .extracting(a -> a.labels().get(Rules.ENGINE) + ":" + a.state()).containsExactly("mlx:firing");
+        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "EngineDown", AttrKeys.ENGINE, "mlx",
+                AttrKeys.ALERT_SEVERITY, "critical", AttrKeys.SCENARIO, "")).isEqualTo(1.0);
     }
 
     @Test
     void probeErrorsFireAtOnceAndCleanWindowsStaySilent() {
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, "engine", "mlx", "model", "qwen", "scenario", "interactive"));
+        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"));
         engine.evaluate(T0);
         assertThat(state("ProbeErrors")).isNull();
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0.2, "engine", "mlx", "model", "qwen", "scenario", "interactive"));
+        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0.2, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"));
         engine.evaluate(T0.plusSeconds(30));
         assertThat(alert("ProbeErrors").state()).isEqualTo("firing");
         assertThat(alert("ProbeErrors").summary()).isEqualTo("Probe errors on mlx/interactive");
@@ -200,7 +201,7 @@ class RuleEngineTest {
         Alert a = alert("TailLatencySpread");
         assertThat(a.state()).isEqualTo("firing");
         assertThat(a.value()).isEqualTo(5.0);
-        assertThat(a.labels()).containsEntry("engine", "mlx").containsEntry("scenario", "interactive");
+        assertThat(a.labels()).containsEntry(Rules.ENGINE, "mlx").containsEntry(Rules.SCENARIO, "interactive");
         assertThat(a.evidence()).containsKey("windows");
     }
 
@@ -209,19 +210,19 @@ class RuleEngineTest {
         // Idle-time probes fill a window: its p95 becomes the baseline and is exported.
         probes(window(ProbeMetrics.WINDOW_E2E, "p95", 3.67), samples(20));
         engine.evaluate(T0);
-        assertThat(hub.snapshot().value(AlertMetrics.BASELINE_E2E_P95, "engine", "mlx")).isEqualTo(3.67);
+        assertThat(hub.snapshot().value(AlertMetrics.BASELINE_E2E_P95, AttrKeys.ENGINE, "mlx")).isEqualTo(3.67);
         probes(window(ProbeMetrics.WINDOW_E2E, "p95", 35.01), samples(20));
         run(T0.plusSeconds(30), Duration.ofMinutes(10));
         Alert a = alert("LatencyOverBaseline");
         assertThat(a.state()).isEqualTo("firing");
         assertThat(a.valueText()).isEqualTo("9.54x");
-        assertThat(hub.snapshot().value(AlertMetrics.BASELINE_E2E_P95, "engine", "mlx")).as("baseline not overwritten")
+        assertThat(hub.snapshot().value(AlertMetrics.BASELINE_E2E_P95, AttrKeys.ENGINE, "mlx")).as("baseline not overwritten")
                 .isEqualTo(3.67);
     }
 
     @Test
     void ttftOverSloOnlyForInteractiveScenarios() {
-        probes(Point.of(ProbeMetrics.WINDOW_TTFT, 0.9, "engine", "mlx", "model", "qwen", "scenario", "batch", "quantile", "p95"));
+        probes(Point.of(ProbeMetrics.WINDOW_TTFT, 0.9, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "batch", AttrKeys.PERCENTILE, "p95"));
         Instant t = run(T0, Duration.ofMinutes(11));
         assertThat(state("TtftOverSlo")).isNull();
         probes(window(ProbeMetrics.WINDOW_TTFT, "p95", 0.9));
@@ -232,12 +233,12 @@ class RuleEngineTest {
 
     @Test
     void kvHeadroomBelowContextLength() {
-        probes(Point.of(EngineMetrics.KV_HEADROOM, 20000, "engine", "mlx", "model", "qwen"),
-                Point.of(EngineMetrics.MODEL_CONTEXT, 8192, "engine", "mlx", "model", "qwen"));
+        probes(Point.of(EngineMetrics.KV_HEADROOM, 20000, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
+                Point.of(EngineMetrics.MODEL_CONTEXT, 8192, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"));
         engine.evaluate(T0);
         assertThat(state("KvHeadroomLow")).isNull();
-        probes(Point.of(EngineMetrics.KV_HEADROOM, 4000, "engine", "mlx", "model", "qwen"),
-                Point.of(EngineMetrics.MODEL_CONTEXT, 8192, "engine", "mlx", "model", "qwen"));
+        probes(Point.of(EngineMetrics.KV_HEADROOM, 4000, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
+                Point.of(EngineMetrics.MODEL_CONTEXT, 8192, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"));
         engine.evaluate(T0.plusSeconds(30));
         assertThat(state("KvHeadroomLow")).isEqualTo("firing");
     }

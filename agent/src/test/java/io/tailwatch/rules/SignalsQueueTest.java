@@ -2,6 +2,7 @@ package io.tailwatch.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -15,15 +16,15 @@ class SignalsQueueTest {
     @Test
     void queueFiguresAreReadPerEngineAndMeasuredWaitWinsOverEstimate() {
         MetricSnapshot snap = new MetricSnapshot(Instant.EPOCH, List.of(
-                Point.of(EngineMetrics.UP, 1, "engine", "vllm"),
-                Point.of(EngineMetrics.UP, 1, "engine", "ollama"),
-                Point.of(EngineMetrics.UP, 1, "engine", "plain"),
-                Point.of(EngineSideMetrics.REQUESTS, 3, "engine", "vllm", "state", "running"),
-                Point.of(EngineSideMetrics.REQUESTS, 5, "engine", "vllm", "state", "waiting"),
-                Point.of(EngineSideMetrics.KV_CACHE_USAGE, 0.8, "engine", "vllm"),
-                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.9, "engine", "vllm", "source", "estimate"),
-                Point.of(EngineSideMetrics.QUEUE_WAIT, 1.2, "engine", "vllm", "source", "measured"),
-                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.3, "engine", "ollama", "source", "estimate")));
+                Point.of(EngineMetrics.UP, 1, AttrKeys.ENGINE, "vllm"),
+                Point.of(EngineMetrics.UP, 1, AttrKeys.ENGINE, "ollama"),
+                Point.of(EngineMetrics.UP, 1, AttrKeys.ENGINE, "plain"),
+                Point.of(EngineSideMetrics.REQUESTS, 3, AttrKeys.ENGINE, "vllm", AttrKeys.REQUEST_STATE, "running"),
+                Point.of(EngineSideMetrics.REQUESTS, 5, AttrKeys.ENGINE, "vllm", AttrKeys.REQUEST_STATE, "waiting"),
+                Point.of(EngineSideMetrics.KV_CACHE_USAGE, 0.8, AttrKeys.ENGINE, "vllm"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.9, AttrKeys.ENGINE, "vllm", AttrKeys.QUEUE_WAIT_SOURCE, "estimate"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 1.2, AttrKeys.ENGINE, "vllm", AttrKeys.QUEUE_WAIT_SOURCE, "measured"),
+                Point.of(EngineSideMetrics.QUEUE_WAIT, 0.3, AttrKeys.ENGINE, "ollama", AttrKeys.QUEUE_WAIT_SOURCE, "estimate")));
         Signals s = Signals.of(snap, null, List.of());
         assertThat(s.engine("vllm").queue()).isEqualTo(new Signals.Queue(3.0, 5.0, 0.8, 1.2, "measured"));
         assertThat(s.engine("ollama").queue()).isEqualTo(new Signals.Queue(null, null, null, 0.3, "estimate"));

@@ -39,9 +39,9 @@ class DaemonSignalsTest {
                     + " timeouts: {connect: 1s, first_token: 1500ms, total: 1500ms}}]\n";
             try (Daemon d = new Daemon(Config.parse(yaml, "test", Map.of()), Map.of(), List.of()).start()) {
                 await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(d, "/metrics"))
-                        .contains("tailwatch_engine_queue_wait_seconds{engine=\"sim\",source=\"estimate\"}")
-                        .contains("tailwatch_engine_signal_source{engine=\"sim\",signal_source=\"header_estimate\"} 1.0"));
-                assertThat(get(d, "/metrics")).doesNotContain("tailwatch_engine_requests{engine=\"sim\"");
+                        .contains("tailwatch_engine_queue_wait_seconds{tailwatch_engine_name=\"sim\",tailwatch_queue_wait_source=\"estimate\"}")
+                        .contains("tailwatch_engine_signal_source{tailwatch_engine_name=\"sim\",tailwatch_engine_signal_source=\"header_estimate\"} 1.0"));
+                assertThat(get(d, "/metrics")).doesNotContain("tailwatch_engine_requests{tailwatch_engine_name=\"sim\"");
             }
         }
     }
@@ -61,15 +61,15 @@ class DaemonSignalsTest {
             try (Daemon d = new Daemon(config, Map.of(), List.of()).start()) {
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
                     String m = get(d, "/metrics");
-                    assertThat(m).contains("tailwatch_engine_requests{engine=\"llama\",state=\"running\"} 2.0")
-                            .contains("tailwatch_engine_requests{engine=\"llama\",state=\"waiting\"} 5.0")
-                            .contains("tailwatch_engine_kv_cache_usage_ratio{engine=\"llama\"} 0.3125")
-                            .contains("tailwatch_engine_signal_failures_total{engine=\"broken\",error_type=\"malformed\","
-                                    + "signal_source=\"prometheus\"}");
+                    assertThat(m).contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"running\"} 2.0")
+                            .contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"waiting\"} 5.0")
+                            .contains("tailwatch_engine_kv_cache_usage_ratio{tailwatch_engine_name=\"llama\"} 0.3125")
+                            .contains("tailwatch_engine_signal_failures_total{error_type=\"malformed\",tailwatch_engine_name=\"broken\","
+                                    + "tailwatch_engine_signal_source=\"prometheus\"}");
                 });
                 String m = get(d, "/metrics");
-                assertThat(m).doesNotContain("tailwatch_engine_requests{engine=\"broken\"")
-                        .doesNotContain("tailwatch_engine_queue_wait_seconds{engine=\"llama\"");
+                assertThat(m).doesNotContain("tailwatch_engine_requests{tailwatch_engine_name=\"broken\"")
+                        .doesNotContain("tailwatch_engine_queue_wait_seconds{tailwatch_engine_name=\"llama\"");
                 // Our own exposition is valid input for our own parser.
                 PrometheusTextParser.Exposition e = PrometheusTextParser.parse(m);
                 assertThat(e.families().get("tailwatch_engine_requests").type()).isEqualTo("gauge");

@@ -31,13 +31,13 @@ class EngineSignalsIT {
             try (AgentProcess agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString())) {
                 agent.awaitListening();
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
-                        .contains("tailwatch_engine_requests{engine=\"vllm\",state=\"waiting\"} 9.0")
-                        .contains("tailwatch_engine_requests{engine=\"vlm\",state=\"running\"} 3.0"));
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vllm\",tailwatch_engine_request_state=\"waiting\"} 9.0")
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\"} 3.0"));
                 String body = agent.get("/metrics").body();
-                assertThat(body).contains("tailwatch_engine_kv_cache_usage_ratio{engine=\"vllm\"} 0.61")
-                        .contains("tailwatch_engine_signal_source{engine=\"vllm\",signal_source=\"prometheus\"} 1.0")
-                        .contains("tailwatch_engine_signal_source{engine=\"vlm\",signal_source=\"mlx_vlm_json\"} 1.0")
-                        .doesNotContain("tailwatch_engine_kv_cache_usage_ratio{engine=\"vlm\"}");
+                assertThat(body).contains("tailwatch_engine_kv_cache_usage_ratio{tailwatch_engine_name=\"vllm\"} 0.61")
+                        .contains("tailwatch_engine_signal_source{tailwatch_engine_name=\"vllm\",tailwatch_engine_signal_source=\"prometheus\"} 1.0")
+                        .contains("tailwatch_engine_signal_source{tailwatch_engine_name=\"vlm\",tailwatch_engine_signal_source=\"mlx_vlm_json\"} 1.0")
+                        .doesNotContain("tailwatch_engine_kv_cache_usage_ratio{tailwatch_engine_name=\"vlm\"}");
                 Promtool.Result lint = Promtool.run(body, "check", "metrics");
                 assertThat(lint.exitCode()).as(lint.output()).isZero();
 
@@ -49,10 +49,10 @@ class EngineSignalsIT {
                 // The vLLM engine starts serving garbage: only its figures go, counted as malformed.
                 vllm.prometheus("/metrics", "vllm:num_requests_running{model_name=\"m\" 1\n");
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
-                        .contains("tailwatch_engine_signal_failures_total{engine=\"vllm\",error_type=\"malformed\","
-                                + "signal_source=\"prometheus\"}")
-                        .doesNotContain("tailwatch_engine_requests{engine=\"vllm\"")
-                        .contains("tailwatch_engine_requests{engine=\"vlm\",state=\"running\"} 3.0"));
+                        .contains("tailwatch_engine_signal_failures_total{error_type=\"malformed\",tailwatch_engine_name=\"vllm\","
+                                + "tailwatch_engine_signal_source=\"prometheus\"}")
+                        .doesNotContain("tailwatch_engine_requests{tailwatch_engine_name=\"vllm\"")
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\"} 3.0"));
             }
         }
     }

@@ -3,6 +3,7 @@ package io.tailwatch.signals;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -30,7 +31,7 @@ class EngineSignalsTest {
         assertThat(merged.waiting()).isEqualTo(5.0);
         assertThat(merged.details()).containsKeys("families", "slots_total");
         List<Point> points = merged.points("llama");
-        assertThat(points).extracting(p -> p.attributes().get("state")).containsExactly("running", "waiting");
+        assertThat(points).extracting(p -> p.attributes().get(AttrKeys.REQUEST_STATE)).containsExactly("running", "waiting");
         new MetricHub().publish("signals/llama", points); // the attributes match the declarations
     }
 
@@ -39,7 +40,7 @@ class EngineSignalsTest {
         EngineSignals est = new EngineSignals(null, null, null, 0.4, "estimate", null);
         assertThat(est.points("e")).singleElement().satisfies(p -> {
             assertThat(p.metric()).isEqualTo(EngineSideMetrics.QUEUE_WAIT);
-            assertThat(p.attributes()).containsEntry("source", "estimate");
+            assertThat(p.attributes()).containsEntry(AttrKeys.QUEUE_WAIT_SOURCE, "estimate");
         });
         assertThatThrownBy(() -> new EngineSignals(null, null, null, 0.4, "guess", null))
                 .isInstanceOf(IllegalArgumentException.class);

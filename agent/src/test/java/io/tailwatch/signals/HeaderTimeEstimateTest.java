@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tailwatch.config.Config;
 import io.tailwatch.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.probe.EngineClient;
@@ -108,7 +109,7 @@ class HeaderTimeEstimateTest {
                 assertThat(idle.success()).isTrue();
                 monitor.onProbe("serial", idle);
             }
-            double idleEstimate = hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, "engine", "serial", "source", "estimate");
+            double idleEstimate = hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, "serial", AttrKeys.QUEUE_WAIT_SOURCE, "estimate");
             assertThat(idleEstimate).isLessThan(0.1);
 
             // Three requests of about 0.25 s each occupy the only slot; the probe queues behind them.
@@ -124,7 +125,7 @@ class HeaderTimeEstimateTest {
             ProbeResult queued = client.probe(request(4));
             assertThat(queued.success()).isTrue();
             monitor.onProbe("serial", queued);
-            double busyEstimate = hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, "engine", "serial", "source", "estimate");
+            double busyEstimate = hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, "serial", AttrKeys.QUEUE_WAIT_SOURCE, "estimate");
             assertThat(busyEstimate).as("waited for at least most of the backlog").isGreaterThan(0.3)
                     .isGreaterThan(idleEstimate + 0.25)
                     .isCloseTo(queued.timeToHeadersSeconds(), Offset.offset(0.1));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.config.Config;
 import io.tailwatch.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -173,19 +174,19 @@ class SignalDetectionTest {
         EngineSignalWatch w = new EngineSignalWatch(config("{interval: 2s}"), hub, Clock.systemUTC());
         w.poll();
         MetricSnapshot s = hub.snapshot();
-        assertThat(s.value(EngineSideMetrics.REQUESTS, "engine", "e1", "state", "waiting")).isEqualTo(5.0);
-        assertThat(s.value(EngineSideMetrics.KV_CACHE_USAGE, "engine", "e1")).isEqualTo(0.3125);
+        assertThat(s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, "e1", AttrKeys.REQUEST_STATE, "waiting")).isEqualTo(5.0);
+        assertThat(s.value(EngineSideMetrics.KV_CACHE_USAGE, AttrKeys.ENGINE, "e1")).isEqualTo(0.3125);
 
         engine.prometheus("/metrics", "llamacpp:requests_processing{ 2\n");
         w.poll();
         s = hub.snapshot();
-        assertThat(s.value(EngineSideMetrics.REQUESTS, "engine", "e1", "state", "running"))
+        assertThat(s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, "e1", AttrKeys.REQUEST_STATE, "running"))
                 .as("from /slots").isEqualTo(2.0);
-        assertThat(s.value(EngineSideMetrics.REQUESTS, "engine", "e1", "state", "waiting")).as("unknown, not 0").isNull();
-        assertThat(s.value(EngineSideMetrics.KV_CACHE_USAGE, "engine", "e1")).isNull();
-        assertThat(s.value(EngineSideMetrics.SIGNAL_FAILURES, "engine", "e1", "signal.source", "prometheus",
+        assertThat(s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, "e1", AttrKeys.REQUEST_STATE, "waiting")).as("unknown, not 0").isNull();
+        assertThat(s.value(EngineSideMetrics.KV_CACHE_USAGE, AttrKeys.ENGINE, "e1")).isNull();
+        assertThat(s.value(EngineSideMetrics.SIGNAL_FAILURES, AttrKeys.ENGINE, "e1", AttrKeys.SIGNAL_SOURCE, "prometheus",
                 "error.type", "malformed")).isEqualTo(1.0);
-        assertThat(s.value(EngineSideMetrics.SIGNAL_FAILURES, "engine", "e1", "signal.source", "llamacpp_slots",
+        assertThat(s.value(EngineSideMetrics.SIGNAL_FAILURES, AttrKeys.ENGINE, "e1", AttrKeys.SIGNAL_SOURCE, "llamacpp_slots",
                 "error.type", "malformed")).isNull();
         assertThat(w.state().lastFailure().source()).isEqualTo("prometheus");
         Map<String, Object> status = EngineSignalStatus.of(w);
@@ -203,12 +204,12 @@ class SignalDetectionTest {
         assertThat(s.of(EngineSideMetrics.REQUESTS)).isEmpty();
         assertThat(s.of(EngineSideMetrics.KV_CACHE_USAGE)).isEmpty();
         assertThat(s.of(EngineSideMetrics.QUEUE_WAIT)).isEmpty();
-        assertThat(s.value(EngineSideMetrics.SIGNAL_SOURCE, "engine", "e1", "signal.source", "header_estimate"))
+        assertThat(s.value(EngineSideMetrics.SIGNAL_SOURCE, AttrKeys.ENGINE, "e1", AttrKeys.SIGNAL_SOURCE, "header_estimate"))
                 .isEqualTo(1.0);
 
         w.onProbe(probe(clock.now, "m", 0.004, null));
         w.onProbe(probe(clock.now, "m", 0.904, null));
-        assertThat(hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, "engine", "e1", "source", "estimate"))
+        assertThat(hub.snapshot().value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, "e1", AttrKeys.QUEUE_WAIT_SOURCE, "estimate"))
                 .isCloseTo(0.9, org.assertj.core.data.Offset.offset(1e-9));
 
         // The engine gains /metrics later; it is asked again after a while, not on every read.
@@ -219,9 +220,9 @@ class SignalDetectionTest {
         w.poll();
         assertThat(kinds(w.state().detection())).containsExactly("prometheus");
         s = hub.snapshot();
-        assertThat(s.value(EngineSideMetrics.REQUESTS, "engine", "e1", "state", "waiting")).isEqualTo(9.0);
+        assertThat(s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, "e1", AttrKeys.REQUEST_STATE, "waiting")).isEqualTo(9.0);
         assertThat(s.of(EngineSideMetrics.QUEUE_WAIT)).as("the estimate is no longer the source").isEmpty();
-        assertThat(s.value(EngineSideMetrics.SIGNAL_SOURCE, "engine", "e1", "signal.source", "header_estimate")).isNull();
+        assertThat(s.value(EngineSideMetrics.SIGNAL_SOURCE, AttrKeys.ENGINE, "e1", AttrKeys.SIGNAL_SOURCE, "header_estimate")).isNull();
     }
 
     @Test

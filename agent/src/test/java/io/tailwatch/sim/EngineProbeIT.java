@@ -78,22 +78,22 @@ class EngineProbeIT {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
                 String m = get(http, metrics);
                 assertThat(m).as(Files.readString(log))
-                        .contains("tailwatch_engine_up{engine=\"sim\"} 1")
+                        .contains("tailwatch_engine_up{tailwatch_engine_name=\"sim\"} 1")
                         .contains("gen_ai_client_operation_duration_seconds_bucket{")
                         .contains("gen_ai_client_operation_time_to_first_chunk_seconds_bucket{")
                         .contains("gen_ai_client_operation_time_per_output_chunk_seconds_bucket{")
                         .contains("gen_ai_client_token_usage_bucket{")
                         .contains("le=\"0.5\"").contains("le=\"1.0\"")
-                        .containsPattern("tailwatch_probe_window_e2e_seconds\\{engine=\"sim\",model=\"sim-llama3:8b\",quantile=\"p95\",scenario=\"interactive\"} 0\\.\\d+")
+                        .containsPattern("tailwatch_probe_window_e2e_seconds\\{gen_ai_request_model=\"sim-llama3:8b\",tailwatch_engine_name=\"sim\",tailwatch_percentile=\"p95\",tailwatch_scenario=\"interactive\"} 0\\.\\d+")
                         .contains("tailwatch_probe_window_ttft_seconds{")
-                        .contains("tailwatch_probe_window_error_ratio{engine=\"sim\",model=\"sim-llama3:8b\",scenario=\"interactive\"} 0.0")
-                        .contains("tailwatch_model_kv_cache_headroom_tokens{engine=\"sim\"");
+                        .contains("tailwatch_probe_window_error_ratio{gen_ai_request_model=\"sim-llama3:8b\",tailwatch_engine_name=\"sim\",tailwatch_scenario=\"interactive\"} 0.0")
+                        .contains("tailwatch_model_kv_cache_headroom_tokens{gen_ai_request_model=\"sim-llama3:8b\",tailwatch_engine_name=\"sim\"");
             });
             String status = get(http, "http://127.0.0.1:" + port + "/api/v1/status");
             assertThat(status).contains("\"engines\"").contains("\"version\" : \"0.12.6\"").contains("\"p95\"");
             sim.close();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-                    assertThat(get(http, metrics)).contains("tailwatch_engine_up{engine=\"sim\"} 0"));
+                    assertThat(get(http, metrics)).contains("tailwatch_engine_up{tailwatch_engine_name=\"sim\"} 0"));
         } finally {
             sim.close();
             agent.destroy();

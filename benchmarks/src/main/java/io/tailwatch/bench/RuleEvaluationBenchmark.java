@@ -2,6 +2,7 @@ package io.tailwatch.bench;
 
 import io.tailwatch.config.RulesConfig;
 import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
@@ -53,23 +54,23 @@ public class RuleEvaluationBenchmark {
         List<Point> baselines = new ArrayList<>();
         for (int e = 0; e < 4; e++) {
             String en = "engine" + e;
-            probes.add(Point.of(EngineMetrics.UP, 1, "engine", en));
-            probes.add(Point.of(EngineMetrics.LOADING, 0, "engine", en));
-            probes.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 12.0 * (1L << 30), "engine", en));
+            probes.add(Point.of(EngineMetrics.UP, 1, AttrKeys.ENGINE, en));
+            probes.add(Point.of(EngineMetrics.LOADING, 0, AttrKeys.ENGINE, en));
+            probes.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, 12.0 * (1L << 30), AttrKeys.ENGINE, en));
             for (int m = 0; m < 2; m++) {
                 String mn = "model" + m;
-                probes.add(Point.of(EngineMetrics.MODEL_CONTEXT, 32768, "engine", en, "model", mn));
-                probes.add(Point.of(EngineMetrics.KV_HEADROOM, 500000, "engine", en, "model", mn));
+                probes.add(Point.of(EngineMetrics.MODEL_CONTEXT, 32768, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn));
+                probes.add(Point.of(EngineMetrics.KV_HEADROOM, 500000, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn));
                 for (String sc : List.of("interactive", "batch")) {
                     double p95 = e == 0 ? 12 : 3.6;
                     for (String q : List.of("p50", "p95", "p99")) {
                         double v = q.equals("p50") ? 3.4 : q.equals("p95") ? p95 : p95 * 1.1;
-                        probes.add(Point.of(ProbeMetrics.WINDOW_E2E, v, "engine", en, "model", mn, "scenario", sc, "quantile", q));
-                        probes.add(Point.of(ProbeMetrics.WINDOW_TTFT, 0.2, "engine", en, "model", mn, "scenario", sc, "quantile", q));
+                        probes.add(Point.of(ProbeMetrics.WINDOW_E2E, v, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn, AttrKeys.SCENARIO, sc, AttrKeys.PERCENTILE, q));
+                        probes.add(Point.of(ProbeMetrics.WINDOW_TTFT, 0.2, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn, AttrKeys.SCENARIO, sc, AttrKeys.PERCENTILE, q));
                     }
-                    probes.add(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, "engine", en, "model", mn, "scenario", sc));
-                    probes.add(Point.of(ProbeMetrics.WINDOW_SAMPLES, 30, "engine", en, "model", mn, "scenario", sc));
-                    baselines.add(Point.of(AlertMetrics.BASELINE_E2E_P95, 3.6, "engine", en, "model", mn, "scenario", sc));
+                    probes.add(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn, AttrKeys.SCENARIO, sc));
+                    probes.add(Point.of(ProbeMetrics.WINDOW_SAMPLES, 30, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn, AttrKeys.SCENARIO, sc));
+                    baselines.add(Point.of(AlertMetrics.BASELINE_E2E_P95, 3.6, AttrKeys.ENGINE, en, AttrKeys.MODEL, mn, AttrKeys.SCENARIO, sc));
                 }
             }
         }

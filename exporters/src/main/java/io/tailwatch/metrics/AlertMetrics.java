@@ -12,13 +12,14 @@ public final class AlertMetrics {
 
     public static final MetricDef ALERT_ACTIVE = MetricDef.gauge("tailwatch.alert.active", "{bool}",
             "1 while an alert is firing, 0 while pending.",
-            free("alertname", "Rule name"), oneOf("severity", "Rule severity", "info", "warning", "critical"),
-            free("engine", "Engine the alert is about, or empty for host alerts"),
-            free("scenario", "Scenario the alert is about, or empty"));
+            free(AttrKeys.ALERT_NAME, "Rule name"), oneOf(AttrKeys.ALERT_SEVERITY, "Rule severity", "info", "warning", "critical"),
+            free(AttrKeys.ENGINE, "Engine the alert is about, or empty for host alerts"),
+            free(AttrKeys.SCENARIO, "Scenario the alert is about, or empty"));
 
     public static final MetricDef BASELINE_E2E_P95 = MetricDef.gauge("tailwatch.baseline.e2e.p95", "s",
             "Single-request (concurrency 1) p95 end-to-end latency, measured by the ladder or idle-time probes and persisted.",
-            free("engine", "Configured engine name"), free("model", "Model"), free("scenario", "Probe scenario name"));
+            free(AttrKeys.ENGINE, "Configured engine name"), free(AttrKeys.MODEL, "Model probed"),
+            free(AttrKeys.SCENARIO, "Probe scenario name"));
 
     public static final List<MetricDef> ALL = List.of(ALERT_ACTIVE, BASELINE_E2E_P95);
 }

@@ -10,8 +10,8 @@ public final class EngineMetrics {
     private EngineMetrics() {
     }
 
-    static final AttributeDef ENGINE = free("engine", "Configured engine name");
-    static final AttributeDef MODEL = free("model", "Model name as the engine reports it");
+    static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
+    static final AttributeDef MODEL = free(AttrKeys.MODEL, "Model name as the engine lists it (the name a request asks for)");
 
     public static final MetricDef UP = MetricDef.gauge("tailwatch.engine.up", "{bool}",
             "1 when the engine's health check passed (or it reports loading), 0 when it failed.", ENGINE);
@@ -21,19 +21,19 @@ public final class EngineMetrics {
 
     public static final MetricDef INFO = MetricDef.gauge("tailwatch.engine.info", "{info}",
             "Always 1; carries the engine's API flavour, detected server kind and version.", ENGINE,
-            oneOf("api", "Wire API", "ollama", "openai"), free("version", "Version the engine reports, or unknown"));
+            oneOf(AttrKeys.ENGINE_API, "Wire API", "ollama", "openai"), free(AttrKeys.ENGINE_VERSION, "Version the engine reports, or unknown"));
 
     public static final MetricDef MODELS_LOADED = MetricDef.gauge("tailwatch.engine.models.loaded", "{model}",
             "Models the engine reports as loaded.", ENGINE);
 
-    public static final MetricDef MODEL_MEMORY = MetricDef.gauge("tailwatch.model.memory.usage", "By",
+    public static final MetricDef MODEL_MEMORY = MetricDef.upDownCounter("tailwatch.model.memory.usage", "By",
             "Memory a loaded model occupies, as the engine reports it (Ollama size and size_vram).", ENGINE, MODEL,
-            oneOf("memory.kind", "total: whole model; vram: part in GPU memory", "total", "vram"));
+            oneOf(AttrKeys.MODEL_MEMORY_KIND, "total: whole model; vram: part in GPU memory", "total", "vram"));
 
     public static final MetricDef MODEL_CONTEXT = MetricDef.gauge("tailwatch.model.context.length", "{token}",
             "Context length the loaded model runs with.", ENGINE, MODEL);
 
-    public static final MetricDef KV_BYTES_PER_TOKEN = MetricDef.gauge("tailwatch.model.kv_cache.bytes_per_token", "By",
+    public static final MetricDef KV_BYTES_PER_TOKEN = MetricDef.gauge("tailwatch.model.kv_cache.token.size", "By",
             "KV-cache bytes per token: sum over layers of (key_length + value_length) x KV heads x bytes per element.",
             ENGINE, MODEL);
 

@@ -10,20 +10,20 @@ public final class EngineSideMetrics {
     private EngineSideMetrics() {
     }
 
-    static final AttributeDef ENGINE = free("engine", "Configured engine name");
+    static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
 
     public static final MetricDef REQUESTS = MetricDef.gauge("tailwatch.engine.requests", "{request}",
             "Requests the engine reports as running or waiting in its queue.", ENGINE,
-            oneOf("state", "Request state", "running", "waiting"));
+            oneOf(AttrKeys.REQUEST_STATE, "Request state", "running", "waiting"));
 
     public static final MetricDef KV_CACHE_USAGE = MetricDef.gauge("tailwatch.engine.kv_cache.usage", "1",
             "KV-cache use the engine reports, as a ratio of its capacity.", ENGINE);
 
     public static final MetricDef QUEUE_WAIT = MetricDef.gauge("tailwatch.engine.queue.wait", "s",
             "Queue wait of the last probe: measured by the engine, or estimated from time to response headers.", ENGINE,
-            oneOf("source", "measured: the engine's own figure; estimate: from probe header time", "measured", "estimate"));
+            oneOf(AttrKeys.QUEUE_WAIT_SOURCE, "measured: the engine's own figure; estimate: from probe header time", "measured", "estimate"));
 
-    static final AttributeDef SIGNAL_SOURCE_KIND = oneOf("signal.source",
+    static final AttributeDef SIGNAL_SOURCE_KIND = oneOf(AttrKeys.SIGNAL_SOURCE,
             "Where the engine's own figures are read: llamacpp_slots (/slots), prometheus (/metrics text), mlx_vlm_json "
                     + "(/metrics JSON), health_queue (a field of /healthz or /health), header_estimate (probe header time)",
             "llamacpp_slots", "prometheus", "mlx_vlm_json", "health_queue", "header_estimate");
@@ -36,7 +36,7 @@ public final class EngineSideMetrics {
     public static final MetricDef SIGNAL_FAILURES = MetricDef.counter("tailwatch.engine.signal.failures", "{failure}",
             "Reads of an engine signal source that failed, by class (connect_refused, timeout, http_<status>, malformed, "
                     + "missing_field, ...).", ENGINE, SIGNAL_SOURCE_KIND,
-            free("error.type", "Failure class"));
+            free(AttrKeys.ERROR_TYPE, "Failure class"));
 
     public static final List<MetricDef> ALL = List.of(REQUESTS, KV_CACHE_USAGE, QUEUE_WAIT, SIGNAL_SOURCE, SIGNAL_FAILURES);
 }

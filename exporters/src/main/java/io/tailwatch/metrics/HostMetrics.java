@@ -4,27 +4,34 @@ import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
 import java.util.List;
+import java.util.Locale;
 
 /** Host signals, the same on macOS and Linux; a signal a machine cannot read is absent. */
 public final class HostMetrics {
     private HostMetrics() {
     }
 
-    public static final MetricDef MEMORY_USAGE = MetricDef.gauge("system.memory.usage", "By",
-            "Physical memory in use by state. Linux: used, free, cached, buffers. macOS: used (app + wired + compressed), free, active, inactive, wired, compressed, cached (file-backed, also counted in active/inactive).",
-            oneOf("system.memory.state", "Memory state",
-                    "used", "free", "cached", "buffers", "active", "inactive", "wired", "compressed"));
+    public static final MetricDef MEMORY_USAGE = MetricDef.upDownCounter("system.memory.usage", "By",
+            "Physical memory by state (semconv). Linux: used, free, cached, buffers. macOS: used (app + wired + compressed), free, cached (file-backed); the overlapping macOS page states are in tailwatch.memory.page.usage.",
+            oneOf("system.memory.state", "Memory state", "used", "free", "cached", "buffers"));
 
-    public static final MetricDef MEMORY_LIMIT = MetricDef.gauge("system.memory.limit", "By",
+    public static final MetricDef MEMORY_PAGE_USAGE = MetricDef.upDownCounter("tailwatch.memory.page.usage", "By",
+            "macOS VM page states (host_statistics64). They overlap system.memory.usage (file-backed pages are counted in active and inactive) and are not parts that sum to the limit.",
+            oneOf(AttrKeys.MEMORY_PAGE_STATE, "macOS page state", "active", "inactive", "wired", "compressed"));
+
+    public static final MetricDef MEMORY_LIMIT = MetricDef.upDownCounter("system.memory.limit", "By",
             "Total physical memory of the host.");
 
-    public static final MetricDef MEMORY_AVAILABLE = MetricDef.gauge("tailwatch.memory.available", "By",
-            "Memory that can be given to new work without swapping (Linux MemAvailable; macOS free + file-backed + purgeable pages).");
+    public static final MetricDef MEMORY_AVAILABLE = MetricDef.upDownCounter("tailwatch.memory.available", "By",
+            "Memory that can be given to new work without swapping, on every OS (Linux MemAvailable, also exported as system.memory.linux.available; macOS free + file-backed + purgeable pages). The rules and the KV-cache headroom read this one.");
+
+    public static final MetricDef LINUX_MEMORY_AVAILABLE = MetricDef.upDownCounter("system.memory.linux.available", "By",
+            "Linux only (semconv): MemAvailable from /proc/meminfo, the same value as tailwatch.memory.available.");
 
     public static final MetricDef MEMORY_FREE_RATIO = MetricDef.gauge("tailwatch.memory.free.ratio", "1",
             "System-wide free memory as a ratio (macOS kern.memorystatus_level / 100).");
 
-    public static final MetricDef PAGING_USAGE = MetricDef.gauge("system.paging.usage", "By",
+    public static final MetricDef PAGING_USAGE = MetricDef.upDownCounter("system.paging.usage", "By",
             "Swap space used and free.",
             oneOf("system.paging.state", "Swap state", "used", "free"));
 
@@ -33,41 +40,79 @@ public final class HostMetrics {
 
     public static final MetricDef PRESSURE_STALL = MetricDef.gauge("tailwatch.memory.pressure.stall", "1",
             "Linux PSI memory stall ratio (share of wall time tasks were stalled on memory).",
-            oneOf("psi.kind", "some: at least one task stalled; full: all non-idle tasks stalled", "some", "full"),
-            oneOf("psi.window", "Averaging window", "avg10", "avg60", "avg300"));
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", "some", "full"),
+            oneOf(AttrKeys.PSI_WINDOW, "Averaging window", "avg10", "avg60", "avg300"));
 
     public static final MetricDef THERMAL_LEVEL = MetricDef.gauge("tailwatch.thermal.pressure.level", "{level}",
             "macOS thermal pressure: 0 nominal, 1 moderate, 2 heavy, 3 trapping, 4 sleeping.");
 
-    public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("tailwatch.thermal.temperature", "Cel",
-            "Temperature of the hottest thermal zone.");
+    static final AttributeDef HW_ID = free(AttrKeys.HW_ID, "Component identifier, unique within the host");
+    static final AttributeDef HW_NAME = free(AttrKeys.HW_NAME, "Rail or sensor name as the OS reports it");
+
+    public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("hw.temperature", "Cel",
+            "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type).",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", "temperature"), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
-            "CPU speed limit as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux cpufreq cur/max averaged over CPUs).");
+            "CPU speed limit as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux cpufreq cur/max averaged over CPUs). Not hw.cpu.speed.limit, which is a frequency in Hz.");
+
+    /** hw.type values (semconv enum) a power rail maps to. */
+    static final String[] HW_TYPES = {"cpu", "gpu", "memory", "enclosure"};
 
     public static final MetricDef POWER = MetricDef.gauge("hw.power", "W",
-            "Average power over the last sample interval, by rail.",
-            oneOf("hw.type", "Power rail", "cpu", "gpu", "ane", "dram", "gpu_sram", "dcs", "package", "core", "uncore", "psys"));
+            "Average power over the last sample interval, by rail. hw.name is the rail (cpu, gpu, ane, dram, gpu_sram, dcs on Apple silicon; package, core, uncore, dram, psys from Linux RAPL); hw.type is its semconv class (DRAM is memory; the Neural Engine counts as cpu; psys as enclosure). Rails overlap on Linux (package includes core and uncore): sum by hw.name, not by hw.type.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
 
     public static final MetricDef ENERGY = MetricDef.counter("hw.energy", "J",
-            "Energy consumed since the agent started, by rail.",
-            oneOf("hw.type", "Power rail", "cpu", "gpu", "ane", "dram", "gpu_sram", "dcs", "package", "core", "uncore", "psys"));
+            "Energy consumed since the agent started, by rail (attributes as hw.power).",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
 
-    public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("tailwatch.gpu.utilization", "1",
-            "GPU active residency over the last sample interval.");
+    public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
+            "GPU active residency over the last sample interval.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", "gpu"));
 
     public static final MetricDef GPU_FREQUENCY = MetricDef.gauge("tailwatch.gpu.frequency", "Hz",
-            "Residency-weighted average GPU frequency over the last sample interval.");
+            "Residency-weighted average GPU frequency over the last sample interval (semconv has no GPU frequency metric).");
 
-    public static final MetricDef PROCESS_FOOTPRINT = MetricDef.gauge("tailwatch.process.memory.footprint", "By",
-            "Physical footprint of an engine's processes (macOS ri_phys_footprint, what Activity Monitor shows).",
-            free("engine", "Configured engine name"));
+    public static final MetricDef PROCESS_FOOTPRINT = MetricDef.upDownCounter("tailwatch.process.memory.footprint", "By",
+            "Physical footprint of an engine's processes (macOS ri_phys_footprint, what Activity Monitor shows; semconv has no footprint metric).",
+            free(AttrKeys.ENGINE, "Configured engine name"));
 
-    public static final MetricDef PROCESS_RSS = MetricDef.gauge("tailwatch.process.memory.rss", "By",
-            "Resident set size of an engine's processes.",
-            free("engine", "Configured engine name"));
+    public static final MetricDef PROCESS_RSS = MetricDef.upDownCounter("process.memory.usage", "By",
+            "Resident set size (semconv process.memory.usage), summed over an engine's processes.",
+            free(AttrKeys.ENGINE, "Configured engine name"));
 
-    public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE, MEMORY_FREE_RATIO,
-            PAGING_USAGE, PRESSURE_LEVEL, PRESSURE_STALL, THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT,
-            POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS);
+    public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
+            LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PRESSURE_LEVEL, PRESSURE_STALL, THERMAL_LEVEL,
+            THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS);
+
+    /** The semconv hw.type of a power rail. */
+    public static String hwType(String rail) {
+        return switch (rail.toLowerCase(Locale.ROOT)) {
+            case "gpu", "gpu_sram", "uncore" -> "gpu";
+            case "dram", "dcs" -> "memory";
+            case "psys" -> "enclosure";
+            default -> "cpu";
+        };
+    }
+
+    /** One hw.power point for a rail. */
+    public static Point power(String rail, double watts) {
+        return Point.of(POWER, watts, AttrKeys.HW_ID, rail, AttrKeys.HW_TYPE, hwType(rail), AttrKeys.HW_NAME, rail);
+    }
+
+    /** One hw.energy point for a rail. */
+    public static Point energy(String rail, double joules) {
+        return Point.of(ENERGY, joules, AttrKeys.HW_ID, rail, AttrKeys.HW_TYPE, hwType(rail), AttrKeys.HW_NAME, rail);
+    }
+
+    /** One hw.temperature point for a sensor. */
+    public static Point temperature(String id, String name, double celsius) {
+        return Point.of(THERMAL_TEMPERATURE, celsius, AttrKeys.HW_ID, id, AttrKeys.HW_TYPE, "temperature", AttrKeys.HW_NAME, name);
+    }
+
+    /** The hw.gpu.utilization point of the (single, integrated) GPU. */
+    public static Point gpuUtilization(double ratio) {
+        return Point.of(GPU_UTILIZATION, ratio, AttrKeys.HW_ID, "gpu0", AttrKeys.HW_TYPE, "gpu");
+    }
 }

@@ -33,6 +33,10 @@ public record MetricDef(String name, String unit, Instrument instrument, String 
         return new MetricDef(name, unit, Instrument.COUNTER, description, List.of(attributes), List.of());
     }
 
+    public static MetricDef upDownCounter(String name, String unit, String description, AttributeDef... attributes) {
+        return new MetricDef(name, unit, Instrument.UPDOWNCOUNTER, description, List.of(attributes), List.of());
+    }
+
     public static MetricDef histogram(String name, String unit, String description, List<Double> buckets,
                                       AttributeDef... attributes) {
         return new MetricDef(name, unit, Instrument.HISTOGRAM, description, List.of(attributes), buckets);

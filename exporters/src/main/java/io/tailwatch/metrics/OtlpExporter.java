@@ -151,6 +151,13 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                                 m.record(p.value(), attributes(p.attributes()));
                             }
                         });
+                case UPDOWNCOUNTER -> meter.upDownCounterBuilder(def.name()).ofDoubles().setUnit(def.unit())
+                        .setDescription(def.description())
+                        .buildWithCallback(m -> {
+                            for (Point p : snap.get().of(def)) {
+                                m.record(p.value(), attributes(p.attributes()));
+                            }
+                        });
                 case HISTOGRAM -> histograms.put(def.name(), meter.histogramBuilder(def.name()).setUnit(def.unit())
                         .setDescription(def.description())
                         .setExplicitBucketBoundariesAdvice(def.buckets())

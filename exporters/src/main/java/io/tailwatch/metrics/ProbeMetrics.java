@@ -19,15 +19,15 @@ public final class ProbeMetrics {
     public static final List<Double> CHUNK_BUCKETS = List.of(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25,
             0.5, 0.75, 1.0, 2.5, 5.0, 10.0);
 
-    static final AttributeDef ENGINE = free("engine", "Configured engine name");
-    static final AttributeDef SCENARIO = free("tailwatch.scenario", "Probe scenario name");
+    static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
+    static final AttributeDef SCENARIO = free(AttrKeys.SCENARIO, "Probe scenario name");
     static final AttributeDef OPERATION = oneOf("gen_ai.operation.name", "GenAI operation", "chat", "text_completion");
     static final AttributeDef PROVIDER = free("gen_ai.provider.name",
             "Engine kind: ollama, mlx_lm, lm_studio, llama_cpp, vllm, openai");
-    static final AttributeDef REQUEST_MODEL = free("gen_ai.request.model", "Model the probe asked for");
+    static final AttributeDef REQUEST_MODEL = free(AttrKeys.MODEL, "Model the probe asked for");
     static final AttributeDef SERVER_ADDRESS = free("server.address", "Engine host");
     static final AttributeDef SERVER_PORT = free("server.port", "Engine port");
-    static final AttributeDef ERROR_TYPE = optional("error.type",
+    static final AttributeDef ERROR_TYPE = optional(AttrKeys.ERROR_TYPE,
             "Failure class (failures only): connect_refused, connect_timeout, first_token_timeout, total_timeout, http_<status>, stream_error, malformed, cut, _OTHER");
 
     public static final MetricDef OPERATION_DURATION = MetricDef.histogram("gen_ai.client.operation.duration", "s",
@@ -46,37 +46,35 @@ public final class ProbeMetrics {
             "Tokens per probe request.", TOKEN_BUCKETS,
             ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT,
             oneOf("gen_ai.token.type", "input or output", "input", "output"),
-            oneOf("tailwatch.token.source", "usage: server usage; engine: engine counters; estimate: estimated", "usage", "engine", "estimate"));
+            oneOf(AttrKeys.TOKEN_SOURCE, "usage: server usage; engine: engine counters; estimate: estimated", "usage", "engine", "estimate"));
 
     public static final MetricDef PROBE_SUCCESS = MetricDef.gauge("tailwatch.probe.success", "{bool}",
-            "1 when the scenario's last probe succeeded, 0 when it failed.", ENGINE, free("scenario", "Probe scenario name"));
+            "1 when the scenario's last probe succeeded, 0 when it failed.", ENGINE, SCENARIO);
 
     public static final MetricDef DECODE_RATE = MetricDef.gauge("tailwatch.probe.decode.rate", "{token}/s",
             "Decode tokens per second of the scenario's last successful probe: (output tokens - 1) / (e2e - TTFT).",
-            ENGINE, free("scenario", "Probe scenario name"));
+            ENGINE, SCENARIO);
 
     public static final MetricDef PROBES_SKIPPED = MetricDef.counter("tailwatch.probe.skipped", "{probe}",
             "Probes not sent, by reason.", ENGINE,
-            oneOf("reason", "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model",
+            oneOf(AttrKeys.SKIP_REASON, "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model",
                     "engine_down"));
 
-    static final AttributeDef W_MODEL = free("model", "Model probed");
-    static final AttributeDef W_SCENARIO = free("scenario", "Probe scenario name");
-    static final AttributeDef QUANTILE = oneOf("quantile", "Nearest-rank percentile over the window", "p50", "p95", "p99");
+    static final AttributeDef PERCENTILE = oneOf(AttrKeys.PERCENTILE, "Nearest-rank percentile over the window", "p50", "p95", "p99");
 
     public static final MetricDef WINDOW_E2E = MetricDef.gauge("tailwatch.probe.window.e2e", "s",
-            "End-to-end latency percentiles of successful probes over the rolling window (nearest rank).",
-            ENGINE, W_MODEL, W_SCENARIO, QUANTILE);
+            "End-to-end latency percentiles of successful probes over the rolling window (nearest rank). A gauge per percentile, not a summary: no quantile label.",
+            ENGINE, REQUEST_MODEL, SCENARIO, PERCENTILE);
 
     public static final MetricDef WINDOW_TTFT = MetricDef.gauge("tailwatch.probe.window.ttft", "s",
             "Time-to-first-token percentiles of successful probes over the rolling window (nearest rank).",
-            ENGINE, W_MODEL, W_SCENARIO, QUANTILE);
+            ENGINE, REQUEST_MODEL, SCENARIO, PERCENTILE);
 
     public static final MetricDef WINDOW_ERROR_RATIO = MetricDef.gauge("tailwatch.probe.window.error.ratio", "1",
-            "Failed probes / all probes over the rolling window.", ENGINE, W_MODEL, W_SCENARIO);
+            "Failed probes / all probes over the rolling window.", ENGINE, REQUEST_MODEL, SCENARIO);
 
     public static final MetricDef WINDOW_SAMPLES = MetricDef.gauge("tailwatch.probe.window.samples", "{probe}",
-            "Probes in the rolling window.", ENGINE, W_MODEL, W_SCENARIO);
+            "Probes in the rolling window.", ENGINE, REQUEST_MODEL, SCENARIO);
 
     public static final List<MetricDef> ALL = List.of(OPERATION_DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK,
             TOKEN_USAGE, PROBE_SUCCESS, DECODE_RATE, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,

@@ -11,11 +11,11 @@ public final class SelfMetrics {
 
     public static final MetricDef SAMPLER_SUCCESS = MetricDef.gauge("tailwatch.sampler.success", "{bool}",
             "1 when the sampler's last run succeeded, 0 when it failed.",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final MetricDef SAMPLER_DURATION = MetricDef.gauge("tailwatch.sampler.duration", "s",
             "Wall time of the sampler's last run.",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
             "OTLP metric exports that failed after the exporter's own retries.");
@@ -25,7 +25,7 @@ public final class SelfMetrics {
 
     public static final MetricDef READINGS_DROPPED = MetricDef.counter("tailwatch.sampler.readings.dropped", "{reading}",
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
-            free("sampler", "Sampler name"));
+            free(AttrKeys.SAMPLER, "Sampler name"));
 
     public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES,
             SERIES_DROPPED, READINGS_DROPPED);

@@ -35,7 +35,7 @@ class MetricHubTest {
         MetricHub hub = new MetricHub(Clock.systemUTC(), 3);
         List<Point> many = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            many.add(Point.of(HostMetrics.PROCESS_RSS, i, "engine", "e" + i));
+            many.add(Point.of(HostMetrics.PROCESS_RSS, i, AttrKeys.ENGINE, "e" + i));
         }
         hub.publish("p", many);
         assertThat(hub.snapshot().of(HostMetrics.PROCESS_RSS)).hasSize(3);

@@ -45,6 +45,7 @@ public final class MemorySampler implements Sampler {
         Long available = m.get("MemAvailable");
         if (available != null) {
             out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
+            out.add(Point.of(HostMetrics.LINUX_MEMORY_AVAILABLE, available));
         }
         return out;
     }

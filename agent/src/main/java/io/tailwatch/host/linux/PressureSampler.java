@@ -1,6 +1,7 @@
 package io.tailwatch.host.linux;
 
 import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -49,7 +50,7 @@ public final class PressureSampler implements Sampler {
             for (String window : List.of("avg10", "avg60", "avg300")) {
                 Double v = w.get(window);
                 if (v != null) {
-                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, "psi.kind", kind, "psi.window", window));
+                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, AttrKeys.PSI_KIND, kind, AttrKeys.PSI_WINDOW, window));
                 }
             }
         }

@@ -127,8 +127,8 @@ public final class RaplSampler implements Sampler {
         previous.putAll(current);
         previousNanos = now;
         List<Point> out = new ArrayList<>();
-        watts.forEach((t, w) -> out.add(Point.of(HostMetrics.POWER, w, "hw.type", t)));
-        joules.forEach((t, j) -> out.add(Point.of(HostMetrics.ENERGY, j, "hw.type", t)));
+        watts.forEach((t, w) -> out.add(HostMetrics.power(t, w)));
+        joules.forEach((t, j) -> out.add(HostMetrics.energy(t, j)));
         return out;
     }
 }

@@ -41,7 +41,7 @@ public final class MacGpuSampler extends IOReportSampler {
             return List.of();
         }
         List<Point> out = new ArrayList<>(2);
-        out.add(Point.of(HostMetrics.GPU_UTILIZATION, r.utilization()));
+        out.add(HostMetrics.gpuUtilization(r.utilization()));
         if (r.frequencyHz() != null) {
             out.add(Point.of(HostMetrics.GPU_FREQUENCY, r.frequencyHz()));
         }

@@ -2,6 +2,7 @@ package io.tailwatch.host.macos;
 
 import io.tailwatch.host.Lazy;
 import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -56,13 +57,17 @@ public final class MacMemorySampler implements Sampler {
         out.add(Point.of(HostMetrics.MEMORY_LIMIT, total));
         out.add(state(used, "used"));
         out.add(state(free, "free"));
-        out.add(state(active, "active"));
-        out.add(state(inactive, "inactive"));
-        out.add(state(wired, "wired"));
-        out.add(state(compressed, "compressed"));
+        out.add(page(active, "active"));
+        out.add(page(inactive, "inactive"));
+        out.add(page(wired, "wired"));
+        out.add(page(compressed, "compressed"));
         out.add(state(fileBacked, "cached"));
         out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
         return out;
+    }
+
+    private static Point page(long bytes, String state) {
+        return Point.of(HostMetrics.MEMORY_PAGE_USAGE, bytes, AttrKeys.MEMORY_PAGE_STATE, state);
     }
 
     private static Point state(long bytes, String state) {

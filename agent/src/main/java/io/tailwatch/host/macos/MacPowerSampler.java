@@ -1,6 +1,7 @@
 package io.tailwatch.host.macos;
 
 import io.tailwatch.host.Lazy;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -37,9 +38,9 @@ public final class MacPowerSampler extends IOReportSampler {
                     + (r.unknownUnitsTotal() > 0 ? " (" + r.unknownUnitsTotal() + " with unknown units)" : ""));
         }
         List<Point> out = new ArrayList<>();
-        r.watts().forEach((rail, w) -> out.add(Point.of(HostMetrics.POWER, w, "hw.type", rail)));
-        r.joules().forEach((rail, j) -> out.add(Point.of(HostMetrics.ENERGY, j, "hw.type", rail)));
-        out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), "sampler", name()));
+        r.watts().forEach((rail, w) -> out.add(HostMetrics.power(rail, w)));
+        r.joules().forEach((rail, j) -> out.add(HostMetrics.energy(rail, j)));
+        out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), AttrKeys.SAMPLER, name()));
         return out;
     }
 }

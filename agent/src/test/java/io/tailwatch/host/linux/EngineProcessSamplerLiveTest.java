@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tailwatch.host.EngineProcessSampler;
 import io.tailwatch.host.Lazy;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -69,7 +70,7 @@ class EngineProcessSamplerLiveTest {
         List<Point> points = s.sample();
         assertThat(s.pidsOf("py")).contains((int) server.pid());
         Point rss = points.stream().filter(p -> p.metric() == HostMetrics.PROCESS_RSS).findFirst().orElseThrow();
-        assertThat(rss.attributes()).containsEntry("engine", "py");
+        assertThat(rss.attributes()).containsEntry(AttrKeys.ENGINE, "py");
         long expected = vmRss(server.pid());
         // Same source read moments apart: within 10 % (the interpreter may still be settling).
         assertThat(rss.value()).isBetween(expected * 0.9, expected * 1.1);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tailwatch.host.EngineProcessSampler;
 import io.tailwatch.host.Lazy;
 import io.tailwatch.host.ProcessTable;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -103,14 +104,14 @@ class LinuxProcessTableTest {
                 Lazy.of("procfs", () -> new LinuxProcessTable(proc)), 12);
         List<Point> points = s.sample();
         assertThat(points).containsExactlyInAnyOrder(
-                Point.of(HostMetrics.PROCESS_RSS, (4096 + 100_000) * 1024.0, "engine", "ollama"),
-                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, "engine", "mlx"));
+                Point.of(HostMetrics.PROCESS_RSS, (4096 + 100_000) * 1024.0, AttrKeys.ENGINE, "ollama"),
+                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "mlx"));
         assertThat(points).noneMatch(p -> p.metric() == HostMetrics.PROCESS_FOOTPRINT);
 
         // The runner exits: the next run reads what is left and looks the processes up again after.
         Files.walk(proc.resolve("201")).sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, "engine", "ollama"));
-        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, "engine", "ollama"));
+        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, AttrKeys.ENGINE, "ollama"));
+        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, AttrKeys.ENGINE, "ollama"));
         assertThat(s.pidsOf("ollama")).containsExactly(200);
     }
 }

@@ -3,6 +3,8 @@ package io.tailwatch.host.linux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
@@ -52,8 +54,8 @@ class LinuxSamplersTest {
     void pressureLevelAndStallRatios() throws Exception {
         MetricSnapshot s = snap(new PressureSampler(fixture("linux-swap/proc")).sample());
         assertThat(s.value(HostMetrics.PRESSURE_LEVEL)).isEqualTo(1.0);
-        assertThat(s.value(HostMetrics.PRESSURE_STALL, "psi.kind", "some", "psi.window", "avg10")).isEqualTo(0.125);
-        assertThat(s.value(HostMetrics.PRESSURE_STALL, "psi.kind", "full", "psi.window", "avg60")).isEqualTo(0.01);
+        assertThat(s.value(HostMetrics.PRESSURE_STALL, AttrKeys.PSI_KIND, "some", AttrKeys.PSI_WINDOW, "avg10")).isEqualTo(0.125);
+        assertThat(s.value(HostMetrics.PRESSURE_STALL, AttrKeys.PSI_KIND, "full", AttrKeys.PSI_WINDOW, "avg60")).isEqualTo(0.01);
     }
 
     @Test
@@ -86,14 +88,20 @@ class LinuxSamplersTest {
     }
 
     @Test
-    void thermalTakesTheHottestValidZone(@TempDir Path sys) throws Exception {
+    void thermalExportsEveryValidZoneAsHwTemperature(@TempDir Path sys) throws Exception {
         Path t = sys.resolve("class/thermal");
         write(t.resolve("thermal_zone0/temp"), "45000\n");
+        write(t.resolve("thermal_zone0/type"), "acpitz\n");
         write(t.resolve("thermal_zone1/temp"), "71500\n");
+        write(t.resolve("thermal_zone1/type"), "x86_pkg_temp\n");
         write(t.resolve("thermal_zone2/temp"), "-9200000\n");
         write(t.resolve("thermal_zone3/temp"), "not a number\n");
-        MetricSnapshot s = snap(new ThermalSampler(sys).sample());
-        assertThat(s.value(HostMetrics.THERMAL_TEMPERATURE)).isEqualTo(71.5);
+        List<Point> points = new ThermalSampler(sys).sample();
+        assertThat(points).containsExactly(HostMetrics.temperature("thermal_zone0", "acpitz", 45.0),
+                HostMetrics.temperature("thermal_zone1", "x86_pkg_temp", 71.5));
+        assertThat(points.get(1).attributes()).containsEntry(AttrKeys.HW_TYPE, "temperature");
+        HostSnapshot host = new HostSnapshot(java.time.Instant.EPOCH, points, java.util.Map.of());
+        assertThat(host.temperature()).as("hottest zone").isEqualTo(71.5);
     }
 
     @Test
@@ -127,16 +135,16 @@ class LinuxSamplersTest {
         AtomicLong clock = new AtomicLong(0);
         RaplSampler r = new RaplSampler(sys, clock::get);
         MetricSnapshot first = snap(r.sample());
-        assertThat(first.value(HostMetrics.POWER, "hw.type", "package")).isNull();
-        assertThat(first.value(HostMetrics.ENERGY, "hw.type", "package")).isEqualTo(0.0);
+        assertThat(first.value(HostMetrics.POWER, AttrKeys.HW_NAME, "package")).isNull();
+        assertThat(first.value(HostMetrics.ENERGY, AttrKeys.HW_NAME, "package")).isEqualTo(0.0);
         // 2 s later the package counter wrapped: 999e6 -> 1e9 -> 19e6 = 20e6 uJ = 20 J -> 10 W.
         clock.set(2_000_000_000L);
         write(z.resolve("energy_uj"), "19000000");
         write(dram.resolve("energy_uj"), "4000100");
         MetricSnapshot second = snap(r.sample());
-        assertThat(second.value(HostMetrics.POWER, "hw.type", "package")).isCloseTo(10.0, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(second.value(HostMetrics.POWER, "hw.type", "dram")).isCloseTo(2.0, org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(second.value(HostMetrics.ENERGY, "hw.type", "package")).isCloseTo(20.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.value(HostMetrics.POWER, AttrKeys.HW_NAME, "package")).isCloseTo(10.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.value(HostMetrics.POWER, AttrKeys.HW_NAME, "dram")).isCloseTo(2.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.value(HostMetrics.ENERGY, AttrKeys.HW_NAME, "package")).isCloseTo(20.0, org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test

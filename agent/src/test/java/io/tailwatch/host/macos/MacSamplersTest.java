@@ -8,6 +8,7 @@ import io.tailwatch.host.HostSampling;
 import io.tailwatch.host.HostSnapshot;
 import io.tailwatch.host.Lazy;
 import io.tailwatch.host.Sampler;
+import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -27,7 +28,8 @@ class MacSamplersTest {
 
     private static Double value(List<Point> points, io.tailwatch.metrics.MetricDef def, String... kv) {
         Map<String, String> want = io.tailwatch.metrics.Attrs.of(kv);
-        return points.stream().filter(p -> p.metric() == def && p.attributes().equals(want)).map(Point::value)
+        return points.stream().filter(p -> p.metric() == def && p.attributes().entrySet().containsAll(want.entrySet()))
+                .map(Point::value)
                 .findFirst().orElse(null);
     }
 
@@ -36,10 +38,10 @@ class MacSamplersTest {
         List<Point> p = new MacMemorySampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
         assertThat(value(p, HostMetrics.MEMORY_LIMIT)).isEqualTo(17_179_869_184.0);
         assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "free")).isEqualTo((4229 + 681) * PAGE * 1.0);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "active")).isEqualTo(186123.0 * PAGE);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "inactive")).isEqualTo(184925.0 * PAGE);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "wired")).isEqualTo(198107.0 * PAGE);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "compressed")).isEqualTo(436782.0 * PAGE);
+        assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "active")).isEqualTo(186123.0 * PAGE);
+        assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "inactive")).isEqualTo(184925.0 * PAGE);
+        assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "wired")).isEqualTo(198107.0 * PAGE);
+        assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "compressed")).isEqualTo(436782.0 * PAGE);
         assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "cached")).isEqualTo(133056.0 * PAGE);
         double used = value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "used");
         assertThat(used).isEqualTo((238673.0 - 24 + 198107 + 436782) * PAGE);
@@ -120,10 +122,11 @@ class MacSamplersTest {
         MacPowerSampler s = new MacPowerSampler(Lazy.of("fake", () -> io));
         assertThat(s.sample()).isEmpty();
         List<Point> p = s.sample();
-        assertThat(value(p, HostMetrics.POWER, "hw.type", "cpu")).isCloseTo(3.0, within(1e-9));
-        assertThat(value(p, HostMetrics.POWER, "hw.type", "gpu")).isNull();
-        assertThat(value(p, HostMetrics.ENERGY, "hw.type", "cpu")).isCloseTo(1.5, within(1e-9));
-        assertThat(value(p, SelfMetrics.READINGS_DROPPED, "sampler", "power")).isEqualTo(1.0);
+        assertThat(value(p, HostMetrics.POWER, AttrKeys.HW_NAME, "cpu")).isCloseTo(3.0, within(1e-9));
+        assertThat(value(p, HostMetrics.POWER, AttrKeys.HW_NAME, "gpu")).isNull();
+        assertThat(value(p, HostMetrics.ENERGY, AttrKeys.HW_NAME, "cpu")).isCloseTo(1.5, within(1e-9));
+        assertThat(p).contains(HostMetrics.power("cpu", 3.0));
+        assertThat(value(p, SelfMetrics.READINGS_DROPPED, AttrKeys.SAMPLER, "power")).isEqualTo(1.0);
         for (Point x : p) {
             if (x.metric() == HostMetrics.POWER) {
                 assertThat(x.value()).isBetween(0.0, 1000.0);
@@ -145,7 +148,7 @@ class MacSamplersTest {
             throw new IOException("no pmgr");
         }));
         assertThat(s.sample()).isEmpty();
-        assertThat(s.sample()).containsExactly(Point.of(HostMetrics.GPU_UTILIZATION, 0.25));
+        assertThat(s.sample()).containsExactly(HostMetrics.gpuUtilization(0.25));
         assertThatThrownBy(s::sample).hasMessageContaining("GPUPH");
     }
 
@@ -171,7 +174,7 @@ class MacSamplersTest {
             assertThat(snap.memoryTotal()).isEqualTo(17_179_869_184.0);
             assertThat(snap.cpuSpeedLimit()).isNull();
             assertThat(snap.power("cpu")).isNull();
-            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, "sampler", "power")).isEqualTo(0.0);
+            assertThat(hub.snapshot().value(SelfMetrics.SAMPLER_SUCCESS, AttrKeys.SAMPLER, "power")).isEqualTo(0.0);
             assertThat(loads[0]).isEqualTo(1);
         }
     }

@@ -1,0 +1,49 @@
+package io.tailwatch.metrics;
+
+/**
+ * Attribute keys, decided once and shared by every metric, producer, rule and dashboard: the same
+ * thing carries the same key everywhere, so series join in PromQL without label_replace. Keys the
+ * OpenTelemetry semantic conventions define are used as they are ({@code gen_ai.*}, {@code error.type},
+ * {@code hw.*}, {@code system.*}); everything else lives in the {@code tailwatch.} namespace.
+ * On {@code /metrics} the dots become underscores ({@link #label(String)}).
+ */
+public final class AttrKeys {
+    private AttrKeys() {
+    }
+
+    /** Configured engine name (the {@code name} of an entry under {@code engines:}). */
+    public static final String ENGINE = "tailwatch.engine.name";
+    public static final String ENGINE_API = "tailwatch.engine.api";
+    public static final String ENGINE_VERSION = "tailwatch.engine.version";
+    public static final String REQUEST_STATE = "tailwatch.engine.request.state";
+    public static final String SIGNAL_SOURCE = "tailwatch.engine.signal.source";
+    public static final String QUEUE_WAIT_SOURCE = "tailwatch.queue.wait.source";
+    /** Probe scenario name. */
+    public static final String SCENARIO = "tailwatch.scenario";
+    /** Model name, as requested from (and listed by) the engine. */
+    public static final String MODEL = "gen_ai.request.model";
+    /** Model name the engine says answered a request. */
+    public static final String RESPONSE_MODEL = "gen_ai.response.model";
+    /** Failure class. */
+    public static final String ERROR_TYPE = "error.type";
+    /** Percentile of a rolling window: p50, p95, p99. */
+    public static final String PERCENTILE = "tailwatch.percentile";
+    public static final String SKIP_REASON = "tailwatch.probe.skip.reason";
+    public static final String MODEL_MEMORY_KIND = "tailwatch.model.memory.kind";
+    public static final String TOKEN_SOURCE = "tailwatch.token.source";
+    public static final String SAMPLER = "tailwatch.sampler.name";
+    public static final String ALERT_NAME = "tailwatch.alert.name";
+    public static final String ALERT_SEVERITY = "tailwatch.alert.severity";
+    public static final String PSI_KIND = "tailwatch.psi.kind";
+    public static final String PSI_WINDOW = "tailwatch.psi.window";
+    public static final String MEMORY_PAGE_STATE = "tailwatch.memory.page.state";
+
+    public static final String HW_ID = "hw.id";
+    public static final String HW_TYPE = "hw.type";
+    public static final String HW_NAME = "hw.name";
+
+    /** The Prometheus label name of an attribute key. */
+    public static String label(String key) {
+        return MetricDef.labelName(key);
+    }
+}
