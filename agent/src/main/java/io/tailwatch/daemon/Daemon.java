@@ -47,6 +47,7 @@ public final class Daemon implements AutoCloseable {
     private RuleEngine rules;
     private WebhookSink webhook;
     private EngineMonitor engines;
+    private AutoEngines auto;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -94,6 +95,12 @@ public final class Daemon implements AutoCloseable {
             }
         });
         engines.addProbeListener(signals::onProbe);
+        if (config.autoEngines()) {
+            auto = new AutoEngines(config.discovery(), engines, signals, clock,
+                    ports -> io.tailwatch.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
+            closeables.add(auto);
+            status.add(auto);
+        }
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
                 config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
@@ -129,6 +136,9 @@ public final class Daemon implements AutoCloseable {
         host.start();
         engines.start();
         signals.start();
+        if (auto != null) {
+            auto.start();
+        }
         LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
         return this;
