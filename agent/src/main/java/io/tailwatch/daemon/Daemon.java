@@ -109,6 +109,13 @@ public final class Daemon implements AutoCloseable {
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
+            Map<String, Duration> stuck = host.stuck();
+            if (!stuck.isEmpty()) {
+                StringBuilder b = new StringBuilder("degraded:");
+                stuck.forEach((name, age) -> b.append(" sampler ").append(name).append(" stuck for ")
+                        .append(age.toSeconds()).append(" s;"));
+                return b.append(" the other samplers run").toString();
+            }
             Instant last = host.lastCompleted();
             if (last == null) {
                 return "no host sample completed yet";

@@ -30,6 +30,10 @@ final class EngineStatus {
             e.put("loading", h == null ? null : h.loading());
             e.put("version", h == null ? null : h.version());
             e.put("error", h == null ? null : h.error());
+            if (h != null && h.limit() != null) {
+                e.put(io.tailwatch.probe.ProbeErrors.OVER_LIMIT, h.limit());
+                e.put("models_total", h.modelsTotal());
+            }
             List<Map<String, Object>> models = new ArrayList<>();
             if (h != null) {
                 for (LoadedModel m : h.models()) {

@@ -121,6 +121,10 @@ public final class EngineWatch {
                 LOG.info("engine {} is down: {}", config.name(), h.error());
             }
         }
+        if (h.limit() != null && (before == null || before.limit() == null)) {
+            LOG.warn("engine {}: {}: {}", config.name(), io.tailwatch.probe.ProbeErrors.OVER_LIMIT,
+                    h.limit().replaceAll("\\p{Cntrl}", " "));
+        }
         publishEngine();
         publishProbes();
         return h;
@@ -240,7 +244,7 @@ public final class EngineWatch {
             points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));
             if (h.up() && !h.loading() && h.inventoryKnown()) {
-                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.models().size(), AttrKeys.ENGINE, e));
+                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.modelsTotal(), AttrKeys.ENGINE, e));
             }
             HostSnapshot snap = host.get();
             Double available = snap == null ? null : snap.memoryAvailable();
@@ -307,10 +311,20 @@ public final class EngineWatch {
         hub.publish("probe/" + e, points);
     }
 
+    /**
+     * The stats of every window; a window whose model was not probed for two window ages is removed
+     * (its series leave the exporters, as the hub's histogram series do after the same time).
+     */
     Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
         Map<String, ProbeWindow.Stats> out = new LinkedHashMap<>();
+        Instant expired = now.minus(windowAge.multipliedBy(2));
         synchronized (s.windows) {
             for (Map.Entry<String, ProbeWindow> w : new ArrayList<>(s.windows.entrySet())) {
+                Instant last = w.getValue().lastAdded();
+                if (last != null && last.isBefore(expired)) {
+                    s.windows.remove(w.getKey());
+                    continue;
+                }
                 out.put(w.getKey(), w.getValue().stats(now));
             }
         }

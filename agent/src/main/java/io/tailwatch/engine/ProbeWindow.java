@@ -26,6 +26,7 @@ public final class ProbeWindow {
     private final Duration maxAge;
     private final int maxSamples;
     private final Deque<Sample> samples = new ArrayDeque<>();
+    private volatile Instant lastAdded;
 
     public ProbeWindow(Duration maxAge, int maxSamples) {
         if (maxSamples < 1 || maxAge.isNegative() || maxAge.isZero()) {
@@ -38,9 +39,15 @@ public final class ProbeWindow {
     /** Adds an outcome; {@code ttft} may be NaN when the probe saw no content. */
     public synchronized void add(Instant at, boolean success, double e2e, double ttft) {
         samples.addLast(new Sample(at, success, e2e, ttft));
+        lastAdded = at;
         while (samples.size() > maxSamples) {
             samples.removeFirst();
         }
+    }
+
+    /** When the last outcome was added, or null before the first. */
+    public Instant lastAdded() {
+        return lastAdded;
     }
 
     public synchronized Stats stats(Instant now) {

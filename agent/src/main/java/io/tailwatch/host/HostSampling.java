@@ -40,6 +40,12 @@ public final class HostSampling implements AutoCloseable {
     private volatile Instant lastCompleted;
     private ScheduledExecutorService loop;
     private ExecutorService worker = newWorker();
+    /** Reads that missed their deadline and have not returned yet, by sampler name, with their start (nanos). */
+    private final Map<String, Stuck> stuck = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A read past its deadline; {@code returned} turns true when its thread comes back (a cancelled future is "done" at once). */
+    private record Stuck(java.util.concurrent.atomic.AtomicBoolean returned, long startedNanos) {
+    }
 
     public HostSampling(List<Sampler> samplers, Duration interval, Duration timeout, MetricHub hub, Clock clock) {
         this.samplers = List.copyOf(samplers);
@@ -93,14 +99,40 @@ public final class HostSampling implements AutoCloseable {
             long start = System.nanoTime();
             List<Point> points = List.of();
             String error = null;
-            Future<List<Point>> f = worker.submit(s::sample);
+            Stuck pending = stuck.get(s.name());
+            if (pending != null && !pending.returned().get()) {
+                // At most one read in flight per sampler: a read blocked in the kernel (a hung mount,
+                // a FIFO) keeps its thread, and no second one is started until it returns.
+                long secs = TimeUnit.NANOSECONDS.toSeconds(start - pending.startedNanos());
+                error = "stuck: a read started " + secs + " s ago has not returned; no new read until it does";
+                Duration took = Duration.ZERO;
+                results.put(s.name(), new SamplerResult(s.name(), false, took, error));
+                hub.publish("host/" + s.name(), List.of());
+                self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, s.name()));
+                self.add(Point.of(SelfMetrics.SAMPLER_STUCK, 1, AttrKeys.SAMPLER, s.name()));
+                continue;
+            }
+            if (pending != null) {
+                stuck.remove(s.name());
+                LOG.info("sampler {}: the stuck read returned; sampling again", s.name());
+            }
+            java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
+            Future<List<Point>> f = worker.submit(() -> {
+                try {
+                    return s.sample();
+                } finally {
+                    returned.set(true);
+                }
+            });
             try {
                 points = f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 f.cancel(true);
                 error = "deadline of " + timeout.toMillis() + " ms exceeded";
-                // The stuck thread is abandoned; later samplers get a fresh one.
-                worker.shutdownNow();
+                // The blocked thread now belongs to this sampler until its read returns (it is not
+                // asked again meanwhile); later samplers get a fresh one.
+                stuck.put(s.name(), new Stuck(returned, start));
+                worker.shutdown();
                 worker = newWorker();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -118,6 +150,7 @@ public final class HostSampling implements AutoCloseable {
             hub.publish("host/" + s.name(), points);
             all.addAll(points);
             self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, error == null ? 1 : 0, AttrKeys.SAMPLER, s.name()));
+            self.add(Point.of(SelfMetrics.SAMPLER_STUCK, stuck.containsKey(s.name()) ? 1 : 0, AttrKeys.SAMPLER, s.name()));
             self.add(Point.of(SelfMetrics.SAMPLER_DURATION, took.toNanos() / 1e9, AttrKeys.SAMPLER, s.name()));
         }
         hub.publish("host/samplers", self);
@@ -133,6 +166,18 @@ public final class HostSampling implements AutoCloseable {
             }
         }
         return snap;
+    }
+
+    /** Samplers whose last read has not returned (past its deadline), with how long ago it started. */
+    public Map<String, Duration> stuck() {
+        Map<String, Duration> out = new java.util.TreeMap<>();
+        long now = System.nanoTime();
+        stuck.forEach((name, st) -> {
+            if (!st.returned().get()) {
+                out.put(name, Duration.ofNanos(now - st.startedNanos()));
+            }
+        });
+        return out;
     }
 
     public HostSnapshot latest() {

@@ -13,11 +13,25 @@ import java.util.List;
  * @param inventoryKnown false when the engine is up but its model list could not be read this time
  *                       (then {@code models} is empty and must not be reported as zero models)
  * @param error    why it is down (null when up)
+ * @param limit    when an answer was over one of the agent's bounds ({@code over_limit}): which, with
+ *                 the numbers (the engine is up; only the part within the bound was read), else null
+ * @param modelsTotal how many models the engine listed; {@code models} keeps at most {@link #MAX_MODELS}
  */
 public record EngineHealth(Instant checkedAt, boolean up, boolean loading, String version, String provider,
-                           List<LoadedModel> models, boolean inventoryKnown, String error) {
+                           List<LoadedModel> models, boolean inventoryKnown, String error, String limit,
+                           long modelsTotal) {
+    /** Models kept per check: every one becomes a few series, so the inventory is bounded. */
+    public static final int MAX_MODELS = 64;
+
     public EngineHealth {
-        models = models == null ? List.of() : List.copyOf(models);
+        modelsTotal = Math.max(modelsTotal, models == null ? 0 : models.size());
+        models = models == null ? List.of() : List.copyOf(models.size() > MAX_MODELS ? models.subList(0, MAX_MODELS)
+                : models);
+    }
+
+    public EngineHealth(Instant checkedAt, boolean up, boolean loading, String version, String provider,
+                        List<LoadedModel> models, boolean inventoryKnown, String error) {
+        this(checkedAt, up, loading, version, provider, models, inventoryKnown, error, null, -1);
     }
 
     public static EngineHealth down(Instant at, String provider, String error) {

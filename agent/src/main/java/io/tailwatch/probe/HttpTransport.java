@@ -73,16 +73,46 @@ public final class HttpTransport {
         }
     }
 
-    /** Result of a small JSON exchange: a status with a parsed body, or a failure. */
-    public record JsonReply(int status, JsonNode body, String rawBody, String error, String errorType) {
+    /**
+     * Result of a JSON exchange: a status with a parsed body, or a failure. {@code limit} is non-null
+     * when the answer was over a bound ({@link ProbeErrors#OVER_LIMIT}: too many entries, or more
+     * bytes than {@link #MAX_JSON_BYTES}) and says which, with the numbers; {@code body} then holds the
+     * bounded part that was read. {@code rawBody} is kept only for error answers and non-JSON bodies
+     * (at most {@link #MAX_ERROR_BODY} bytes).
+     */
+    public record JsonReply(int status, JsonNode body, String rawBody, String error, String errorType,
+                            BoundedJson.Result parsed, String limit) {
+        public JsonReply(int status, JsonNode body, String rawBody, String error, String errorType) {
+            this(status, body, rawBody, error, errorType, null, null);
+        }
+
         public boolean ok() {
             return error == null && status / 100 == 2;
         }
+
+        /** Entries of the array at {@code pointer}, counting those left out over the bound. */
+        public long total(String pointer) {
+            if (parsed != null) {
+                return parsed.total(pointer);
+            }
+            JsonNode a = body == null ? null : body.at(pointer);
+            return a != null && a.isArray() ? a.size() : 0;
+        }
+
+        /** The whole body was read (it may still have had arrays cut to their bound). */
+        public boolean complete() {
+            return parsed == null || parsed.complete();
+        }
     }
 
+    /** Bytes of an error answer kept for the message. */
+    static final int MAX_ERROR_BODY = 4096;
+
     /**
-     * GET (body null) or POST a JSON body and parse the reply, all within {@code deadline}. Never
-     * throws for network or server faults; they come back as {@code error}.
+     * GET (body null) or POST a JSON body and parse the reply by streaming it into a bounded tree
+     * ({@link BoundedJson}), all within {@code deadline}. Never throws for network or server faults;
+     * they come back as {@code error}. A 2xx answer over a bound is not an error: it comes back
+     * with {@code limit} set and the part that fits.
      */
     public static JsonReply json(URI uri, Object body, String apiKey, Duration connectTimeout, Duration deadline) {
         Request req;
@@ -95,24 +125,60 @@ public final class HttpTransport {
                 throw new IllegalArgumentException(e);
             }
         }
-        Exchange x = exchange(req, connectTimeout, deadline);
-        if (x.error() != null) {
-            if (x.cause() != null) {
-                LOG.debug("{} failed", uri, x.cause());
+        long end = System.nanoTime() + deadline.toNanos();
+        try (HttpExchange x = req.send(connectTimeout, end)) {
+            int status = x.status();
+            if (status / 100 != 2) {
+                String raw = new String(readPrefix(x, end), StandardCharsets.UTF_8);
+                JsonNode node = null;
+                try {
+                    node = raw.isBlank() ? null : JSON.readTree(raw);
+                } catch (IOException e) {
+                    // an error page, not JSON
+                }
+                return new JsonReply(status, node, raw, null, null);
             }
-            return new JsonReply(0, null, null, x.error(), x.errorType());
-        }
-        String raw = new String(x.body(), StandardCharsets.UTF_8);
-        JsonNode node = null;
-        try {
-            node = raw.isBlank() ? null : JSON.readTree(raw);
-        } catch (java.io.IOException e) {
-            if (x.status() / 100 == 2) {
-                return new JsonReply(x.status(), null, raw, uri.getPath() + ": not JSON: " + clip(raw),
+            BodyStream in = new BodyStream(x, MAX_JSON_BYTES, end);
+            BoundedJson.Limits limits = BoundedJson.Limits.DEFAULT;
+            try {
+                BoundedJson.Result r = BoundedJson.read(in, limits);
+                return new JsonReply(status, r.root(), null, null, null, r, r.describeCuts(limits));
+            } catch (BoundedJson.Partial p) {
+                if (p.getCause() instanceof BodyStream.TooLarge big) {
+                    BoundedJson.Result r = p.partial();
+                    String cuts = r.describeCuts(limits);
+                    String limit = "body larger than " + big.limit() + " bytes; read stopped there"
+                            + (cuts == null ? "" : "; " + cuts);
+                    return new JsonReply(status, r.root(), null, null, null, r, limit);
+                }
+                throw (IOException) p.getCause();
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                return new JsonReply(status, null, null, uri.getPath() + ": not JSON: " + clip(e.getOriginalMessage()),
                         ProbeErrors.MALFORMED);
             }
+        } catch (HttpExchange.DeadlineExceeded e) {
+            return new JsonReply(0, null, null, "no complete answer within " + deadline.toMillis() + " ms",
+                    ProbeErrors.TOTAL_TIMEOUT);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("{} failed", uri, e);
+            return new JsonReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
         }
-        return new JsonReply(x.status(), node, raw, null, null);
+    }
+
+    /** The start of an error answer's body as text (at most {@link #MAX_ERROR_BODY} bytes). */
+    public static String errorBody(HttpExchange x, long deadlineNanos) throws IOException {
+        return new String(readPrefix(x, deadlineNanos), StandardCharsets.UTF_8);
+    }
+
+    /** At most {@link #MAX_ERROR_BODY} bytes of the body; the rest is left unread (the connection is closed). */
+    private static byte[] readPrefix(HttpExchange x, long end) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] tmp = new byte[1024];
+        int n;
+        while (out.size() < MAX_ERROR_BODY && (n = x.read(tmp, end)) >= 0) {
+            out.write(tmp, 0, Math.min(n, MAX_ERROR_BODY - out.size()));
+        }
+        return out.toByteArray();
     }
 
     /** Result of a plain GET: status, content type and body text, or a failure. */
@@ -162,6 +228,9 @@ public final class HttpTransport {
     }
 
     static String clip(String s) {
+        if (s == null) {
+            return "";
+        }
         s = s.replaceAll("\\s+", " ").trim();
         return s.length() <= 200 ? s : s.substring(0, 200) + "...";
     }

@@ -56,6 +56,9 @@ final class OllamaClient extends AbstractEngineClient {
         }
         List<LoadedModel> models = new ArrayList<>();
         for (JsonNode m : ps.body().get("models")) {
+            if (models.size() >= EngineHealth.MAX_MODELS) {
+                break;
+            }
             String name = m.path("name").asText(m.path("model").asText(null));
             if (name == null) {
                 continue;
@@ -64,7 +67,13 @@ final class OllamaClient extends AbstractEngineClient {
             models.add(new LoadedModel(name, digest, longOrNull(m.get("size")), longOrNull(m.get("size_vram")),
                     longOrNull(m.get("context_length")), m.path("expires_at").asText(null), shape(name, digest, end)));
         }
-        return new EngineHealth(at, true, false, version, "ollama", models, true, null);
+        String limit = ps.limit() == null ? null : "/api/ps: " + ps.limit();
+        long total = ps.total("/models");
+        if (limit == null && total > EngineHealth.MAX_MODELS) {
+            limit = "/api/ps: " + total + " models, over the bound of " + EngineHealth.MAX_MODELS + "; the first "
+                    + EngineHealth.MAX_MODELS + " kept";
+        }
+        return new EngineHealth(at, true, false, version, "ollama", models, ps.complete(), null, limit, total);
     }
 
     private ModelShape shape(String name, String digest, long end) {

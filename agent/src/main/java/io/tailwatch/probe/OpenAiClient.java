@@ -79,21 +79,33 @@ final class OpenAiClient extends AbstractEngineClient {
                 provider = "vllm";
             }
             Long ctx = longOrNull(m.get("max_model_len"));
-            served.add(new LoadedModel(id, null, null, null, ctx, null, null));
+            if (served.size() < EngineHealth.MAX_MODELS) {
+                served.add(new LoadedModel(id, null, null, null, ctx, null, null));
+            }
         }
-        List<LoadedModel> loaded = lmStudioLoaded(end);
-        if (loaded != null) {
+        String limit = models.limit() == null ? null : "/v1/models: " + models.limit();
+        long total = models.total("/data");
+        boolean complete = models.complete();
+        HttpTransport.JsonReply lm = lmStudioReply(end);
+        if (lm != null) {
             provider = "lm_studio";
-            served = loaded;
+            served = lmStudioLoaded(lm);
+            total = served.size();
+            limit = lm.limit() == null ? null : "/api/v0/models: " + lm.limit();
+            complete = lm.complete();
         }
         if (provider == null) {
             provider = !noHealth && !sawOwner ? "mlx_lm" : "openai";
         }
-        return new EngineHealth(at, true, false, null, provider, served, true, null);
+        if (limit == null && total > EngineHealth.MAX_MODELS) {
+            limit = total + " models, over the bound of " + EngineHealth.MAX_MODELS + "; the first "
+                    + EngineHealth.MAX_MODELS + " kept";
+        }
+        return new EngineHealth(at, true, false, null, provider, served, complete, null, limit, total);
     }
 
-    /** LM Studio's loaded models, or null when the server is not LM Studio. */
-    private List<LoadedModel> lmStudioLoaded(long end) {
+    /** LM Studio's model list, or null when the server is not LM Studio. */
+    private HttpTransport.JsonReply lmStudioReply(long end) {
         if (noLmStudio) {
             return null;
         }
@@ -104,8 +116,16 @@ final class OpenAiClient extends AbstractEngineClient {
             }
             return null;
         }
+        return r;
+    }
+
+    /** LM Studio's loaded models (at most {@link EngineHealth#MAX_MODELS}). */
+    private static List<LoadedModel> lmStudioLoaded(HttpTransport.JsonReply r) {
         List<LoadedModel> out = new ArrayList<>();
         for (JsonNode m : r.body().get("data")) {
+            if (out.size() >= EngineHealth.MAX_MODELS) {
+                break;
+            }
             if ("loaded".equals(m.path("state").asText()) && m.hasNonNull("id")) {
                 Long ctx = longOrNull(m.has("loaded_context_length") ? m.get("loaded_context_length")
                         : m.get("max_context_length"));

@@ -18,6 +18,8 @@ public final class ProbeErrors {
     public static final String MALFORMED = "malformed";
     public static final String CUT = "cut";
     public static final String OTHER = "_OTHER";
+    /** An answer over one of the agent's bounds (bytes, entries); the engine is not down for it. */
+    public static final String OVER_LIMIT = "over_limit";
 
     private ProbeErrors() {
     }

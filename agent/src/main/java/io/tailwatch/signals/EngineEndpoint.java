@@ -55,9 +55,57 @@ public record EngineEndpoint(URI base, String apiKey, Duration connectTimeout) {
         return r;
     }
 
-    /** GET {@code path} and parse it as JSON; a body that is not JSON is {@code malformed}. */
+    /**
+     * GET {@code path} and parse it as JSON by streaming it into a bounded tree; a body that is not JSON
+     * is {@code malformed}, one over the byte bound {@code over_limit}.
+     */
     public JsonNode getJson(String path, Duration deadline) throws SignalFailure {
-        return json(get(path, "application/json", deadline));
+        HttpTransport.JsonReply r = HttpTransport.json(uri(path), null, apiKey, connectTimeout, deadline);
+        if (r.error() != null) {
+            throw new SignalFailure(r.status() == 0 ? SignalFailure.fromTransport(r.errorType()) : r.errorType(), path,
+                    r.error());
+        }
+        if (r.status() / 100 != 2) {
+            throw new SignalFailure(ProbeErrors.http(r.status()), path, "HTTP " + r.status() + clip(r.rawBody()));
+        }
+        if (!r.complete()) {
+            throw new SignalFailure(ProbeErrors.OVER_LIMIT, path, r.limit());
+        }
+        if (r.body() == null || r.body().isMissingNode()) {
+            throw new SignalFailure(SignalFailure.MALFORMED, path, "empty body");
+        }
+        return r.body();
+    }
+
+    /** Reads a streamed body; may throw the parser's own failures as SignalFailure. */
+    public interface BodyReader<T> {
+        T read(String contentType, java.io.InputStream body) throws IOException, SignalFailure;
+    }
+
+    /**
+     * GET {@code path} within {@code deadline} and hand the 2xx body to {@code reader} as a stream of
+     * at most {@link HttpTransport#MAX_JSON_BYTES} bytes; more is {@code over_limit}, any other answer
+     * or fault a classified failure.
+     */
+    public <T> T stream(String path, String accept, Duration deadline, BodyReader<T> reader) throws SignalFailure {
+        long end = System.nanoTime() + deadline.toNanos();
+        try (io.tailwatch.probe.HttpExchange x = HttpTransport.Request.get(uri(path), accept, apiKey)
+                .send(connectTimeout, end)) {
+            if (x.status() / 100 != 2) {
+                throw new SignalFailure(ProbeErrors.http(x.status()), path, "HTTP " + x.status()
+                        + clip(HttpTransport.errorBody(x, end)));
+            }
+            io.tailwatch.probe.BodyStream in = new io.tailwatch.probe.BodyStream(x, HttpTransport.MAX_JSON_BYTES, end);
+            try {
+                return reader.read(x.header("Content-Type"), in);
+            } catch (io.tailwatch.probe.BodyStream.TooLarge e) {
+                throw new SignalFailure(ProbeErrors.OVER_LIMIT, path, "body larger than " + e.limit() + " bytes");
+            }
+        } catch (io.tailwatch.probe.HttpExchange.DeadlineExceeded e) {
+            throw new SignalFailure(SignalFailure.TIMEOUT, path, "no complete answer within " + deadline.toMillis() + " ms");
+        } catch (IOException | RuntimeException e) {
+            throw new SignalFailure(SignalFailure.fromTransport(ProbeErrors.beforeHeaders(e)), path, ProbeErrors.describe(e));
+        }
     }
 
     public static JsonNode json(Body b) throws SignalFailure {

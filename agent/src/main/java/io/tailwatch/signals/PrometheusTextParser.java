@@ -155,6 +155,114 @@ public final class PrometheusTextParser {
         return new Exposition(samples, families, eof);
     }
 
+    /** More samples of the kept families than the bound: the exposition is over a limit, not broken. */
+    public static final class OverLimit extends Exception {
+        private final long kept;
+
+        OverLimit(long kept, int bound) {
+            super("more than " + bound + " samples of the families read (" + kept + " seen by then)");
+            this.kept = kept;
+        }
+
+        public long kept() {
+            return kept;
+        }
+    }
+
+    /** Bound on one line of a streamed exposition. */
+    public static final int MAX_LINE_BYTES = 64 * 1024;
+
+    /**
+     * Parses a streamed exposition line by line, keeping only the samples (and HELP/TYPE/UNIT lines)
+     * of the families {@code keep} accepts; every line is still checked. Memory is one line plus what
+     * is kept: at most {@code maxKept} samples (more is {@link OverLimit}); at most {@code maxSamples}
+     * lines of samples in all and lines of at most {@link #MAX_LINE_BYTES} (more is a
+     * {@link FormatException}). I/O failures of {@code in} (a body over its bound, a cut connection)
+     * pass through.
+     */
+    public static Exposition parse(java.io.InputStream in, java.util.function.Predicate<String> keep, int maxSamples,
+                                   int maxKept) throws FormatException, OverLimit, java.io.IOException {
+        List<Sample> samples = new ArrayList<>();
+        Map<String, Family> families = new LinkedHashMap<>();
+        Map<String, Family> scratch = new LinkedHashMap<>();
+        boolean eof = false;
+        int lineNo = 0;
+        long seen = 0;
+        byte[] buf = new byte[256];
+        byte[] chunk = new byte[8192];
+        int len = 0;
+        int pos = 0;
+        int lim = 0;
+        boolean end = false;
+        while (!end) {
+            // One line into buf.
+            len = 0;
+            boolean gotLine = false;
+            while (true) {
+                if (pos == lim) {
+                    lim = in.read(chunk, 0, chunk.length);
+                    pos = 0;
+                    if (lim <= 0) {
+                        lim = 0;
+                        end = true;
+                        break;
+                    }
+                }
+                byte b = chunk[pos++];
+                if (b == '\n') {
+                    gotLine = true;
+                    break;
+                }
+                if (len == MAX_LINE_BYTES) {
+                    throw new FormatException(lineNo + 1, 1, "line longer than " + MAX_LINE_BYTES + " bytes");
+                }
+                if (len == buf.length) {
+                    buf = java.util.Arrays.copyOf(buf, Math.min(MAX_LINE_BYTES, buf.length * 2));
+                }
+                buf[len++] = b;
+            }
+            if (!gotLine && len == 0) {
+                break;
+            }
+            lineNo++;
+            int stop = len > 0 && buf[len - 1] == '\r' ? len - 1 : len;
+            String line = new String(buf, 0, stop, java.nio.charset.StandardCharsets.UTF_8);
+            if (isBlank(line)) {
+                continue;
+            }
+            if (eof) {
+                throw new FormatException(lineNo, 1, "content after # EOF");
+            }
+            Cursor c = new Cursor(line, lineNo);
+            if (line.charAt(0) == '#') {
+                scratch.clear();
+                for (Map.Entry<String, Family> e : families.entrySet()) {
+                    scratch.put(e.getKey(), e.getValue());
+                }
+                eof = comment(c, scratch);
+                for (Map.Entry<String, Family> e : scratch.entrySet()) {
+                    if (!families.containsKey(e.getKey()) || families.get(e.getKey()) != e.getValue()) {
+                        if (keep.test(e.getKey())) {
+                            families.put(e.getKey(), e.getValue());
+                        }
+                    }
+                }
+                continue;
+            }
+            if (++seen > maxSamples) {
+                throw new FormatException(lineNo, 1, "more than " + maxSamples + " samples");
+            }
+            Sample smp = sample(c);
+            if (keep.test(smp.name())) {
+                if (samples.size() >= maxKept) {
+                    throw new OverLimit(samples.size() + 1, maxKept);
+                }
+                samples.add(smp);
+            }
+        }
+        return new Exposition(samples, families, eof);
+    }
+
     private static boolean isBlank(String s) {
         for (int i = 0; i < s.length(); i++) {
             char ch = s.charAt(i);

@@ -42,13 +42,39 @@ public final class PrometheusTextSource extends EndpointSignalSource {
         super(endpoint, KIND, PATH);
     }
 
+    /** Samples of the engine families kept from one read: a few per model on real engines. */
+    static final int MAX_KEPT_SAMPLES = 4096;
+
+    /**
+     * Streams the exposition line by line and keeps only the engine families (vllm:, vllm_mlx_,
+     * llamacpp:), so an engine exporting 30,000 other samples costs one line of memory at a time.
+     */
     @Override
     public EngineSignals read(Duration deadline) throws SignalFailure {
-        EngineEndpoint.Body b = endpoint.get(PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
-        if (b.looksJson()) {
-            throw new SignalFailure(SignalFailure.MALFORMED, PATH, "answered JSON, not Prometheus text");
+        Exposition e = endpoint.stream(PATH, EngineEndpoint.ACCEPT_METRICS, deadline, (type, in) -> {
+            String t = type == null ? "" : type.toLowerCase(java.util.Locale.ROOT);
+            if (t.contains("json")) {
+                throw new SignalFailure(SignalFailure.MALFORMED, PATH, "answered JSON, not Prometheus text");
+            }
+            try {
+                return PrometheusTextParser.parse(in, PrometheusTextSource::wanted,
+                        PrometheusTextParser.DEFAULT_MAX_SAMPLES, MAX_KEPT_SAMPLES);
+            } catch (PrometheusTextParser.FormatException ex) {
+                throw new SignalFailure(SignalFailure.MALFORMED, PATH, "not Prometheus text: " + ex.getMessage());
+            } catch (PrometheusTextParser.OverLimit ex) {
+                throw new SignalFailure(io.tailwatch.probe.ProbeErrors.OVER_LIMIT, PATH, ex.getMessage());
+            }
+        });
+        return figures(e);
+    }
+
+    static boolean wanted(String name) {
+        for (String p : FAMILY_PREFIXES) {
+            if (name.startsWith(p)) {
+                return true;
+            }
         }
-        return figures(parse(b.text()));
+        return false;
     }
 
     static Exposition parse(String text) throws SignalFailure {

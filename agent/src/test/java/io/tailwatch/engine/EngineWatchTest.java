@@ -158,4 +158,28 @@ class EngineWatchTest {
                     .allSatisfy(e -> assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "mlx_lm"));
         }
     }
+
+    @Test
+    void aWindowWhoseModelIsNotProbedForTwoWindowAgesLeavesTheOutput() throws Exception {
+        MetricHub hub = new MetricHub();
+        AtomicReference<HostSnapshot> snap = new AtomicReference<>(host(16.0 * (1L << 30), 0));
+        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
+        SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(5), 500);
+        try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
+            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, clock,
+                    Duration.ofMinutes(10), 100);
+            w.checkHealth();
+            assertThat(w.probe("interactive").success()).isTrue();
+            String[] key = {AttrKeys.ENGINE, "sim", AttrKeys.MODEL, o.model(), AttrKeys.SCENARIO, "interactive"};
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(1.0);
+            clock.advance(Duration.ofMinutes(11));
+            w.publishProbes();
+            // Empty for one window age: still there, with zero samples.
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isEqualTo(0.0);
+            clock.advance(Duration.ofMinutes(10));
+            w.publishProbes();
+            assertThat(hub.snapshot().value(ProbeMetrics.WINDOW_SAMPLES, key)).isNull();
+            assertThat(w.scenarioStates().get(0).windows).isEmpty();
+        }
+    }
 }

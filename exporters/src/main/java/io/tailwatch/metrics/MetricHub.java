@@ -1,42 +1,114 @@
 package io.tailwatch.metrics;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The single place values flow through on their way to the exporters. Each producer (a sampler,
  * a prober, the rule evaluator) publishes its whole current set of series; what it no longer
- * publishes disappears from the output. Points are checked against their declarations, and each
- * metric is bounded in how many series it may hold.
+ * publishes disappears from the output. Histogram events are aggregated here, per series, and a
+ * histogram series not recorded for {@link Limits#expiry()} is removed from every exporter.
+ *
+ * <p>Everything the exporters render is bounded ({@link Limits}): series per metric, series in
+ * total, and the estimated size of the Prometheus exposition. A series over a bound is dropped and
+ * counted once in {@code tailwatch_series_dropped_total} (again only after it was gone for the expiry
+ * time); the warning about it is logged at most once per metric per hour.
  */
 public final class MetricHub {
     private static final Logger LOG = LoggerFactory.getLogger(MetricHub.class);
     public static final int DEFAULT_MAX_SERIES_PER_METRIC = 500;
+    /** Distinct dropped series remembered so that each is counted once; beyond this the oldest are forgotten. */
+    static final int MAX_REMEMBERED_DROPS = 4096;
+    static final Duration WARN_INTERVAL = Duration.ofHours(1);
+
+    /**
+     * The bounds of everything exported.
+     *
+     * @param maxSeriesPerMetric series one metric may hold (gauge points or histogram attribute sets)
+     * @param maxSeries          series of all metrics together
+     * @param maxExpositionBytes estimated size of the Prometheus text exposition (every histogram
+     *                           series counts with all its bucket, sum, count and max lines)
+     * @param expiry             a histogram series not recorded for this long is removed
+     */
+    public record Limits(int maxSeriesPerMetric, int maxSeries, long maxExpositionBytes, Duration expiry) {
+        /**
+         * 4,000 series and 2 MiB of exposition: a scrape at that size, rendered while the agent holds
+         * everything else, stays far below the 24 MiB heap the launcher gives (docs/reliability.md).
+         * Expiry: two probe windows of 10 minutes.
+         */
+        public static final Limits DEFAULT = new Limits(DEFAULT_MAX_SERIES_PER_METRIC, 4000, 2L << 20,
+                Duration.ofMinutes(20));
+
+        public Limits {
+            if (maxSeriesPerMetric < 1 || maxSeries < 1 || maxExpositionBytes < 1 || expiry.isNegative()
+                    || expiry.isZero()) {
+                throw new IllegalArgumentException("series limits must be positive");
+            }
+        }
+
+        public Limits withExpiry(Duration d) {
+            return new Limits(maxSeriesPerMetric, maxSeries, maxExpositionBytes, d);
+        }
+    }
 
     private final Clock clock;
-    private final int maxSeriesPerMetric;
+    private final Limits limits;
     private final Map<String, List<Point>> byProducer = new ConcurrentHashMap<>();
     private final List<MetricSink> sinks = new CopyOnWriteArrayList<>();
-    private final AtomicLong dropped = new AtomicLong();
-    private final Map<String, Integer> histogramSeries = new ConcurrentHashMap<>();
+    /** Histogram state by series, guarded by {@code this}. */
+    private final Map<Point.SeriesKey, HistogramSeries> histograms = new LinkedHashMap<>();
+    private final Map<String, Integer> histogramsPerMetric = new HashMap<>();
+    private long histogramBytes;
+    /** Hash of each dropped series -> when it was last dropped (epoch millis); access order, bounded. */
+    private final LinkedHashMap<Long, Long> droppedKeys = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Long> e) {
+            return size() > MAX_REMEMBERED_DROPS;
+        }
+    };
+    private final Map<String, Long> lastWarned = new HashMap<>();
+    private long dropped;
+    private long lastExpiryMillis;
+    private int publishedSeries;
+    private long publishedBytes;
+    private Consumer<String> warnings = LOG::warn;
     private volatile MetricSnapshot snapshot = MetricSnapshot.EMPTY;
 
     public MetricHub() {
-        this(Clock.systemUTC(), DEFAULT_MAX_SERIES_PER_METRIC);
+        this(Clock.systemUTC(), Limits.DEFAULT);
     }
 
     public MetricHub(Clock clock, int maxSeriesPerMetric) {
+        this(clock, new Limits(maxSeriesPerMetric, Limits.DEFAULT.maxSeries(), Limits.DEFAULT.maxExpositionBytes(),
+                Limits.DEFAULT.expiry()));
+    }
+
+    public MetricHub(Clock clock, Limits limits) {
         this.clock = clock;
-        this.maxSeriesPerMetric = maxSeriesPerMetric;
+        this.limits = limits;
+        this.lastExpiryMillis = clock.millis();
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
+    /** Where the dropped-series warnings go (tests); the default is this class's logger. */
+    synchronized void warningsTo(Consumer<String> sink) {
+        this.warnings = sink;
     }
 
     public void addSink(MetricSink sink) {
@@ -58,6 +130,7 @@ public final class MetricHub {
         }
         MetricSnapshot next;
         synchronized (this) {
+            expireIfDue();
             byProducer.put(producer, List.copyOf(points));
             next = merge();
             snapshot = next;
@@ -74,17 +147,29 @@ public final class MetricHub {
         }
         Map<String, String> attrs = new TreeMap<>(attributes);
         check(histogram, attrs);
-        String key = histogram.name() + attrs;
-        if (!histogramSeries.containsKey(key)) {
-            long sameMetric = histogramSeries.keySet().stream().filter(k -> k.startsWith(histogram.name() + "{")).count();
-            if (sameMetric >= maxSeriesPerMetric) {
-                noteDropped(histogram);
-                return;
+        synchronized (this) {
+            expireIfDue();
+            Point.SeriesKey key = new Point.SeriesKey(histogram.name(), attrs);
+            HistogramSeries s = histograms.get(key);
+            if (s == null) {
+                int bytes = estimatedBytes(histogram, attrs);
+                int sameMetric = histogramsPerMetric.getOrDefault(histogram.name(), 0);
+                if (sameMetric >= limits.maxSeriesPerMetric()
+                        || histograms.size() + publishedSeries + 1 > limits.maxSeries()
+                        || histogramBytes + publishedBytes + bytes > limits.maxExpositionBytes()) {
+                    noteDropped(histogram, attrs);
+                    return;
+                }
+                s = new HistogramSeries(histogram, attrs, nowNanos(), bytes);
+                histograms.put(key, s);
+                histogramsPerMetric.merge(histogram.name(), 1, Integer::sum);
+                histogramBytes += bytes;
             }
-            histogramSeries.put(key, 1);
-        }
-        for (MetricSink s : sinks) {
-            s.onRecord(histogram, attrs, value);
+            s.record(value, nowNanos());
+            // Sinks hear of the event under the lock, so an expiry can never race a re-creation.
+            for (MetricSink sink : sinks) {
+                sink.onRecord(histogram, attrs, value);
+            }
         }
     }
 
@@ -92,31 +177,173 @@ public final class MetricHub {
         return snapshot;
     }
 
-    public long droppedSeries() {
-        return dropped.get();
+    /** A consistent copy of every histogram series (OTLP reads these at export time). */
+    public synchronized List<HistogramSeries> histograms() {
+        expireIfDue();
+        List<HistogramSeries> out = new ArrayList<>(histograms.size());
+        for (HistogramSeries s : histograms.values()) {
+            out.add(s.copy());
+        }
+        return out;
+    }
+
+    public synchronized int histogramSeriesCount() {
+        return histograms.size();
+    }
+
+    public synchronized long droppedSeries() {
+        return dropped;
+    }
+
+    /** The estimated Prometheus exposition size of everything exported now. */
+    public synchronized long estimatedExpositionBytes() {
+        return histogramBytes + publishedBytes;
+    }
+
+    /** Removes expired histogram series now, whatever the time since the last sweep. */
+    public void expireNow() {
+        synchronized (this) {
+            lastExpiryMillis = Long.MIN_VALUE / 2;
+            expireIfDue();
+        }
+    }
+
+    private long nowNanos() {
+        java.time.Instant i = clock.instant();
+        return TimeUnit.SECONDS.toNanos(i.getEpochSecond()) + i.getNano();
+    }
+
+    /** Sweeps at most once every 1/20 of the expiry time (once a minute with the default). */
+    private void expireIfDue() {
+        long now = clock.millis();
+        long expiryMillis = limits.expiry().toMillis();
+        if (now - lastExpiryMillis < Math.max(1, expiryMillis / 20)) {
+            return;
+        }
+        lastExpiryMillis = now;
+        long cutoffNanos = TimeUnit.MILLISECONDS.toNanos(now - expiryMillis);
+        Iterator<Map.Entry<Point.SeriesKey, HistogramSeries>> it = histograms.entrySet().iterator();
+        while (it.hasNext()) {
+            HistogramSeries s = it.next().getValue();
+            if (s.lastEpochNanos() < cutoffNanos) {
+                it.remove();
+                histogramsPerMetric.merge(s.metric().name(), -1, Integer::sum);
+                histogramBytes -= s.estimatedBytes();
+                for (MetricSink sink : sinks) {
+                    sink.onExpire(s.metric(), s.attributes());
+                }
+            }
+        }
+        // Dropped series not seen for the expiry time count again when they come back.
+        Iterator<Map.Entry<Long, Long>> d = droppedKeys.entrySet().iterator();
+        while (d.hasNext()) {
+            if (d.next().getValue() < now - expiryMillis) {
+                d.remove();
+            } else {
+                break; // access order: the rest were dropped more recently
+            }
+        }
     }
 
     private MetricSnapshot merge() {
         List<Point> all = new ArrayList<>();
         Map<String, Integer> perMetric = new HashMap<>();
+        int series = histograms.size();
+        long bytes = histogramBytes;
+        int published = 0;
+        long publishedB = 0;
         for (List<Point> ps : byProducer.values()) {
             for (Point p : ps) {
                 int n = perMetric.merge(p.metric().name(), 1, Integer::sum);
-                if (n > maxSeriesPerMetric) {
-                    noteDropped(p.metric());
+                int b = estimatedBytes(p.metric(), p.attributes());
+                if (n > limits.maxSeriesPerMetric() || series + 1 > limits.maxSeries()
+                        || bytes + b > limits.maxExpositionBytes()) {
+                    noteDropped(p.metric(), p.attributes());
                     continue;
                 }
+                series++;
+                bytes += b;
+                published++;
+                publishedB += b;
                 all.add(p);
             }
         }
-        all.add(new Point(SelfMetrics.SERIES_DROPPED, Map.of(), dropped.get()));
+        publishedSeries = published;
+        publishedBytes = publishedB;
+        all.add(new Point(SelfMetrics.SERIES_DROPPED, Map.of(), dropped));
         return new MetricSnapshot(clock.instant(), all);
     }
 
-    private void noteDropped(MetricDef metric) {
-        if (dropped.getAndIncrement() % 1000 == 0) {
-            LOG.warn("series bound of {} reached for {}; further series are dropped", maxSeriesPerMetric, metric.name());
+    /** Counts a dropped series once (per expiry time) and warns at most once per metric per hour. */
+    private void noteDropped(MetricDef metric, Map<String, String> attrs) {
+        long now = clock.millis();
+        if (droppedKeys.put(seriesHash(metric.name(), attrs), now) == null) {
+            dropped++;
         }
+        Long last = lastWarned.get(metric.name());
+        if (last == null || now - last >= WARN_INTERVAL.toMillis()) {
+            lastWarned.put(metric.name(), now);
+            warnings.accept("series bound reached for " + metric.name() + " (" + limits.maxSeriesPerMetric()
+                    + " per metric, " + limits.maxSeries() + " in total, " + limits.maxExpositionBytes()
+                    + " bytes of exposition); further series are dropped and counted in"
+                    + " tailwatch_series_dropped_total (" + dropped + " so far); this warning repeats at most hourly");
+        }
+    }
+
+    /** 64-bit FNV-1a over the metric name and the sorted attributes. */
+    static long seriesHash(String metric, Map<String, String> attrs) {
+        long h = 0xcbf29ce484222325L;
+        h = fnv(h, metric);
+        for (Map.Entry<String, String> e : new TreeMap<>(attrs).entrySet()) {
+            h = fnv(h, "\u0000" + e.getKey() + "\u0001" + e.getValue());
+        }
+        return h;
+    }
+
+    private static long fnv(long h, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            h ^= c & 0xff;
+            h *= 0x100000001b3L;
+            h ^= c >>> 8;
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    /**
+     * An upper estimate of the series' lines in the Prometheus text exposition: name, every declared
+     * label (escaped value, UTF-8), value and line end; a histogram renders one line per bucket (with
+     * its {@code le} label) plus +Inf, count, sum and the max gauge.
+     */
+    static int estimatedBytes(MetricDef def, Map<String, String> attrs) {
+        int labels = 2;
+        for (AttributeDef a : def.attributes()) {
+            labels += MetricDef.labelName(a.name()).length() + 4 + escapedUtf8Length(attrs.getOrDefault(a.name(), ""));
+        }
+        int line = def.prometheusName().length() + labels + 32;
+        if (def.instrument() != Instrument.HISTOGRAM) {
+            return line;
+        }
+        // Bucket lines carry le="..." (at most 24 more bytes); the other four lines are shorter.
+        return (def.buckets().size() + 4) * (line + 32);
+    }
+
+    private static int escapedUtf8Length(String v) {
+        int n = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == '\\' || c == '"' || c == '\n') {
+                n += 2;
+            } else if (c < 0x80) {
+                n += 1;
+            } else if (c < 0x800) {
+                n += 2;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
     }
 
     private static void check(MetricDef def, Map<String, String> attrs) {

@@ -9,4 +9,8 @@ public interface MetricSink {
 
     /** One event for a histogram. */
     void onRecord(MetricDef histogram, Map<String, String> attributes, double value);
+
+    /** A histogram series expired (not recorded for the hub's expiry time): forget it. */
+    default void onExpire(MetricDef histogram, Map<String, String> attributes) {
+    }
 }

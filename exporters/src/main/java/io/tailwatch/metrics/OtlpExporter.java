@@ -2,7 +2,6 @@ package io.tailwatch.metrics;
 
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
-import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * OTLP push through the OpenTelemetry SDK's autoconfiguration, so OTEL_EXPORTER_OTLP_*,
  * OTEL_METRIC_EXPORT_INTERVAL, OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME behave as in any SDK.
  * The agent's config supplies defaults that those variables override. Gauges and counters are
- * observed from the hub's latest snapshot at export time; histograms are recorded as events.
+ * observed from the hub's latest snapshot at export time; histograms are the hub's own bounded,
+ * expiring series, handed to the SDK as a metric producer.
  * Temporality is cumulative, so a down endpoint costs no growing buffer: the next export carries
  * the totals.
  */
@@ -35,7 +35,6 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider;
-    private final Map<String, DoubleHistogram> histograms = new HashMap<>();
     private final MetricHub hub;
 
     private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures) {
@@ -51,7 +50,8 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
         AttributesBuilder b = Attributes.builder();
         resourceAttributes.forEach(b::put);
         io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
-                .setResource(Resource.create(b.build())).registerMetricReader(reader).build();
+                .setResource(Resource.create(b.build())).registerMetricReader(reader)
+                .registerMetricProducer(new HubHistogramProducer(hub)).build();
         return new OtlpExporter(provider, hub, new AtomicLong());
     }
 
@@ -102,6 +102,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                     // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
                     return Resource.create(b.build()).merge(resource);
                 })
+                .addMeterProviderCustomizer((builder, config) -> builder.registerMetricProducer(new HubHistogramProducer(hub)))
                 .addMetricExporterCustomizer((exporter, config) ->
                         new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures))
                 .disableShutdownHook()
@@ -158,10 +159,9 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                                 m.record(p.value(), attributes(p.attributes()));
                             }
                         });
-                case HISTOGRAM -> histograms.put(def.name(), meter.histogramBuilder(def.name()).setUnit(def.unit())
-                        .setDescription(def.description())
-                        .setExplicitBucketBoundariesAdvice(def.buckets())
-                        .build());
+                case HISTOGRAM -> {
+                    // Read from the hub's bounded, expiring series at export time (HubHistogramProducer).
+                }
             }
         }
     }
@@ -179,10 +179,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     @Override
     public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
-        DoubleHistogram h = histograms.get(histogram.name());
-        if (h != null) {
-            h.record(value, attributes(attributes));
-        }
+        // Aggregated in the hub; exported by HubHistogramProducer.
     }
 
     /** Exports what is pending now, waiting at most {@code timeoutMillis}. */

@@ -102,6 +102,23 @@ public final class PrometheusExporter implements MetricSink {
                 .register(registry)).record(value);
     }
 
+    @Override
+    public void onExpire(MetricDef histogram, Map<String, String> attributes) {
+        String key = histogram.name() + new TreeMap<>(attributes);
+        Meter m = timers.remove(key);
+        if (m == null) {
+            m = summaries.remove(key);
+        }
+        if (m != null) {
+            registry.remove(m);
+        }
+    }
+
+    /** Histogram series held now (tests). */
+    int histogramMeters() {
+        return timers.size() + summaries.size();
+    }
+
     /** Every declared attribute becomes a tag (Micrometer wants one key set per name); absent optional ones are empty. */
     private static Tags tags(MetricDef def, Map<String, String> attrs) {
         List<Tag> t = new ArrayList<>(def.attributes().size());

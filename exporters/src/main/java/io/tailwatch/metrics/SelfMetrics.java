@@ -17,6 +17,11 @@ public final class SelfMetrics {
             "Wall time of the sampler's last run.",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
+    public static final MetricDef SAMPLER_STUCK = MetricDef.gauge("tailwatch.sampler.stuck", "{bool}",
+            "1 while the sampler's last read has not returned past its deadline (a hung mount, a blocking file); "
+                    + "no new read of it starts until that one returns.",
+            free(AttrKeys.SAMPLER, "Sampler name"));
+
     public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
             "OTLP metric exports that failed after the exporter's own retries.");
 
@@ -27,6 +32,6 @@ public final class SelfMetrics {
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
-    public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, OTLP_EXPORT_FAILURES,
+    public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
             SERIES_DROPPED, READINGS_DROPPED);
 }

@@ -2,7 +2,6 @@ package io.tailwatch.host.linux;
 
 import io.tailwatch.host.ProcessTable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -22,17 +21,28 @@ import java.util.Set;
  */
 public final class LinuxProcessTable implements ProcessTable {
     private static final String LISTEN = "0A";
-    private static final int MAX_ARGS = 64;
-
     private final Path procfs;
+    private long lastCycleBytes;
 
     public LinuxProcessTable(Path procfs) {
         this.procfs = procfs;
     }
 
+    /** Command-line bytes read by the last {@link #processes()} (tests). */
+    public synchronized long lastCycleBytes() {
+        return lastCycleBytes;
+    }
+
+    /**
+     * Every process with its name, executable and a bounded prefix of its arguments: at most
+     * {@link ProcessTable#MAX_ARG_BYTES} bytes of each command line and {@link ProcessTable#MAX_ARGS}
+     * arguments, and {@link ProcessTable#MAX_ARG_BYTES_PER_CYCLE} bytes over all processes (after that,
+     * processes keep their name and executable, which is what matching reads first).
+     */
     @Override
-    public List<ProcessInfo> processes() throws IOException {
+    public synchronized List<ProcessInfo> processes() throws IOException {
         List<ProcessInfo> out = new ArrayList<>();
+        long budget = MAX_ARG_BYTES_PER_CYCLE;
         for (int pid : pids()) {
             Path dir = procfs.resolve(Integer.toString(pid));
             try {
@@ -45,12 +55,25 @@ public final class LinuxProcessTable implements ProcessTable {
                 String name = stat.substring(open + 1, close);
                 String[] rest = stat.substring(close + 2).split(" ");
                 int ppid = rest.length > 1 ? Integer.parseInt(rest[1]) : 0;
-                out.add(new ProcessInfo(pid, ppid, name, exe(dir), args(dir)));
+                byte[] cmdline = budget > 0 ? prefix(dir.resolve("cmdline"), (int) Math.min(MAX_ARG_BYTES, budget))
+                        : new byte[0];
+                budget -= cmdline.length;
+                out.add(new ProcessInfo(pid, ppid, name, exe(dir), ProcessTable.splitArgs(cmdline, cmdline.length)));
             } catch (IOException | RuntimeException e) {
                 // Gone meanwhile, or unreadable: not one of ours to report.
             }
         }
+        lastCycleBytes = MAX_ARG_BYTES_PER_CYCLE - budget;
         return out;
+    }
+
+    /** At most {@code max} bytes from the start of a file (the kernel produces /proc/PID/cmdline as it is read). */
+    static byte[] prefix(Path file, int max) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes(max);
+        } catch (IOException e) {
+            return new byte[0];
+        }
     }
 
     private List<Integer> pids() throws IOException {
@@ -72,26 +95,6 @@ public final class LinuxProcessTable implements ProcessTable {
             return Files.readSymbolicLink(dir.resolve("exe")).toString();
         } catch (IOException | UnsupportedOperationException e) {
             return "";
-        }
-    }
-
-    private static List<String> args(Path dir) {
-        try {
-            byte[] b = Files.readAllBytes(dir.resolve("cmdline"));
-            List<String> args = new ArrayList<>();
-            int start = 0;
-            for (int i = 0; i < b.length && args.size() < MAX_ARGS; i++) {
-                if (b[i] == 0) {
-                    args.add(new String(b, start, i - start, StandardCharsets.UTF_8));
-                    start = i + 1;
-                }
-            }
-            if (start < b.length && args.size() < MAX_ARGS) {
-                args.add(new String(b, start, b.length - start, StandardCharsets.UTF_8));
-            }
-            return args;
-        } catch (IOException e) {
-            return List.of();
         }
     }
 

@@ -26,6 +26,8 @@ public final class MacNativeProcessTable implements ProcessTable {
     private static final int KERN_PROCARGS2 = 49;
     private static final int TSI_S_LISTEN = 1;
     private static final int ARGS_BUFFER = 256 * 1024;
+    /** argc and the executable path (up to PATH_MAX) come before the arguments. */
+    private static final int PREFIX_BYTES = 4 + 1024 + MAX_ARG_BYTES;
     private static final int MAX_FDS = 4096;
 
     private final SystemB sys = SystemB.INSTANCE;
@@ -55,9 +57,18 @@ public final class MacNativeProcessTable implements ProcessTable {
         return out;
     }
 
+    /**
+     * Every process with a bounded prefix of its arguments. KERN_PROCARGS2 copies the top of the
+     * process's argument area, so a buffer shorter than the area returns its end (the environment),
+     * not argv: the size is asked first and a process whose area exceeds the (native, reused) buffer
+     * keeps only its name and executable. Of each answer at most {@link ProcessTable#MAX_ARG_BYTES}
+     * (plus the executable path) is copied to the heap, and at most
+     * {@link ProcessTable#MAX_ARG_BYTES_PER_CYCLE} over all processes.
+     */
     @Override
     public synchronized List<ProcessInfo> processes() throws IOException {
         List<ProcessInfo> out = new ArrayList<>();
+        long budget = MAX_ARG_BYTES_PER_CYCLE;
         for (int pid : pids()) {
             if (pid <= 0) {
                 continue;
@@ -75,19 +86,30 @@ public final class MacNativeProcessTable implements ProcessTable {
             if (sys.proc_pidpath(pid, pathBuffer, (int) pathBuffer.size()) > 0) {
                 exe = pathBuffer.getString(0, StandardCharsets.UTF_8.name());
             }
-            out.add(new ProcessInfo(pid, bsd.pbi_ppid, name, exe, args(pid)));
+            List<String> args = List.of();
+            if (budget > 0) {
+                byte[] prefix = argsPrefix(pid, (int) Math.min(PREFIX_BYTES, budget));
+                budget -= prefix.length;
+                args = ProcArgs.decode(prefix, prefix.length).args();
+            }
+            out.add(new ProcessInfo(pid, bsd.pbi_ppid, name, exe, args));
         }
         return out;
     }
 
-    private List<String> args(int pid) {
-        size_t.ByReference size = new size_t.ByReference(ARGS_BUFFER);
+    /** The first {@code max} bytes of the process's KERN_PROCARGS2 answer, or none. */
+    private byte[] argsPrefix(int pid, int max) {
         int[] mib = {CTL_KERN, KERN_PROCARGS2, pid};
-        if (sys.sysctl(mib, mib.length, argsBuffer, size, null, size_t.ZERO) != 0) {
-            return List.of();
+        size_t.ByReference size = new size_t.ByReference(0);
+        if (sys.sysctl(mib, mib.length, null, size, null, size_t.ZERO) != 0 || size.longValue() > ARGS_BUFFER) {
+            return new byte[0];
         }
-        int n = (int) Math.min(size.longValue(), ARGS_BUFFER);
-        return ProcArgs.decode(argsBuffer.getByteArray(0, n), n).args();
+        size = new size_t.ByReference(ARGS_BUFFER);
+        if (sys.sysctl(mib, mib.length, argsBuffer, size, null, size_t.ZERO) != 0) {
+            return new byte[0];
+        }
+        int n = (int) Math.min(Math.min(size.longValue(), ARGS_BUFFER), max);
+        return argsBuffer.getByteArray(0, n);
     }
 
     private static String cString(byte[] b) {

@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Decodes the buffer of sysctl {CTL_KERN, KERN_PROCARGS2, pid}: an int argc, the executable path,
  * NUL padding, then argc NUL-terminated arguments (the environment follows and is ignored, so
- * secrets in it are never read into memory as strings).
+ * secrets in it are never read into memory as strings). At most {@link io.tailwatch.host.ProcessTable#MAX_ARGS}
+ * arguments are decoded, from whatever prefix of the buffer the caller passes.
  */
 public record ProcArgs(String executable, List<String> args) {
     public static ProcArgs decode(byte[] buf, int length) {
@@ -28,7 +29,7 @@ public record ProcArgs(String executable, List<String> args) {
             i++;
         }
         List<String> args = new ArrayList<>();
-        while (i < len && args.size() < Math.max(0, Math.min(argc, 256))) {
+        while (i < len && args.size() < Math.max(0, Math.min(argc, io.tailwatch.host.ProcessTable.MAX_ARGS))) {
             start = i;
             while (i < len && buf[i] != 0) {
                 i++;

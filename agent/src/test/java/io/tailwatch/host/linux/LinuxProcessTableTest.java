@@ -114,4 +114,45 @@ class LinuxProcessTableTest {
         assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, AttrKeys.ENGINE, "ollama"));
         assertThat(s.pidsOf("ollama")).containsExactly(200);
     }
+
+    @Test
+    void hugeCommandLinesAreReadOnlyAsFarAsMatchingNeeds() throws IOException {
+        // Nine processes with about 2 MB of arguments each, and the engine among them.
+        String big = "x".repeat(64 * 1024);
+        StringBuilder huge = new StringBuilder("/usr/bin/sleep");
+        for (int i = 0; i < 32; i++) {
+            huge.append(' ').append(big);
+        }
+        for (int pid = 10; pid < 19; pid++) {
+            process(pid, 1, "sleep", huge.toString(), 100);
+        }
+        process(100, 1, "python3", "python3 -m mlx_lm.server --port 8080", 2048);
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        List<ProcessTable.ProcessInfo> all = t.processes();
+        assertThat(all).hasSize(10);
+        for (ProcessTable.ProcessInfo p : all) {
+            int bytes = p.args().stream().mapToInt(a -> a.length() + 1).sum();
+            assertThat(bytes).as("pid " + p.pid()).isLessThanOrEqualTo(ProcessTable.MAX_ARG_BYTES + 1);
+            assertThat(p.args().size()).isLessThanOrEqualTo(ProcessTable.MAX_ARGS);
+        }
+        assertThat(t.lastCycleBytes()).isLessThanOrEqualTo(10L * ProcessTable.MAX_ARG_BYTES);
+        ProcessTable.ProcessInfo engine = all.stream().filter(x -> x.pid() == 100).findFirst().orElseThrow();
+        assertThat(io.tailwatch.host.EngineProcesses.matches(engine, List.of("mlx_lm"))).isTrue();
+    }
+
+    @Test
+    void theBytesReadInOneCycleAreBounded() throws IOException {
+        String arg = "y".repeat(ProcessTable.MAX_ARG_BYTES);
+        int n = (int) (ProcessTable.MAX_ARG_BYTES_PER_CYCLE / ProcessTable.MAX_ARG_BYTES) + 20;
+        for (int pid = 1000; pid < 1000 + n; pid++) {
+            process(pid, 1, "worker", "/usr/bin/worker " + arg, 100);
+        }
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        List<ProcessTable.ProcessInfo> all = t.processes();
+        assertThat(all).hasSize(n);
+        assertThat(t.lastCycleBytes()).isEqualTo(ProcessTable.MAX_ARG_BYTES_PER_CYCLE);
+        // Past the budget a process keeps its name (what matching reads first) without arguments.
+        assertThat(all.stream().filter(p -> p.args().isEmpty()).count()).isGreaterThanOrEqualTo(20);
+        assertThat(all).allSatisfy(p -> assertThat(p.name()).isEqualTo("worker"));
+    }
 }

@@ -95,4 +95,21 @@ class MacStructDecodingTest {
         assertThat(a.args()).containsExactly("python3", "-m", "mlx_lm.server");
         assertThat(ProcArgs.decode(new byte[2], 2).args()).isEmpty();
     }
+
+    @Test
+    void procArgsDecodesAtMostTheBoundedArgumentsOfAPrefix() {
+        // argc = 100000, then the executable path, padding and arguments: only a 4 KiB prefix is handed over.
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(100_000).array());
+        b.writeBytes("/usr/bin/python3\0\0\0\0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        for (int i = 0; i < 100_000; i++) {
+            b.writeBytes(("arg" + i + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        byte[] all = b.toByteArray();
+        byte[] prefix = java.util.Arrays.copyOf(all, 4096);
+        ProcArgs a = ProcArgs.decode(prefix, prefix.length);
+        assertThat(a.executable()).isEqualTo("/usr/bin/python3");
+        assertThat(a.args()).hasSize(io.tailwatch.host.ProcessTable.MAX_ARGS);
+        assertThat(a.args().get(0)).isEqualTo("arg0");
+    }
 }
