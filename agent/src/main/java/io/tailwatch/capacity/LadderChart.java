@@ -174,13 +174,18 @@ public final class LadderChart {
             at.setLabelFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));
             at.setLabelBackgroundColor(LABEL_BACKGROUND);
             at.setLabelPaint(STOP);
-            at.setLabelAnchor(RectangleAnchor.BOTTOM_RIGHT);
-            at.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
+            boolean last = stop.level() >= maxLevel;
+            at.setLabelAnchor(last ? RectangleAnchor.BOTTOM_LEFT : RectangleAnchor.BOTTOM_RIGHT);
+            at.setLabelTextAnchor(last ? TextAnchor.BOTTOM_RIGHT : TextAnchor.BOTTOM_LEFT);
             latencyPlot.addDomainMarker(at, Layer.BACKGROUND);
-            LevelResult tripped = level(r, stop.level());
-            if (tripped != null && StopRules.P95_RATIO.equals(stop.rule()) && !Double.isNaN(tripped.e2e().p95())) {
+        }
+        // Every level whose p95 reaches the stop line is pointed at (the p95 rule's own condition, whichever rule
+        // was reported first at that level).
+        for (LevelResult l : r.levels()) {
+            double p = l.e2e().p95();
+            if (!Double.isNaN(threshold) && !Double.isNaN(p) && p >= threshold && r.first() != null && l != r.first()) {
                 XYPointerAnnotation arrow = new XYPointerAnnotation(String.format(Locale.ROOT, "p95 %s s = %sx",
-                        f2(tripped.e2e().p95()), trim(stop.value())), stop.level(), tripped.e2e().p95(), Math.PI * 0.75);
+                        f2(p), trim(StopRules.round2(p / r.first().e2e().p95()))), l.concurrency(), p, Math.PI * 0.75);
                 arrow.setPaint(STOP);
                 arrow.setArrowPaint(STOP);
                 arrow.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 12));

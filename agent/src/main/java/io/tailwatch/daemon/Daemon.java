@@ -104,6 +104,7 @@ public final class Daemon implements AutoCloseable {
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
                 config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
+        rules.exportBaselinesOf(() -> engines.watches().stream().map(w -> w.config().name()).toList());
         host.addListener(snap -> rules.evaluate(snap.at()));
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
