@@ -135,7 +135,12 @@ class CapacityIT {
 
             // no --save-baseline: the alert rules' baselines are left alone
             assertThat(tmp.resolve("data/baselines.json")).doesNotExist();
+        }
+    }
 
+    @Test
+    void ladder_saves_a_baseline_only_when_asked_for_a_configured_engine_with_the_scenarios_shape() throws Exception {
+        try (AgentProcess sim = simulate("--api", "openai", "--slots", "1", "--ttft", "50ms", "--tokens-per-second", "400")) {
             // --save-baseline with another request shape than the scenario's: refused, saying why
             Path cfg = config("openai", simPort(sim));
             AgentProcess.Result other = AgentProcess.run(env(), "ladder", "--config", cfg.toString(), "--engine", "sim",
