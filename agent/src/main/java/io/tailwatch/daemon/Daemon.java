@@ -14,6 +14,9 @@ import io.tailwatch.rules.RuleEngine;
 import io.tailwatch.rules.RuleExport;
 import io.tailwatch.rules.WebhookSink;
 import io.tailwatch.signals.EngineSignalMonitor;
+import io.tailwatch.web.BasicAuthGuard;
+import io.tailwatch.web.ListenerSecurity;
+import io.tailwatch.web.LiveWebConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,13 +66,14 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        Map<String, String> resource = ResourceInfo.detect();
+        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
         PrometheusExporter prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
+        hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         if (OtlpExporter.enabled(config.otlp().settings(), env)) {
             otlp = OtlpExporter.start(config.otlp().settings(), hub, resource);
             hub.addSink(otlp);
-            LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
+            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
         }
         host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
                 hub, clock);
@@ -128,16 +132,38 @@ public final class Daemon implements AutoCloseable {
             return null;
         };
         routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
+        LiveWebConfig web = null;
+        if (config.server().webConfigFile() != null) {
+            try {
+                web = LiveWebConfig.load(config.server().webConfigFile());
+            } catch (io.tailwatch.config.ConfigException e) {
+                closeQuietly();
+                throw new WebConfigFailure(e.getMessage());
+            }
+        }
+        boolean token = config.server().authToken() != null;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
-                    .start(config.server().host(), config.server().port());
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version);
+            if (web != null) {
+                BasicAuthGuard guard = new BasicAuthGuard(web, token);
+                guard.publishTo(hub);
+                host.addListener(snap -> guard.publishTo(hub));
+                http.withWebConfig(web, guard);
+            }
+            http.start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
         }
+        ListenerSecurity security = new ListenerSecurity(config.server().host(), http.port(), web, token);
+        status.add(security);
+        if (security.warning() != null) {
+            LOG.warn("{}", security.warning());
+        }
+        String scheme = security.tls() ? "https://" : "http://";
         if (config.alerts().webhook().enabled()) {
             webhook = new WebhookSink(config.alerts().webhook(),
-                    "http://" + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
+                    scheme + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
             rules.addListener(webhook);
             closeables.add(webhook);
         }
@@ -147,9 +173,17 @@ public final class Daemon implements AutoCloseable {
         if (auto != null) {
             auto.start();
         }
-        LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
-                io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
+                io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
+                (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
+    }
+
+    /** The web config file cannot be used (it changed between the config check and the start). */
+    public static final class WebConfigFailure extends RuntimeException {
+        public WebConfigFailure(String message) {
+            super(message);
+        }
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */
@@ -215,6 +249,19 @@ public final class Daemon implements AutoCloseable {
         }
         if (otlp != null) {
             otlp.close();
+        }
+    }
+
+    /** An endpoint URL for the log: user info, query and fragment removed (they may carry secrets). */
+    static String withoutCredentials(String url) {
+        try {
+            java.net.URI u = java.net.URI.create(url);
+            if (u.getScheme() == null || u.getHost() == null) {
+                return url.replaceAll("[?#].*$", "");
+            }
+            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (IllegalArgumentException | java.net.URISyntaxException e) {
+            return "(unparseable endpoint)";
         }
     }
 }
