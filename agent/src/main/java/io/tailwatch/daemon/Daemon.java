@@ -51,6 +51,7 @@ public final class Daemon implements AutoCloseable {
     private WebhookSink webhook;
     private EngineMonitor engines;
     private AutoEngines auto;
+    private StatusHistory history;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -112,6 +113,11 @@ public final class Daemon implements AutoCloseable {
         host.addListener(snap -> rules.evaluate(snap.at()));
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
+        status.add(new ThresholdsStatus(config.rules()));
+        history = new StatusHistory(config.host().interval());
+        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap), rules.signals()));
+        routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
+        routes.add(io.tailwatch.http.StatusPage::register);
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Map<String, Duration> stuck = host.stuck();
@@ -216,6 +222,11 @@ public final class Daemon implements AutoCloseable {
 
     public EngineMonitor engines() {
         return engines;
+    }
+
+    /** The last hour of the moving signals (the status page's charts). */
+    public StatusHistory history() {
+        return history;
     }
 
     public EngineSignalMonitor signals() {
