@@ -29,11 +29,12 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         ServerConfig server = ServerConfig.read(s.section("server"));
         HostConfig host = HostConfig.read(s.section("host"));
         OtlpConfig otlp = OtlpConfig.read(s.section("otlp"));
-        boolean auto = EngineConfig.isAuto(s);
-        List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s);
-        DiscoveryConfig discovery = DiscoveryConfig.read(s.section("discovery"), auto);
+        // Rules and alerts first: they say how many probes each scenario's window must hold.
         RulesConfig rules = RulesConfig.read(s.section("rules"));
         AlertsConfig alerts = AlertsConfig.read(s.section("alerts"));
+        boolean auto = EngineConfig.isAuto(s);
+        List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s, WindowRequirements.of(rules, alerts));
+        DiscoveryConfig discovery = DiscoveryConfig.read(s.section("discovery"), auto);
         s.finish();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);

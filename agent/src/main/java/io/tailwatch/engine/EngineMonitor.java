@@ -23,14 +23,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineMonitor.class);
-    static final double JITTER = 0.10;
+    static final double JITTER = io.tailwatch.config.WindowRequirements.JITTER;
     static final Duration MAX_FIRST_DELAY = Duration.ofSeconds(5);
 
     private final List<EngineWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final MetricHub hub;
     private final Supplier<HostSnapshot> host;
     private final Clock clock;
-    private final Duration windowAge;
     private final int windowMax;
     private final List<java.util.function.BiConsumer<String, io.tailwatch.probe.ProbeResult>> probeListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -39,18 +38,17 @@ public final class EngineMonitor implements AutoCloseable {
     private boolean started;
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock) {
-        this(engines, hub, host, clock, ProbeWindow.DEFAULT_AGE, ProbeWindow.DEFAULT_MAX_SAMPLES);
+        this(engines, hub, host, clock, ProbeWindow.DEFAULT_MAX_SAMPLES);
     }
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock,
-                         Duration windowAge, int windowMax) {
+                         int windowMax) {
         this.hub = hub;
         this.host = host;
         this.clock = clock;
-        this.windowAge = windowAge;
         this.windowMax = windowMax;
         for (EngineConfig e : engines) {
-            watches.add(new EngineWatch(e, hub, host, clock, windowAge, windowMax));
+            watches.add(new EngineWatch(e, hub, host, clock, windowMax));
         }
     }
 
@@ -88,7 +86,7 @@ public final class EngineMonitor implements AutoCloseable {
         if (closed || watch(e.name()) != null) {
             return false;
         }
-        EngineWatch w = new EngineWatch(e, hub, host, clock, windowAge, windowMax);
+        EngineWatch w = new EngineWatch(e, hub, host, clock, windowMax);
         watches.add(w);
         if (started) {
             LOG.info("watching engine {} ({} {})", e.name(), e.api(), e.url());
