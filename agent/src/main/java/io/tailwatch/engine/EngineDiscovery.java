@@ -171,21 +171,36 @@ public final class EngineDiscovery {
         return out;
     }
 
-    /** Engine configs with the documented defaults (health every 15 s, one interactive probe a minute). */
+    /**
+     * Engine configs for what was found, exactly as the config file would make them from a listed
+     * engine without options (so discovered engines get the same defaults, windows and checks).
+     */
     public static List<EngineConfig> engines(List<Found> found) {
         List<String> names = names(found);
-        List<EngineConfig> out = new ArrayList<>();
+        StringBuilder yaml = new StringBuilder("engines:\n");
+        int n = 0;
         for (int i = 0; i < found.size(); i++) {
             Found f = found.get(i);
             if (!f.engine()) {
                 continue;
             }
-            out.add(new EngineConfig(names.get(i), f.api(), f.url(), null, null, Duration.ofSeconds(15), Duration.ofSeconds(5),
-                    true, List.of(new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0,
-                    Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(50), true)),
-                    PROCESSES.getOrDefault(f.kind(), List.of()), null));
+            n++;
+            yaml.append("  - name: ").append(names.get(i)).append("\n    api: ").append(f.api()).append("\n    url: ")
+                    .append(yamlScalar(f.url().toString())).append('\n');
+            List<String> procs = PROCESSES.getOrDefault(f.kind(), List.of());
+            if (!procs.isEmpty()) {
+                yaml.append("    process:\n      names: [")
+                        .append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList())).append("]\n");
+            }
         }
-        return out;
+        if (n == 0) {
+            return List.of();
+        }
+        try {
+            return io.tailwatch.config.Config.parse(yaml.toString(), "discovered engines", Map.of()).engines();
+        } catch (io.tailwatch.config.ConfigException e) {
+            throw new IllegalStateException("discovered engines do not make a valid config: " + e.getMessage(), e);
+        }
     }
 
     /** A ready {@code engines:} block for config/tailwatch.yaml. */
