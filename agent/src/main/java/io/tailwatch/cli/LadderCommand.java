@@ -185,7 +185,8 @@ public final class LadderCommand implements Callable<Integer> {
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
             Progress progress = Progress.forStderr(quiet);
             progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
-                    target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath()));
+                    io.tailwatch.config.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
+                    dir.toAbsolutePath()));
             LadderResult result;
             try {
                 result = ladder.run(pre, new Ladder.Listener() {

@@ -71,7 +71,8 @@ public final class EngineMonitor implements AutoCloseable {
             return this;
         }
         LOG.info("watching {} engine(s): {}", watches.size(),
-                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + w.config().url() + ")").toList());
+                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " "
+                        + io.tailwatch.config.Redact.url(w.config().url()) + ")").toList());
         for (EngineWatch w : watches) {
             schedule(w);
         }
@@ -89,7 +90,7 @@ public final class EngineMonitor implements AutoCloseable {
         EngineWatch w = new EngineWatch(e, hub, host, clock, windowMax);
         watches.add(w);
         if (started) {
-            LOG.info("watching engine {} ({} {})", e.name(), e.api(), e.url());
+            LOG.info("watching engine {} ({} {})", e.name(), e.api(), io.tailwatch.config.Redact.url(e.url()));
             schedule(w);
         }
         return true;
