@@ -48,8 +48,9 @@ public final class Daemon implements AutoCloseable {
     private EngineSignalMonitor signals;
     private BaselineStore baselines;
     private RuleEngine rules;
-    private WebhookSink webhook;
+    private volatile WebhookSink webhook;
     private EngineMonitor engines;
+    private AutoEngines auto;
     private StatusHistory history;
 
     private final List<io.tailwatch.host.Sampler> samplers;
@@ -99,10 +100,24 @@ public final class Daemon implements AutoCloseable {
             }
         });
         engines.addProbeListener(signals::onProbe);
+        if (config.autoEngines()) {
+            auto = new AutoEngines(config.discovery(), engines, signals, clock,
+                    ports -> io.tailwatch.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
+            closeables.add(auto);
+            status.add(auto);
+        }
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
-                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
-        host.addListener(snap -> rules.evaluate(snap.at()));
+                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention(), config.alerts().runbookBaseUrl());
+        rules.exportBaselinesOf(() -> engines.watches().stream().map(w -> w.config().name()).toList());
+        host.addListener(snap -> {
+            // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
+            WebhookSink w = webhook;
+            if (w != null) {
+                hub.publish("alerts/webhook", io.tailwatch.rules.WebhookMetrics.points(w.stats()));
+            }
+            rules.evaluate(snap.at());
+        });
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         status.add(new ThresholdsStatus(config.rules()));
@@ -141,7 +156,8 @@ public final class Daemon implements AutoCloseable {
         }
         boolean token = config.server().authToken() != null;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version);
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), config.server().allowedHosts(),
+                    routes, ResourceInfo::version);
             if (web != null) {
                 BasicAuthGuard guard = new BasicAuthGuard(web, token);
                 guard.publishTo(hub);
@@ -168,6 +184,9 @@ public final class Daemon implements AutoCloseable {
         host.start();
         engines.start();
         signals.start();
+        if (auto != null) {
+            auto.start();
+        }
         LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
                 (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ConfigTest {
+public class ConfigTest {
     private static final Map<String, String> ENV = Map.of("TW_TOKEN", "s3cret", "OLLAMA_KEY", "k-123");
 
     private static List<String> problems(String yaml) {
@@ -35,9 +35,46 @@ class ConfigTest {
         assertThat(empty.server().listen()).isEqualTo("127.0.0.1:9531");
         assertThat(empty.host().interval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(empty.host().procfs()).isEqualTo(Path.of("/proc"));
-        assertThat(builtIn.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx");
-        assertThat(builtIn.engines().get(0).url().toString()).isEqualTo("http://127.0.0.1:11434");
-        assertThat(builtIn.engines().get(1).url().toString()).isEqualTo("http://127.0.0.1:8080");
+        // The shipped default finds the engines (engines: auto) and configures none by hand.
+        assertThat(builtIn.autoEngines()).isTrue();
+        assertThat(builtIn.engines()).isEmpty();
+        assertThat(builtIn.discovery().interval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(builtIn.discovery().allPorts(io.tailwatch.engine.EngineDiscovery.WELL_KNOWN_PORTS))
+                .containsExactly(11434, 8080, 1234, 8000);
+        assertThat(empty.autoEngines()).isFalse();
+    }
+
+    /**
+     * The engines example documented (commented out) in the shipped file, as a config: every key of a
+     * listed engine. Tests that need configured engines use it, so the example stays valid.
+     */
+    public static Config documentedEngines() throws Exception {
+        String text = Config.defaultText();
+        int from = text.indexOf("# engines:\n");
+        int to = text.indexOf("\ndiscovery:\n");
+        StringBuilder sb = new StringBuilder();
+        for (String line : text.substring(from, to).split("\n")) {
+            sb.append(line.startsWith("# ") ? line.substring(2) : line.equals("#") ? "" : line).append('\n');
+        }
+        return Config.parse(sb.toString(), "documented engines example", ENV);
+    }
+
+    @Test
+    void theDocumentedEnginesExampleIsAValidConfig() throws Exception {
+        Config c = documentedEngines();
+        assertThat(c.autoEngines()).isFalse();
+        assertThat(c.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx");
+        assertThat(c.engines().get(0).url().toString()).isEqualTo("http://127.0.0.1:11434");
+        assertThat(c.engines().get(1).url().toString()).isEqualTo("http://127.0.0.1:8080");
+    }
+
+    @Test
+    void enginesIsAListOrAuto() {
+        assertThat(problems("engines: sometimes\n")).singleElement().satisfies(p ->
+                assertThat(p).contains("engines").contains("must be a list of engines, or auto"));
+        assertThat(problems("engines: auto\ndiscovery:\n  well_known_ports: false\n")).singleElement().satisfies(p ->
+                assertThat(p).contains("discovery.ports").contains("needs ports to check"));
+        assertThat(problems("engines: auto\ndiscovery:\n  ports: [99999]\n  interval: 1s\n")).hasSize(2);
     }
 
     @Test
@@ -181,6 +218,111 @@ class ConfigTest {
                 "line 3, column 10: engines[0].api: expected one of ollama, openai, got 'grpc'",
                 "line 4, column 10: engines[0].url: expected an http:// or https:// URL, got 'ftp://x' (must be http://HOST[:PORT] or https://...)",
                 "line 8, column 11: engines[2].name: duplicate engine name 'ok'");
+    }
+
+    @Test
+    void unsetHealthTimeoutFollowsAShortInterval() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s}
+                  - name: slow
+                    api: openai
+                    url: http://127.0.0.1:8081
+                  - name: equal
+                    api: openai
+                    url: http://127.0.0.1:8082
+                    health: {interval: 2s, timeout: 2s}
+                """, "t", ENV);
+        assertThat(c.engines().get(0).healthTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.engines().get(1).healthTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.engines().get(2).healthTimeout()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void onlyAnExplicitHealthTimeoutLongerThanTheIntervalIsAnError() {
+        assertThat(problems("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s, timeout: 3s}
+                """)).containsExactly(
+                "line 5, column 37: engines[0].health.timeout: must not be longer than health.interval (1s)");
+    }
+
+    @Test
+    void runbookBaseUrlIsAnAbsoluteUrlWithoutFragment() throws Exception {
+        assertThat(Config.parse("", "t", ENV).alerts().runbookBaseUrl()).isNull();
+        assertThat(Config.parse("alerts: {runbook_base_url: 'https://wiki.example/tailwatch/runbook'}\n", "t", ENV)
+                .alerts().runbookBaseUrl()).isEqualTo("https://wiki.example/tailwatch/runbook");
+        assertThat(problems("alerts:\n  runbook_base_url: docs/runbook.md\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: expected an absolute http:// or https:// URL of the runbook page, got 'docs/runbook.md'");
+        assertThat(problems("alerts:\n  runbook_base_url: https://x.example/r#top\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: must not have a #fragment: each alert adds its own (#RuleName)");
+    }
+
+    @Test
+    void omittedWindowHoldsTheRulesMinimumAtTheInterval() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: slow, interval: 60s}
+                      - {name: fast, interval: 15s, timeouts: {total: 10s, first_token: 5s}}
+                """, "t", ENV);
+        // 20 probes 60 s apart, each up to 10 % late: 20 x 66 s = 22m.
+        assertThat(c.engines().get(0).scenarios().get(0).window()).isEqualTo(Duration.ofMinutes(22));
+        assertThat(c.engines().get(0).scenarios().get(1).window()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(Config.defaults(ENV).engines()).allSatisfy(e -> assertThat(e.scenarios()).allSatisfy(sc ->
+                assertThat(WindowRequirements.guaranteed(sc.window(), sc.interval())).isGreaterThanOrEqualTo(20)));
+    }
+
+    @Test
+    void aWindowTooShortForTheRulesIsRejectedNamingTheKeys() {
+        assertThat(problems("""
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 10m}
+                """)).containsExactly("line 6, column 45: engines[0].scenarios[0].window: 10m holds only 9 probes at interval"
+                + " 1m (a probe may come up to 10 % late), but rules.TailLatencySpread (20 probes) and"
+                + " alerts.baseline.min_samples (20 probes, for LatencyOverBaseline) need 20: set window to at least 22m"
+                + " or interval to at most 27s (or disable the rule)");
+    }
+
+    @Test
+    void aShortWindowIsFineWhenTheRulesThatNeedMoreAreOff() throws Exception {
+        Config c = Config.parse("""
+                rules:
+                  TailLatencySpread: {enabled: false}
+                alerts:
+                  baseline: {min_samples: 5}
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 10m}
+                """, "t", ENV);
+        assertThat(c.engines().get(0).scenarios().get(0).window()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(problems("""
+                rules:
+                  TailLatencySpread: {enabled: false}
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 2m}
+                """)).singleElement().asString().contains("window: 2m holds only 1 probes",
+                "alerts.baseline.min_samples (20 probes, for LatencyOverBaseline) and rules.ProbeErrors (3 failed probes) need 20");
     }
 
     @Test
