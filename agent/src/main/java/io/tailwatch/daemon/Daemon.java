@@ -14,6 +14,9 @@ import io.tailwatch.rules.RuleEngine;
 import io.tailwatch.rules.RuleExport;
 import io.tailwatch.rules.WebhookSink;
 import io.tailwatch.signals.EngineSignalMonitor;
+import io.tailwatch.web.BasicAuthGuard;
+import io.tailwatch.web.ListenerSecurity;
+import io.tailwatch.web.LiveWebConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +50,7 @@ public final class Daemon implements AutoCloseable {
     private RuleEngine rules;
     private WebhookSink webhook;
     private EngineMonitor engines;
+    private StatusHistory history;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -101,6 +105,11 @@ public final class Daemon implements AutoCloseable {
         host.addListener(snap -> rules.evaluate(snap.at()));
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
+        status.add(new ThresholdsStatus(config.rules()));
+        history = new StatusHistory(config.host().interval());
+        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap), rules.signals()));
+        routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
+        routes.add(io.tailwatch.http.StatusPage::register);
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Map<String, Duration> stuck = host.stuck();
@@ -121,25 +130,55 @@ public final class Daemon implements AutoCloseable {
             return null;
         };
         routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
+        LiveWebConfig web = null;
+        if (config.server().webConfigFile() != null) {
+            try {
+                web = LiveWebConfig.load(config.server().webConfigFile());
+            } catch (io.tailwatch.config.ConfigException e) {
+                closeQuietly();
+                throw new WebConfigFailure(e.getMessage());
+            }
+        }
+        boolean token = config.server().authToken() != null;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
-                    .start(config.server().host(), config.server().port());
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version);
+            if (web != null) {
+                BasicAuthGuard guard = new BasicAuthGuard(web, token);
+                guard.publishTo(hub);
+                host.addListener(snap -> guard.publishTo(hub));
+                http.withWebConfig(web, guard);
+            }
+            http.start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
         }
+        ListenerSecurity security = new ListenerSecurity(config.server().host(), http.port(), web, token);
+        status.add(security);
+        if (security.warning() != null) {
+            LOG.warn("{}", security.warning());
+        }
+        String scheme = security.tls() ? "https://" : "http://";
         if (config.alerts().webhook().enabled()) {
             webhook = new WebhookSink(config.alerts().webhook(),
-                    "http://" + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
+                    scheme + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
             rules.addListener(webhook);
             closeables.add(webhook);
         }
         host.start();
         engines.start();
         signals.start();
-        LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
-                io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
+                io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
+                (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
+    }
+
+    /** The web config file cannot be used (it changed between the config check and the start). */
+    public static final class WebConfigFailure extends RuntimeException {
+        public WebConfigFailure(String message) {
+            super(message);
+        }
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */
@@ -172,6 +211,11 @@ public final class Daemon implements AutoCloseable {
 
     public EngineMonitor engines() {
         return engines;
+    }
+
+    /** The last hour of the moving signals (the status page's charts). */
+    public StatusHistory history() {
+        return history;
     }
 
     public EngineSignalMonitor signals() {

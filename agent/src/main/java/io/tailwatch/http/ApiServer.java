@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.LowResourceMonitor;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -27,6 +28,8 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private final Javalin app;
+    private volatile String listenHost;
+    private volatile int listenPort;
 
     /** Every endpoint, for the landing page at /: path and what it serves. */
     static final List<String[]> ENDPOINTS = List.of(
@@ -123,9 +126,28 @@ public final class ApiServer implements AutoCloseable {
         cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
     }
 
+    /**
+     * Applies the exporter-toolkit web config: HTTPS when it has tls_server_config, and {@code guard}
+     * (basic auth and response headers) before every handler. Call before {@link #start}.
+     */
+    public ApiServer withWebConfig(io.tailwatch.web.LiveWebConfig web, io.javalin.http.Handler guard) {
+        app.before(guard);
+        if (web.current().tls() != null) {
+            app.unsafeConfig().jetty.addConnector((server, http) -> {
+                ServerConnector c = io.tailwatch.web.TlsListener.connector(server, http, web);
+                c.setHost(listenHost);
+                c.setPort(listenPort);
+                return c;
+            });
+        }
+        return this;
+    }
+
     /** Binds and starts; throws {@link BindFailure} when the address cannot be bound. */
     public ApiServer start(String host, int port) {
         try {
+            listenHost = host;
+            listenPort = port;
             app.start(host, port);
         } catch (RuntimeException e) {
             Throwable t = e;

@@ -33,6 +33,7 @@ public final class MacSources {
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
         return List.of(
                 new MacMemorySampler(system),
+                new MacCpuSampler(system),
                 new MacSwapSampler(system),
                 new MacMemoryPressureSampler(system),
                 new MacThermalPressureSampler(notify),
