@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Soak: the agent with the daemon's JVM flags (launchd/jvm.options) against two simulated engines
-# (one Ollama, one OpenAI-compatible) probed every PROBE_SECONDS, its /metrics scraped every second,
+# (one Ollama, one OpenAI-compatible) probed every PROBE_SECONDS, its /metrics scraped every second
+# (a scrape, then a 1 s pause),
 # for MINUTES. Loopback only; bounded in time (it stops by itself) and in requests (one scrape a
 # second, one probe per engine per interval). Prints one line a minute and a summary: resident memory
 # (first, max, last), threads, scrape time p50/p99/max, failed scrapes, the exposition size, probes
@@ -112,7 +113,7 @@ while [ $SECONDS -lt $end ]; do
   sleep 1
 done
 
-ok_probes=$(grep -o 'tailwatch_probe_success[^ ]* 1' "$work/last.txt" | wc -l || true)
+ok_probes=$(grep -cE '^tailwatch_probe_success\{[^}]*\} 1(\.0)?$' "$work/last.txt" || true)
 sort -n "$times" >"$times.sorted"
 n=$(wc -l <"$times.sorted")
 p50=$(sed -n "$(((n + 1) / 2))p" "$times.sorted")
