@@ -33,7 +33,19 @@ public final class AgentOptions {
         if (c == null) {
             return null;
         }
-        baseUrl = url != null ? url : URI.create("http://" + HostPort.format(
+        javax.net.ssl.SSLContext tls = null;
+        if (c.server().webConfigFile() != null) {
+            try {
+                io.tailwatch.web.WebConfig web = io.tailwatch.web.WebConfig.load(c.server().webConfigFile());
+                if (web.tls() != null) {
+                    tls = io.tailwatch.web.PinnedTls.trusting(web.tls().chain()[0]);
+                }
+            } catch (io.tailwatch.config.ConfigException e) {
+                System.err.print(e.problems().render());
+                return null;
+            }
+        }
+        baseUrl = url != null ? url : URI.create((tls != null ? "https://" : "http://") + HostPort.format(
                 c.server().host().equals("0.0.0.0") ? "127.0.0.1" : c.server().host(), c.server().port()));
         String token = c.server().authToken();
         if (tokenFile != null) {
@@ -51,6 +63,6 @@ public final class AgentOptions {
             System.err.println("--timeout: " + e.getMessage());
             return null;
         }
-        return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d);
+        return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d, tls);
     }
 }

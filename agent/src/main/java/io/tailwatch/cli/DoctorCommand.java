@@ -8,17 +8,24 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** Cross-checks every native host reading against the OS's own tools. */
 @Command(name = "doctor", description = {
         "Cross-check every host signal against the OS's own tools.",
         "Reads each signal natively, as the agent does, and beside the same signal from the OS's tools",
-        "(macOS: sysctl, vm_stat, pmset -g therm, memory_pressure; Linux: free -b, /proc/meminfo), each",
-        "against a stated tolerance. Exit 0 when all agree, 1 on any disagreement or impossible reading,",
+        "(macOS: sysctl, vm_stat, pmset -g therm, memory_pressure, notifyutil, footprint; Linux: free -b,",
+        "/proc/meminfo; both: ps), each against a stated tolerance.",
+        "Exit 0 when all agree, 1 on any disagreement or impossible reading,",
         "2 on a bad config."})
 public final class DoctorCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions options;
+
+    @Option(names = "--with-sudo", description = {
+            "macOS: also compare power per rail and GPU frequency with one 'sudo -n powermetrics' sample",
+            "(never prompts: run 'sudo -v' first; without cached credentials the check shows n/a)."})
+    boolean withSudo;
 
     @Override
     public Integer call() {
@@ -26,7 +33,7 @@ public final class DoctorCommand implements Callable<Integer> {
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;
         }
-        DoctorReport report = Doctor.run(config, ToolRunner.system(Duration.ofSeconds(10)));
+        DoctorReport report = Doctor.run(config, ToolRunner.system(Duration.ofSeconds(10)), withSudo);
         System.out.print(report.render());
         return report.failed() ? TailwatchCommand.EXIT_FAILURE : TailwatchCommand.EXIT_OK;
     }

@@ -19,6 +19,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Override server.listen.")
     String listen;
 
+    @Option(names = "--web-config-file", paramLabel = "FILE",
+            description = "Web config file as Prometheus exporters read it (TLS, basic auth, headers); overrides server.web_config_file.")
+    java.nio.file.Path webConfigFile;
+
     @Override
     public Integer call() {
         Config config = options.loadOrReport();
@@ -34,12 +38,23 @@ public final class RunCommand implements Callable<Integer> {
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
+        if (webConfigFile != null) {
+            String problem = io.tailwatch.config.ServerConfig.checkWebConfig(webConfigFile);
+            if (problem != null) {
+                System.err.println("--web-config-file: " + problem.replace("; ", "\n--web-config-file: "));
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+            config = config.withWebConfigFile(webConfigFile);
+        }
         Daemon daemon;
         try {
             daemon = new Daemon(config, System.getenv()).start();
         } catch (ApiServer.BindFailure e) {
             System.err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
+        } catch (Daemon.WebConfigFailure e) {
+            System.err.println(e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

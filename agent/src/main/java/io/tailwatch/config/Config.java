@@ -68,7 +68,11 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         return null;
     }
 
+    public Config withWebConfigFile(Path file) {
+        return new Config(source, server.withWebConfigFile(file), this.host, otlp, engines, rules, alerts);
+    }
+
     public Config withListen(String host, int port) {
-        return new Config(source, new ServerConfig(host, port, server.authToken()), this.host, otlp, engines, rules, alerts);
+        return new Config(source, new ServerConfig(host, port, server.authToken(), server.webConfigFile()), this.host, otlp, engines, rules, alerts);
     }
 }

@@ -14,6 +14,9 @@ import io.tailwatch.rules.RuleEngine;
 import io.tailwatch.rules.RuleExport;
 import io.tailwatch.rules.WebhookSink;
 import io.tailwatch.signals.EngineSignalMonitor;
+import io.tailwatch.web.BasicAuthGuard;
+import io.tailwatch.web.ListenerSecurity;
+import io.tailwatch.web.LiveWebConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +50,7 @@ public final class Daemon implements AutoCloseable {
     private RuleEngine rules;
     private WebhookSink webhook;
     private EngineMonitor engines;
+    private StatusHistory history;
 
     private final List<io.tailwatch.host.Sampler> samplers;
 
@@ -62,13 +66,14 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        Map<String, String> resource = ResourceInfo.detect();
+        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
         PrometheusExporter prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
+        hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         if (OtlpExporter.enabled(config.otlp().settings(), env)) {
             otlp = OtlpExporter.start(config.otlp().settings(), hub, resource);
             hub.addSink(otlp);
-            LOG.info("OTLP export on (config endpoint {}, OTEL_* variables override)", config.otlp().endpoint());
+            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
         }
         host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
                 hub, clock);
@@ -100,6 +105,11 @@ public final class Daemon implements AutoCloseable {
         host.addListener(snap -> rules.evaluate(snap.at()));
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
+        status.add(new ThresholdsStatus(config.rules()));
+        history = new StatusHistory(config.host().interval());
+        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap), rules.signals()));
+        routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
+        routes.add(io.tailwatch.http.StatusPage::register);
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Map<String, Duration> stuck = host.stuck();
@@ -120,25 +130,55 @@ public final class Daemon implements AutoCloseable {
             return null;
         };
         routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
+        LiveWebConfig web = null;
+        if (config.server().webConfigFile() != null) {
+            try {
+                web = LiveWebConfig.load(config.server().webConfigFile());
+            } catch (io.tailwatch.config.ConfigException e) {
+                closeQuietly();
+                throw new WebConfigFailure(e.getMessage());
+            }
+        }
+        boolean token = config.server().authToken() != null;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version)
-                    .start(config.server().host(), config.server().port());
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version);
+            if (web != null) {
+                BasicAuthGuard guard = new BasicAuthGuard(web, token);
+                guard.publishTo(hub);
+                host.addListener(snap -> guard.publishTo(hub));
+                http.withWebConfig(web, guard);
+            }
+            http.start(config.server().host(), config.server().port());
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
         }
+        ListenerSecurity security = new ListenerSecurity(config.server().host(), http.port(), web, token);
+        status.add(security);
+        if (security.warning() != null) {
+            LOG.warn("{}", security.warning());
+        }
+        String scheme = security.tls() ? "https://" : "http://";
         if (config.alerts().webhook().enabled()) {
             webhook = new WebhookSink(config.alerts().webhook(),
-                    "http://" + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
+                    scheme + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
             rules.addListener(webhook);
             closeables.add(webhook);
         }
         host.start();
         engines.start();
         signals.start();
-        LOG.info("tailwatch {} listening on {}", ResourceInfo.version(),
-                io.tailwatch.config.HostPort.format(config.server().host(), http.port()));
+        LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
+                io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
+                (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
+    }
+
+    /** The web config file cannot be used (it changed between the config check and the start). */
+    public static final class WebConfigFailure extends RuntimeException {
+        public WebConfigFailure(String message) {
+            super(message);
+        }
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */
@@ -173,6 +213,11 @@ public final class Daemon implements AutoCloseable {
         return engines;
     }
 
+    /** The last hour of the moving signals (the status page's charts). */
+    public StatusHistory history() {
+        return history;
+    }
+
     public EngineSignalMonitor signals() {
         return signals;
     }
@@ -204,6 +249,19 @@ public final class Daemon implements AutoCloseable {
         }
         if (otlp != null) {
             otlp.close();
+        }
+    }
+
+    /** An endpoint URL for the log: user info, query and fragment removed (they may carry secrets). */
+    static String withoutCredentials(String url) {
+        try {
+            java.net.URI u = java.net.URI.create(url);
+            if (u.getScheme() == null || u.getHost() == null) {
+                return url.replaceAll("[?#].*$", "");
+            }
+            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
+        } catch (IllegalArgumentException | java.net.URISyntaxException e) {
+            return "(unparseable endpoint)";
         }
     }
 }

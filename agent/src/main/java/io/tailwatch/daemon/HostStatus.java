@@ -48,6 +48,23 @@ public final class HostStatus {
             }
         }
         m.put("power", power);
+        // CPU time by mode over the last interval (ratios that add up to 1); busy is what is neither idle
+        // nor waiting for I/O. Absent until the sampler has two readings to compare.
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        double idle = 0;
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.CPU_UTILIZATION) {
+                String mode = p.attributes().get(AttrKeys.CPU_MODE);
+                cpu.put(mode + "_ratio", p.value());
+                if (mode.equals("idle") || mode.equals("iowait")) {
+                    idle += p.value();
+                }
+            }
+        }
+        if (!cpu.isEmpty()) {
+            cpu.put("busy_ratio", Math.max(0, 1 - idle));
+        }
+        m.put("cpu", cpu);
         List<Map<String, Object>> procs = new ArrayList<>();
         Map<String, Map<String, Object>> byEngine = new LinkedHashMap<>();
         for (Point p : s.points()) {

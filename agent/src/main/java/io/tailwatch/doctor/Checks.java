@@ -29,6 +29,26 @@ public final class Checks {
                 agree ? "" : "differs by " + format(diff, unit));
     }
 
+    /**
+     * Native vs tool for a figure that moves between the two reads (page counts, RSS): they agree
+     * when |native - tool| <= max(relative x |tool|, floor). The tolerance is the field's own, so a
+     * field read as 0 fails whenever the tool shows more than the floor; the floor absorbs pages
+     * that moved in the moment between the sample and the tool.
+     */
+    public static Check compareRelative(String signal, Double nativeValue, String tool, Double toolValue,
+                                        double relative, double floor, String unit) {
+        double tol = toolValue == null ? floor : Math.max(Math.abs(toolValue) * relative, floor);
+        Check c = compare(signal, nativeValue, tool, toolValue, tol, unit);
+        String rule = String.format(Locale.ROOT, "%s %% of the tool's value, at least %s", trim(relative * 100),
+                format(floor, unit));
+        return new Check(c.signal(), c.nativeValue(), c.tool(), c.toolValue(),
+                rule + (toolValue == null ? "" : ": " + format(tol, unit)), c.verdict(), c.note());
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+
     /** The tool could not be run or its output not parsed. */
     public static Check toolUnavailable(String signal, Double nativeValue, String tool, String why, String unit) {
         return new Check(signal, nativeValue == null ? "absent" : format(nativeValue, unit), tool, "unavailable", "-",

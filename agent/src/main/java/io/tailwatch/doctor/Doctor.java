@@ -31,10 +31,19 @@ public final class Doctor {
     }
 
     public static DoctorReport run(Config config, ToolRunner tools) {
-        return run(config, HostSources.forThisHost(config), tools, HostSources.isMac());
+        return run(config, tools, false);
+    }
+
+    /** {@code withSudo}: also compare power and GPU frequency with {@code sudo -n powermetrics} (macOS). */
+    public static DoctorReport run(Config config, ToolRunner tools, boolean withSudo) {
+        return run(config, HostSources.forThisHost(config), tools, HostSources.isMac(), withSudo);
     }
 
     public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac) {
+        return run(config, samplers, tools, mac, false);
+    }
+
+    public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac, boolean withSudo) {
         HostSnapshot snap;
         try (HostSampling h = new HostSampling(samplers, config.host().interval(), config.host().timeout(), new MetricHub(),
                 Clock.systemUTC())) {
@@ -53,11 +62,15 @@ public final class Doctor {
             }
         }
         List<String> engineNames = config.engines().stream().map(EngineConfig::name).toList();
-        List<Check> engineChecks = EngineProcessChecks.of(snap, engineSampler, engineNames, tools);
+        List<Check> engineChecks = EngineProcessChecks.of(snap, engineSampler, engineNames, tools, mac);
         if (mac) {
             Map<List<String>, String> outputs = new HashMap<>();
             Map<List<String>, String> errors = new HashMap<>();
-            for (List<String> cmd : MacDoctor.TOOLS) {
+            List<List<String>> commands = new ArrayList<>(MacDoctor.TOOLS);
+            if (withSudo) {
+                commands.add(MacDoctor.POWERMETRICS);
+            }
+            for (List<String> cmd : commands) {
                 try {
                     outputs.put(cmd, tools.run(cmd));
                 } catch (IOException e) {

@@ -10,17 +10,26 @@ import java.util.stream.Collectors;
 
 /**
  * Each engine's summed RSS beside {@code ps -o rss= -p PID,...} for the same processes (KiB on both
- * macOS and Linux). RSS moves while the tool runs, so they must agree within
- * {@value #TOLERANCE_PERCENT} % or {@value #TOLERANCE_FLOOR_MIB} MiB, whichever is larger.
+ * macOS and Linux) and, on macOS, its summed footprint beside {@code footprint -f bytes PID} run per
+ * process (one process per run, so nothing is de-duplicated across them, as ri_phys_footprint is
+ * not). Memory moves while the tools run, so they must agree within {@value #TOLERANCE_PERCENT} % or
+ * {@value #TOLERANCE_FLOOR_MIB} MiB, whichever is larger.
  */
 public final class EngineProcessChecks {
     public static final double TOLERANCE_PERCENT = 10;
     public static final long TOLERANCE_FLOOR_MIB = 8;
+    /** footprint takes a moment per process: at most this many per engine are checked. */
+    static final int MAX_FOOTPRINT_PIDS = 16;
 
     private EngineProcessChecks() {
     }
 
     public static List<Check> of(HostSnapshot s, EngineProcessSampler sampler, List<String> engines, ToolRunner tools) {
+        return of(s, sampler, engines, tools, false);
+    }
+
+    public static List<Check> of(HostSnapshot s, EngineProcessSampler sampler, List<String> engines, ToolRunner tools,
+                                 boolean mac) {
         List<Check> out = new ArrayList<>();
         if (sampler == null) {
             return out;
@@ -50,7 +59,32 @@ public final class EngineProcessChecks {
             } catch (IOException | NumberFormatException e) {
                 out.add(Checks.toolUnavailable(signal, nativeRss, tool, e.getMessage(), "B"));
             }
+            if (mac) {
+                out.add(footprint(s, engine, pids, tools));
+            }
         }
         return out;
+    }
+
+    static Check footprint(HostSnapshot s, String engine, Set<Integer> pids, ToolRunner tools) {
+        String signal = "tailwatch.process.memory.footprint{" + engine + "}";
+        Double nativeFootprint = s.processFootprint(engine);
+        List<Integer> sorted = pids.stream().sorted().toList();
+        String tool = "footprint -f bytes PID (" + sorted.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
+        if (sorted.size() > MAX_FOOTPRINT_PIDS) {
+            return Checks.toolUnavailable(signal, nativeFootprint, tool,
+                    sorted.size() + " processes; footprint is checked for at most " + MAX_FOOTPRINT_PIDS, "B");
+        }
+        long bytes = 0;
+        try {
+            for (int pid : sorted) {
+                String text = tools.run(List.of("footprint", "-f", "bytes", Integer.toString(pid)));
+                bytes += io.tailwatch.host.macos.MacToolText.footprintBytes(text, pid);
+            }
+        } catch (IOException e) {
+            return Checks.toolUnavailable(signal, nativeFootprint, tool, e.getMessage(), "B");
+        }
+        return Checks.compareRelative(signal, nativeFootprint, tool, (double) bytes, TOLERANCE_PERCENT / 100,
+                TOLERANCE_FLOOR_MIB * 1024.0 * 1024, "B");
     }
 }

@@ -10,11 +10,14 @@ import java.util.Map;
 
 /**
  * Linux cross-checks: the sampled memory and swap beside {@code free -b} and a fresh read of
- * /proc/meminfo. Totals must match exactly; moving figures within {@value #MOVING_TOLERANCE_PERCENT}
- * % of total memory (or swap), since the tool runs moments after the sample.
+ * /proc/meminfo. Totals must match exactly; each moving figure within
+ * {@value #MOVING_TOLERANCE_PERCENT} % of the tool's own value, at least {@link #MOVING_FLOOR} bytes
+ * (the tool runs moments after the sample).
  */
 public final class LinuxDoctor {
     public static final double MOVING_TOLERANCE_PERCENT = 5;
+    /** Pages that may move in the moment between the sample and the tool: 64 MiB. */
+    public static final double MOVING_FLOOR = 64L << 20;
     /** Swap moves in pages; a small floor keeps an idle machine with tiny swap from flapping. */
     static final double SWAP_TOLERANCE_FLOOR = 16L << 20;
 
@@ -24,7 +27,6 @@ public final class LinuxDoctor {
     public static List<Check> checks(HostSnapshot s, String freeOutput, String freeError, String meminfo, String meminfoError) {
         List<Check> out = new ArrayList<>();
         Double total = s.memoryTotal();
-        double moving = total == null ? 0 : total * MOVING_TOLERANCE_PERCENT / 100;
         Map<String, Long> free = null;
         String why = freeError;
         if (freeOutput != null) {
@@ -39,15 +41,16 @@ public final class LinuxDoctor {
             out.add(Checks.toolUnavailable("system.memory.limit", total, tool, why, "B"));
         } else {
             out.add(Checks.compare("system.memory.limit", total, tool + " (Mem total)", d(free.get("Mem.total")), 0, "B"));
-            out.add(Checks.compare("system.memory.usage{free}", s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "free"),
-                    tool + " (Mem free)", d(free.get("Mem.free")), moving, "B"));
+            out.add(moving("system.memory.usage{used}", s.memoryUsed(),
+                    tool + " (Mem used = total - available in procps-ng 4)", d(free.get("Mem.used"))));
+            out.add(moving("system.memory.usage{free}", s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "free"),
+                    tool + " (Mem free)", d(free.get("Mem.free"))));
             Double cached = s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "cached");
             Double buffers = s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "buffers");
-            out.add(Checks.compare("system.memory.usage{cached}+{buffers}",
-                    cached == null || buffers == null ? null : cached + buffers,
-                    tool + " (buff/cache)", d(free.get("Mem.buff/cache")), moving, "B"));
-            out.add(Checks.compare("tailwatch.memory.available", s.memoryAvailable(), tool + " (Mem available)",
-                    d(free.get("Mem.available")), moving, "B"));
+            out.add(moving("system.memory.usage{cached}+{buffers}", cached == null || buffers == null ? null : cached + buffers,
+                    tool + " (buff/cache)", d(free.get("Mem.buff/cache"))));
+            out.add(moving("tailwatch.memory.available", s.memoryAvailable(), tool + " (Mem available)",
+                    d(free.get("Mem.available"))));
             Double swapTotal = s.swapTotal();
             Long toolSwapTotal = free.get("Swap.total");
             out.add(Checks.compare("system.paging.usage{used}+{free}", swapTotal, tool + " (Swap total)", d(toolSwapTotal), 0, "B"));
@@ -61,11 +64,15 @@ public final class LinuxDoctor {
         } else {
             Map<String, Long> m = meminfoKb(meminfo);
             out.add(Checks.compare("system.memory.limit", total, "/proc/meminfo (MemTotal)", kb(m.get("MemTotal")), 0, "B"));
-            out.add(Checks.compare("tailwatch.memory.available", s.memoryAvailable(), "/proc/meminfo (MemAvailable)",
-                    kb(m.get("MemAvailable")), moving, "B"));
+            out.add(moving("tailwatch.memory.available", s.memoryAvailable(), "/proc/meminfo (MemAvailable)",
+                    kb(m.get("MemAvailable"))));
         }
         out.addAll(NativeInvariants.of(s));
         return out;
+    }
+
+    private static Check moving(String signal, Double nativeValue, String tool, Double toolValue) {
+        return Checks.compareRelative(signal, nativeValue, tool, toolValue, MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
     }
 
     private static Double d(Long v) {

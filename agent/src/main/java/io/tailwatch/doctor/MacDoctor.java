@@ -13,11 +13,14 @@ import java.util.Map;
 /**
  * macOS cross-checks: the native readings beside {@code sysctl}, {@code vm_stat},
  * {@code pmset -g therm} and {@code memory_pressure}. Fixed figures (total memory, swap size, the
- * pressure level's enum) must match exactly; page counts within {@value #MOVING_TOLERANCE_PERCENT} %
- * of total memory, because the tools run moments after the sample.
+ * pressure level's enum) must match exactly; each page count within {@value #MOVING_TOLERANCE_PERCENT} %
+ * of the tool's own value, at least {@link #MOVING_FLOOR} bytes, because the tools run moments after
+ * the sample.
  */
 public final class MacDoctor {
     public static final double MOVING_TOLERANCE_PERCENT = 5;
+    /** Pages that may move between the sample and the tool: 64 MiB (4096 pages of 16 KiB). */
+    public static final double MOVING_FLOOR = 64L << 20;
     /** memory_pressure prints whole percent and runs a moment later. */
     public static final double FREE_RATIO_TOLERANCE = 0.05;
     /** vm.swapusage text is rounded to 0.01 MiB. */
@@ -30,8 +33,21 @@ public final class MacDoctor {
     public static final List<String> VM_STAT = List.of("vm_stat");
     public static final List<String> PMSET_THERM = List.of("pmset", "-g", "therm");
     public static final List<String> MEMORY_PRESSURE = List.of("memory_pressure");
+    static final String THERMAL_NOTIFY_NAME = "com.apple.system.thermalpressurelevel";
+    public static final List<String> NOTIFYUTIL_THERMAL = List.of("notifyutil", "-g", THERMAL_NOTIFY_NAME);
     public static final List<List<String>> TOOLS = List.of(HW_MEMSIZE, SWAPUSAGE, PRESSURE_LEVEL, VM_STAT, PMSET_THERM,
-            MEMORY_PRESSURE);
+            MEMORY_PRESSURE, NOTIFYUTIL_THERMAL);
+    /**
+     * Only with {@code --with-sudo}: one 1-second powermetrics sample. {@code sudo -n} never asks
+     * for a password (run {@code sudo -v} first); without cached credentials the check shows n/a.
+     */
+    public static final List<String> POWERMETRICS = List.of("sudo", "-n", "powermetrics", "--samplers",
+            "cpu_power,gpu_power", "-i", "1000", "-n", "1");
+    /** powermetrics samples a different second than tailwatch: power moves that much between windows. */
+    static final double POWER_RELATIVE = 0.5;
+    static final double POWER_FLOOR_WATTS = 1.0;
+    static final double GPU_FREQ_RELATIVE = 0.25;
+    static final double GPU_FREQ_FLOOR_HZ = 100e6;
 
     private MacDoctor() {
     }
@@ -40,7 +56,6 @@ public final class MacDoctor {
     public static List<Check> checks(HostSnapshot s, Map<List<String>, String> outputs, Map<List<String>, String> errors) {
         List<Check> out = new ArrayList<>();
         Double total = s.memoryTotal();
-        double moving = total == null ? 0 : total * MOVING_TOLERANCE_PERCENT / 100;
 
         String memsize = outputs.get(HW_MEMSIZE);
         if (memsize == null) {
@@ -66,13 +81,28 @@ public final class MacDoctor {
             Long spec = vm.bytes("Pages speculative");
             // The kernel's free count includes speculative pages; vm_stat prints them apart.
             out.add(state(s, "free", "vm_stat (free + speculative)",
-                    free == null || spec == null ? null : (double) (free + spec), moving));
-            out.add(state(s, "active", "vm_stat (Pages active)", dbl(vm.bytes("Pages active")), moving));
-            out.add(state(s, "inactive", "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive")), moving));
-            out.add(state(s, "wired", "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down")), moving));
+                    free == null || spec == null ? null : (double) (free + spec)));
+            out.add(state(s, "active", "vm_stat (Pages active)", dbl(vm.bytes("Pages active"))));
+            out.add(state(s, "inactive", "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive"))));
+            out.add(state(s, "wired", "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down"))));
             out.add(state(s, "compressed", "vm_stat (Pages occupied by compressor)",
-                    dbl(vm.bytes("Pages occupied by compressor")), moving));
-            out.add(state(s, "cached", "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages")), moving));
+                    dbl(vm.bytes("Pages occupied by compressor"))));
+            out.add(state(s, "cached", "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages"))));
+            // The derived figures, rebuilt from vm_stat's own lines. vm_stat prints "Pages free" as
+            // free_count - speculative_count, so free + file-backed + purgeable counts each
+            // speculative page once (in file-backed), like the sampler.
+            Long anon = vm.bytes("Anonymous pages");
+            Long purgeable = vm.bytes("Pages purgeable");
+            Long wired = vm.bytes("Pages wired down");
+            Long occupied = vm.bytes("Pages occupied by compressor");
+            Long fileBacked = vm.bytes("File-backed pages");
+            out.add(state(s, "used", "vm_stat (anonymous - purgeable + wired + occupied by compressor)",
+                    anon == null || purgeable == null || wired == null || occupied == null ? null
+                            : (double) (Math.max(0, anon - purgeable) + wired + occupied)));
+            out.add(Checks.compareRelative("tailwatch.memory.available", s.memoryAvailable(),
+                    "vm_stat (free + file-backed + purgeable)",
+                    free == null || fileBacked == null || purgeable == null ? null : (double) (free + fileBacked + purgeable),
+                    MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B"));
         }
 
         String swapText = outputs.get(SWAPUSAGE);
@@ -139,18 +169,69 @@ public final class MacDoctor {
             out.add(Checks.compare("tailwatch.cpu.speed.limit", s.cpuSpeedLimit(), "pmset -g therm (CPU_Speed_Limit / 100)",
                     limit == null ? null : limit / 100.0, 0.01, ""));
         }
+        String notify = outputs.get(NOTIFYUTIL_THERMAL);
+        String notifyWhy = errors.get(NOTIFYUTIL_THERMAL);
+        Double notifyLevel = null;
+        if (notify != null) {
+            try {
+                notifyLevel = (double) MacToolText.notifyState(notify, THERMAL_NOTIFY_NAME);
+            } catch (IOException e) {
+                notifyWhy = e.getMessage();
+            }
+        }
+        out.add(notifyLevel == null
+                ? Checks.toolUnavailable("tailwatch.thermal.pressure.level", s.thermalLevel(),
+                        "notifyutil -g " + THERMAL_NOTIFY_NAME, notifyWhy, "")
+                : Checks.compare("tailwatch.thermal.pressure.level", s.thermalLevel(),
+                        "notifyutil -g " + THERMAL_NOTIFY_NAME, notifyLevel, 0, ""));
+
+        if (outputs.containsKey(POWERMETRICS) || errors.containsKey(POWERMETRICS)) {
+            out.addAll(powermetrics(s, outputs.get(POWERMETRICS), errors.get(POWERMETRICS)));
+        }
         out.addAll(NativeInvariants.of(s));
         return out;
     }
 
-    private static Check state(HostSnapshot s, String state, String tool, Double toolValue, double tolerance) {
+    /** tailwatch's rails and GPU frequency beside one powermetrics sample (--with-sudo only). */
+    static List<Check> powermetrics(HostSnapshot s, String text, String error) {
+        String tool = "sudo powermetrics --samplers cpu_power,gpu_power";
+        MacToolText.PowerMetrics pm = null;
+        String why = error;
+        if (text != null) {
+            try {
+                pm = MacToolText.powermetrics(text);
+            } catch (IOException e) {
+                why = e.getMessage();
+            }
+        }
+        List<Check> out = new ArrayList<>();
+        if (pm == null) {
+            out.add(Checks.toolUnavailable("hw.power", s.power("cpu"), tool, why, "W"));
+            return out;
+        }
+        for (String rail : List.of("cpu", "gpu", "ane")) {
+            Double tool1 = pm.wattsByRail().get(rail);
+            if (tool1 == null) {
+                continue;
+            }
+            out.add(Checks.compareRelative("hw.power{" + rail + "}", s.power(rail), tool + " (" + rail.toUpperCase(java.util.Locale.ROOT)
+                    + " Power)", tool1, POWER_RELATIVE, POWER_FLOOR_WATTS, "W"));
+        }
+        out.add(Checks.compareRelative("tailwatch.gpu.frequency", s.value(HostMetrics.GPU_FREQUENCY),
+                tool + " (GPU HW active frequency)", pm.gpuHz(), GPU_FREQ_RELATIVE, GPU_FREQ_FLOOR_HZ, "Hz"));
+        return out;
+    }
+
+    private static Check state(HostSnapshot s, String state, String tool, Double toolValue) {
         boolean page = HostMetrics.MEMORY_PAGE_USAGE.attribute(AttrKeys.MEMORY_PAGE_STATE).allowed().contains(state);
         if (page) {
-            return Checks.compare("tailwatch.memory.page.usage{" + state + "}",
-                    s.value(HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, state), tool, toolValue, tolerance, "B");
+            return Checks.compareRelative("tailwatch.memory.page.usage{" + state + "}",
+                    s.value(HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, state), tool, toolValue,
+                    MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
         }
-        return Checks.compare("system.memory.usage{" + state + "}",
-                s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue, tolerance, "B");
+        return Checks.compareRelative("system.memory.usage{" + state + "}",
+                s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue,
+                MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
     }
 
     private static Double dbl(Long v) {

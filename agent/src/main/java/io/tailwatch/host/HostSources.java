@@ -27,4 +27,9 @@ public final class HostSources {
     public static Map<String, String> resourceAttributes() {
         return isMac() ? MacSources.resourceAttributes() : Map.of();
     }
+
+    /** A stable identifier of this machine where the OS keeps one outside /etc (macOS kern.uuid); else null. */
+    public static String machineId() {
+        return isMac() ? MacSources.machineId() : null;
+    }
 }

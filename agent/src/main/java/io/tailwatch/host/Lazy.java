@@ -6,7 +6,8 @@ import java.util.concurrent.Callable;
 /**
  * A native resource opened on first use. Opening may fail (a library missing on this OS version,
  * a call refused): the failure is remembered and reported as an IOException naming the resource
- * on every later use, so the sampler that needs it fails on its own and its siblings keep running.
+ * on every later use, with the original exception as its cause (so a caller that tells one kind of
+ * failure from another, such as {@code IOReportGroupMissing}, sees the same cause every time), so the sampler that needs it fails on its own and its siblings keep running.
  * Loading is never retried in a tight loop; {@link #retryAfterFailures} bounds how often it is.
  */
 public final class Lazy<T> {
@@ -15,6 +16,8 @@ public final class Lazy<T> {
     private final int retryAfterFailures;
     private T value;
     private String failure;
+    /** What opening threw, kept so every later failure carries it (callers test the cause's type). */
+    private Throwable failureCause;
     private int failuresSinceAttempt;
 
     private Lazy(String what, Callable<T> opener, int retryAfterFailures) {
@@ -38,7 +41,7 @@ public final class Lazy<T> {
             return value;
         }
         if (failure != null && failuresSinceAttempt++ < retryAfterFailures) {
-            throw new IOException(failure);
+            throw new IOException(failure, failureCause);
         }
         try {
             T v = opener.call();
@@ -47,9 +50,11 @@ public final class Lazy<T> {
             }
             value = v;
             failure = null;
+            failureCause = null;
             return v;
         } catch (Exception | LinkageError e) {
             failure = what + " unavailable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            failureCause = e;
             failuresSinceAttempt = 0;
             throw new IOException(failure, e);
         }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.LowResourceMonitor;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -27,10 +28,41 @@ public final class ApiServer implements AutoCloseable {
     }
 
     private final Javalin app;
+    private volatile String listenHost;
+    private volatile int listenPort;
+
+    /** Every endpoint, for the landing page at /: path and what it serves. */
+    static final List<String[]> ENDPOINTS = List.of(
+            new String[] {"/metrics", "Prometheus text exposition (OpenMetrics when the Accept header asks for it)"},
+            new String[] {"/healthz", "200 ok while host sampling runs, 503 with the reason when it stalls"},
+            new String[] {"/ui/", "status page: host signals, engines, alerts"},
+            new String[] {"/api/v1/status", "the agent's state as JSON (bearer token when one is configured)"},
+            new String[] {"/api/v1/alerts", "alert instances as JSON (bearer token when one is configured)"},
+            new String[] {"/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)"});
+
+    /** A static page (no input reaches it), like the landing page of node_exporter. */
+    static final String LANDING = landing();
+
+    private static String landing() {
+        StringBuilder b = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                + "<title>tailwatch</title></head>\n<body>\n<h1>tailwatch</h1>\n"
+                + "<p>Host and LLM-engine signals for Prometheus and OpenTelemetry.</p>\n<ul>\n");
+        for (String[] e : ENDPOINTS) {
+            String path = e[0];
+            boolean link = !path.contains("{");
+            b.append("<li>").append(link ? "<a href=\"" + path + "\">" : "").append("<code>").append(path.replace("{", "&#123;").replace("}", "&#125;"))
+                    .append("</code>").append(link ? "</a>" : "").append(": ").append(e[1]).append("</li>\n");
+        }
+        return b.append("</ul>\n</body></html>\n").toString();
+    }
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
         this.app = Javalin.create(ApiServer::smallServer);
+        app.get("/", ctx -> {
+            ctx.contentType("text/html; charset=utf-8");
+            ctx.result(LANDING);
+        });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
             ctx.contentType(prometheus.contentType(accept));
@@ -94,9 +126,28 @@ public final class ApiServer implements AutoCloseable {
         cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
     }
 
+    /**
+     * Applies the exporter-toolkit web config: HTTPS when it has tls_server_config, and {@code guard}
+     * (basic auth and response headers) before every handler. Call before {@link #start}.
+     */
+    public ApiServer withWebConfig(io.tailwatch.web.LiveWebConfig web, io.javalin.http.Handler guard) {
+        app.before(guard);
+        if (web.current().tls() != null) {
+            app.unsafeConfig().jetty.addConnector((server, http) -> {
+                ServerConnector c = io.tailwatch.web.TlsListener.connector(server, http, web);
+                c.setHost(listenHost);
+                c.setPort(listenPort);
+                return c;
+            });
+        }
+        return this;
+    }
+
     /** Binds and starts; throws {@link BindFailure} when the address cannot be bound. */
     public ApiServer start(String host, int port) {
         try {
+            listenHost = host;
+            listenPort = port;
             app.start(host, port);
         } catch (RuntimeException e) {
             Throwable t = e;

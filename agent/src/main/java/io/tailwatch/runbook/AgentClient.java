@@ -17,11 +17,20 @@ public final class AgentClient {
     private final HttpClient client;
 
     public AgentClient(URI base, String token, Duration timeout) {
+        this(base, token, timeout, null);
+    }
+
+    /** With {@code tls} (null: the JDK default) for an agent that serves HTTPS. */
+    public AgentClient(URI base, String token, Duration timeout, javax.net.ssl.SSLContext tls) {
         String b = base.toString();
         this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
         this.token = token;
         this.timeout = timeout;
-        this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        HttpClient.Builder hb = HttpClient.newBuilder().connectTimeout(timeout);
+        if (tls != null) {
+            hb.sslContext(tls);
+        }
+        this.client = hb.build();
     }
 
     /** GETs a path and parses the JSON; errors name the endpoint. */
@@ -42,7 +51,8 @@ public final class AgentClient {
                     + " (is the agent running? tailwatch run)", e);
         }
         if (resp.statusCode() == 401) {
-            throw new IOException(uri + ": 401 unauthorized (pass --token-file or the config with server.auth_token)");
+            throw new IOException(uri + ": 401 unauthorized (pass --token-file or the config with server.auth_token; "
+                    + "with basic_auth_users in the web config, set server.auth_token too: the CLI uses the token on /api/*)");
         }
         if (resp.statusCode() != 200) {
             throw new IOException(uri + ": HTTP " + resp.statusCode());

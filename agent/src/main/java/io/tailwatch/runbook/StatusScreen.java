@@ -17,6 +17,10 @@ public final class StatusScreen {
         StringBuilder b = new StringBuilder();
         b.append("tailwatch ").append(status.path("version").asText("?")).append(" at ").append(url)
                 .append("  ").append(status.path("time").asText("")).append('\n');
+        String listenerWarning = status.path("listener").path("warning").asText("");
+        if (!listenerWarning.isEmpty()) {
+            b.append("WARNING ").append(listenerWarning).append('\n');
+        }
         List<JsonNode> list = new ArrayList<>();
         alerts.path("alerts").forEach(list::add);
         long firing = list.stream().filter(a -> a.path("state").asText().equals("firing")).count();

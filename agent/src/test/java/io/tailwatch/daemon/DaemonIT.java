@@ -65,7 +65,7 @@ class DaemonIT {
                     .isCloseTo((double) swapUsed, org.assertj.core.data.Offset.offset(64.0 * 1024 * 1024));
             assertThat(value(body, "tailwatch_memory_available_bytes"))
                     .isCloseTo((double) available, org.assertj.core.data.Percentage.withPercentage(10));
-            assertThat(value(body, "tailwatch_sampler_success{sampler=\"memory\"}")).isEqualTo(1.0);
+            assertThat(value(body, "tailwatch_sampler_success{tailwatch_sampler_name=\"memory\"}")).isEqualTo(1.0);
             assertThat(body).contains("target_info{").contains("service_name=\"tailwatch\"").contains("os_type=\"linux\"");
 
             Promtool.Result lint = Promtool.run(body, "check", "metrics");
@@ -103,10 +103,10 @@ class DaemonIT {
 
             Files.writeString(proc.resolve("meminfo"), "MemTotal: garbage\n\u0000\u0007\n");
             await().atMost(Duration.ofSeconds(20)).until(() -> agent.get("/metrics").body()
-                    .contains("tailwatch_sampler_success{sampler=\"memory\"} 0.0"));
+                    .contains("tailwatch_sampler_success{tailwatch_sampler_name=\"memory\"} 0.0"));
             HttpResponse<String> r = agent.get("/metrics");
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.body()).contains("tailwatch_sampler_success{sampler=\"pressure\"} 1.0")
+            assertThat(r.body()).contains("tailwatch_sampler_success{tailwatch_sampler_name=\"pressure\"} 1.0")
                     .doesNotContain("system_memory_limit_bytes ");
             assertThat(value(r.body(), "tailwatch_memory_pressure_level")).isEqualTo(2.0);
             assertThat(agent.get("/healthz").statusCode()).isEqualTo(200);

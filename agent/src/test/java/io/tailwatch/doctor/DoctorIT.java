@@ -48,6 +48,8 @@ class DoctorIT {
         assertThat(r.exit()).as(r.out()).isZero();
         assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).endsWith("agree");
         assertThat(row(r.out(), "tailwatch.memory.available", "free -b (Mem available)")).endsWith("agree");
+        assertThat(row(r.out(), "system.memory.usage{used}", "free -b (Mem used = total - available in procps-ng 4)"))
+                .endsWith("agree");
         assertThat(row(r.out(), "system.paging.usage{used}", "free -b (Swap used)")).endsWith("agree");
         assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).endsWith("agree");
         assertThat(r.out()).contains("0 disagree or invalid").contains("memory: ok").contains("swap: ok");

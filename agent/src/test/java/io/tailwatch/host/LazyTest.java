@@ -34,6 +34,17 @@ class LazyTest {
     }
 
     @Test
+    void everyCachedFailureCarriesTheOriginalCause() {
+        IOException original = new IOException("group missing");
+        Lazy<String> l = Lazy.of("IOReport", () -> {
+            throw original;
+        });
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(l::get).isInstanceOf(IOException.class).hasCause(original);
+        }
+    }
+
+    @Test
     void retryingOpensAgainAfterTheGivenNumberOfFailedUses() throws IOException {
         int[] attempts = {0};
         Lazy<String> l = Lazy.retrying("subscription", () -> {

@@ -110,9 +110,9 @@ public final class AgentProcess implements AutoCloseable {
     public record Result(int exitCode, String stdout, String stderr) {
     }
 
-    /** Waits for the "listening on" log line and returns the bound port. */
+    /** Waits for the "listening on" log line (at most 90 s: a JVM starts slowly on a loaded 2-core machine) and returns the bound port. */
     public int awaitListening() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
+        await().atMost(Duration.ofSeconds(90)).until(() -> {
             if (!process.isAlive()) {
                 throw new AssertionError("agent exited with " + process.exitValue() + ":\n" + stderr());
             }

@@ -60,6 +60,11 @@ public final class OtlpReceiver implements AutoCloseable {
         return requests.size();
     }
 
+    /** Every decoded request, oldest first. */
+    public List<ExportMetricsServiceRequest> requests() {
+        return List.copyOf(requests);
+    }
+
     public int rejected() {
         return rejected.get();
     }

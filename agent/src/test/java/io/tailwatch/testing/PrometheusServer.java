@@ -52,11 +52,6 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     public static PrometheusServer start(Path dir, List<String> targets) throws IOException {
-        String bin = binary();
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
         StringBuilder cfg = new StringBuilder("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                 + "scrape_configs:\n  - job_name: tailwatch\n    static_configs:\n      - targets: [");
         for (int i = 0; i < targets.size(); i++) {
@@ -66,6 +61,17 @@ public final class PrometheusServer implements AutoCloseable {
         Files.createDirectories(dir);
         Path config = dir.resolve("prometheus.yml");
         Files.writeString(config, cfg.toString());
+        return start(dir, config);
+    }
+
+    /** Starts Prometheus with a config file written by the caller (TLS, file_sd, rule files). */
+    public static PrometheusServer start(Path dir, Path config) throws IOException {
+        String bin = binary();
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Files.createDirectories(dir);
         Path log = dir.resolve("prometheus.log");
         Process p = new ProcessBuilder(bin, "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
                 "--web.listen-address=127.0.0.1:" + port, "--storage.tsdb.retention.time=1h")

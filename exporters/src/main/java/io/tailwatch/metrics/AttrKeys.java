@@ -32,11 +32,19 @@ public final class AttrKeys {
     public static final String MODEL_MEMORY_KIND = "tailwatch.model.memory.kind";
     public static final String TOKEN_SOURCE = "tailwatch.token.source";
     public static final String SAMPLER = "tailwatch.sampler.name";
+    public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
     public static final String ALERT_SEVERITY = "tailwatch.alert.severity";
     public static final String PSI_KIND = "tailwatch.psi.kind";
     public static final String PSI_WINDOW = "tailwatch.psi.window";
     public static final String MEMORY_PAGE_STATE = "tailwatch.memory.page.state";
+    /** Why the HTTP listener refused a request's credentials. */
+    public static final String AUTH_FAILURE_REASON = "tailwatch.http.auth.failure.reason";
+
+    /** semconv CPU mode: user, system, idle, ... */
+    public static final String CPU_MODE = "cpu.mode";
+    /** Apple silicon core cluster, from hw.perflevelN.name. */
+    public static final String CPU_CLUSTER = "tailwatch.cpu.cluster";
 
     public static final String HW_ID = "hw.id";
     public static final String HW_TYPE = "hw.type";

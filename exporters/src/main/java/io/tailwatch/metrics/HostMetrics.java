@@ -12,7 +12,7 @@ public final class HostMetrics {
     }
 
     public static final MetricDef MEMORY_USAGE = MetricDef.upDownCounter("system.memory.usage", "By",
-            "Physical memory by state (semconv). Linux: used, free, cached, buffers. macOS: used (app + wired + compressed), free, cached (file-backed); the overlapping macOS page states are in tailwatch.memory.page.usage.",
+            "Physical memory by state (semconv). Linux: used (MemTotal - MemAvailable, as procps-ng 4 free), free (MemFree), cached (Cached + SReclaimable), buffers. macOS (vm_statistics64 pages x page size): used (internal - purgeable + wire + compressor_page_count, Activity Monitor's Memory Used), free (free_count, which includes speculative pages), cached (external_page_count, file-backed); the overlapping macOS page states are in tailwatch.memory.page.usage.",
             oneOf("system.memory.state", "Memory state", "used", "free", "cached", "buffers"));
 
     public static final MetricDef MEMORY_PAGE_USAGE = MetricDef.upDownCounter("tailwatch.memory.page.usage", "By",
@@ -23,7 +23,7 @@ public final class HostMetrics {
             "Total physical memory of the host.");
 
     public static final MetricDef MEMORY_AVAILABLE = MetricDef.upDownCounter("tailwatch.memory.available", "By",
-            "Memory that can be given to new work without swapping, on every OS (Linux MemAvailable, also exported as system.memory.linux.available; macOS free + file-backed + purgeable pages). The rules and the KV-cache headroom read this one.");
+            "Memory that can be given to new work without swapping, on every OS (Linux MemAvailable, also exported as system.memory.linux.available; macOS (free_count - speculative_count) + external_page_count + purgeable_count pages of vm_statistics64, sets that do not overlap: speculative pages are counted once, as file-backed). The rules and the KV-cache headroom read this one.");
 
     public static final MetricDef LINUX_MEMORY_AVAILABLE = MetricDef.upDownCounter("system.memory.linux.available", "By",
             "Linux only (semconv): MemAvailable from /proc/meminfo, the same value as tailwatch.memory.available.");
@@ -56,6 +56,9 @@ public final class HostMetrics {
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
             "CPU speed limit as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux cpufreq cur/max averaged over CPUs). Not hw.cpu.speed.limit, which is a frequency in Hz.");
 
+    /** semconv cpu.mode values this agent reports. */
+    static final String[] CPU_MODES = {"user", "system", "nice", "idle", "iowait", "interrupt", "steal"};
+
     /** hw.type values (semconv enum) a power rail maps to. */
     static final String[] HW_TYPES = {"cpu", "gpu", "memory", "enclosure"};
 
@@ -82,9 +85,26 @@ public final class HostMetrics {
             "Resident set size (semconv process.memory.usage), summed over an engine's processes.",
             free(AttrKeys.ENGINE, "Configured engine name"));
 
+    /**
+     * semconv {@code system.cpu.utilization} (opt-in there; {@code system.cpu.time} is the recommended
+     * counter). The utilization is exported because it is a ratio of tick deltas, exact without the
+     * tick rate: macOS counts PROCESSOR_CPU_LOAD_INFO in scheduler ticks whose rate is no part of the
+     * API, so seconds would rest on an assumed rate; and it is what a rule reads to see an engine is
+     * CPU-bound, without a rate() over a counter.
+     */
+    public static final MetricDef CPU_UTILIZATION = MetricDef.gauge("system.cpu.utilization", "1",
+            "Share of CPU time in each mode over the last sample interval, over all logical CPUs (the modes add up to 1). Linux /proc/stat (interrupt = irq + softirq; guest time is inside user and nice); macOS host_processor_info(PROCESSOR_CPU_LOAD_INFO): user, system, idle (xnu reports no nice time).",
+            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CPU_MODES));
+
+    public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
+            "Apple silicon: system.cpu.utilization of each core cluster (hw.perflevelN: performance, efficiency), so a busy cluster shows even when the machine-wide figure is low.",
+            free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
+            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CPU_MODES));
+
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PRESSURE_LEVEL, PRESSURE_STALL, THERMAL_LEVEL,
-            THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS);
+            THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS,
+            CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
     public static String hwType(String rail) {

@@ -25,12 +25,14 @@ import java.util.Map;
  * expired or never admitted is not exported either, so OTLP has the same bounds as Prometheus.
  */
 final class HubHistogramProducer implements MetricProducer {
-    private static final InstrumentationScopeInfo SCOPE = InstrumentationScopeInfo.create("io.tailwatch");
-
+    private final InstrumentationScopeInfo scope;
     private final MetricHub hub;
 
-    HubHistogramProducer(MetricHub hub) {
+    /** {@code scopeVersion}: the agent's version, as on the other instruments' scope. */
+    HubHistogramProducer(MetricHub hub, String scopeVersion) {
         this.hub = hub;
+        this.scope = InstrumentationScopeInfo.builder(OtlpExporter.SCOPE_NAME).setVersion(scopeVersion)
+                .setSchemaUrl(OtlpExporter.SCHEMA_URL).build();
     }
 
     @Override
@@ -41,7 +43,7 @@ final class HubHistogramProducer implements MetricProducer {
             byMetric.computeIfAbsent(s.metric(), k -> new ArrayList<>()).add(point(s, now));
         }
         List<MetricData> out = new ArrayList<>(byMetric.size());
-        byMetric.forEach((def, points) -> out.add(new Histogram(resource, def, new Points(List.copyOf(points)))));
+        byMetric.forEach((def, points) -> out.add(new Histogram(resource, scope, def, new Points(List.copyOf(points)))));
         return out;
     }
 
@@ -136,7 +138,7 @@ final class HubHistogramProducer implements MetricProducer {
         }
     }
 
-    private record Histogram(Resource resource, MetricDef def, Points data) implements MetricData {
+    private record Histogram(Resource resource, InstrumentationScopeInfo scope, MetricDef def, Points data) implements MetricData {
         @Override
         public Resource getResource() {
             return resource;
@@ -144,7 +146,7 @@ final class HubHistogramProducer implements MetricProducer {
 
         @Override
         public InstrumentationScopeInfo getInstrumentationScopeInfo() {
-            return SCOPE;
+            return scope;
         }
 
         @Override

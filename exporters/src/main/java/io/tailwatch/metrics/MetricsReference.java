@@ -1,11 +1,21 @@
 package io.tailwatch.metrics;
 
+import java.util.List;
 import java.util.stream.Collectors;
 
 /** Renders the metric reference (docs/metrics.md and `tailwatch metrics`) from the catalog. */
 public final class MetricsReference {
     private MetricsReference() {
     }
+
+    /** Families only /metrics carries, written by the Prometheus Java client (name, type, description). */
+    public static final List<String[]> PROMETHEUS_ONLY = List.of(
+            new String[] {"process_cpu_seconds_total", "counter", "CPU time (user + system) the agent's JVM has used."},
+            new String[] {"process_start_time_seconds", "gauge", "Start time of the agent, seconds since the Unix epoch."},
+            new String[] {"process_open_fds", "gauge", "Open file descriptors (Linux and macOS)."},
+            new String[] {"process_max_fds", "gauge", "Limit on open file descriptors."},
+            new String[] {"process_virtual_memory_bytes", "gauge", "Virtual memory size (Linux only: read from /proc/self/status)."},
+            new String[] {"process_resident_memory_bytes", "gauge", "Resident memory (Linux only: read from /proc/self/status; absent on macOS)."});
 
     public static String markdown() {
         StringBuilder b = new StringBuilder();
@@ -14,7 +24,21 @@ public final class MetricsReference {
         b.append("OTLP under its OpenTelemetry name and on `/metrics` under its Prometheus name. A signal the host\n");
         b.append("cannot read is absent, never 0. Resource attributes (`service.name`, `service.version`, `host.name`,\n");
         b.append("`host.arch`, `os.type`, `os.version`, and on macOS `host.cpu.model` and `host.model`) arrive as the\n");
-        b.append("OTLP resource and as the labels of `target_info` on `/metrics`.\n\n");
+        b.append("OTLP resource and as the labels of `target_info` on `/metrics`; `service.instance.id` is stable per host\n");
+        b.append("(a name-based UUID of the host name and machine id) and, like every resource attribute, can be set with\n");
+        b.append("`OTEL_RESOURCE_ATTRIBUTES`.\n\n");
+        b.append("Names, units, instrument types and attributes follow the OpenTelemetry semantic conventions **v")
+                .append(OtlpExporter.SEMCONV_VERSION).append("** (the OTLP instrumentation scope `").append(OtlpExporter.SCOPE_NAME)
+                .append("` carries the agent's version and the schema URL `").append(OtlpExporter.SCHEMA_URL).append("`).\n");
+        b.append("Where semconv names a signal it is used as is; the `tailwatch.` names are signals semconv does not define\n");
+        b.append("(or defines differently, as the description says). Custom attributes live in the `tailwatch.` namespace and\n");
+        b.append("one thing has one attribute on every metric: the engine is `tailwatch.engine.name`, the scenario\n");
+        b.append("`tailwatch.scenario`, the model `gen_ai.request.model`, a failure class `error.type`. On `/metrics` the dots\n");
+        b.append("become underscores (`tailwatch_engine_name`).\n\n");
+        b.append("Instrument is the OpenTelemetry instrument: a gauge, a counter (monotonic sum; `_total` on `/metrics`), an\n");
+        b.append("updowncounter (non-monotonic sum; a gauge on `/metrics`) or a histogram (explicit buckets; `_bucket`,\n");
+        b.append("`_sum` and `_count` on `/metrics`). Beside every histogram `/metrics` also has a `<name>_max` gauge: the\n");
+        b.append("largest value recorded in the last two minutes (Micrometer's decaying maximum; not exported over OTLP).\n\n");
         b.append("| OpenTelemetry name | Prometheus name | Instrument | Unit | Attributes | Description |\n");
         b.append("|---|---|---|---|---|---|\n");
         for (MetricDef d : Catalog.all()) {
@@ -28,6 +52,18 @@ public final class MetricsReference {
                 b.append(" Buckets: ").append(d.buckets().stream().map(MetricsReference::num).collect(Collectors.joining(", "))).append('.');
             }
             b.append(" |\n");
+        }
+        b.append(prometheusOnly());
+        return b.toString();
+    }
+
+    private static String prometheusOnly() {
+        StringBuilder b = new StringBuilder("\n## Prometheus only: the agent's own process\n\n");
+        b.append("The standard `process_*` families of the agent's JVM, as every Prometheus Java client exposes them (not\n");
+        b.append("sent over OTLP). Their cost is measured in docs/performance.md.\n\n");
+        b.append("| Prometheus name | Type | Description |\n|---|---|---|\n");
+        for (String[] f : PROMETHEUS_ONLY) {
+            b.append("| `").append(f[0]).append("` | ").append(f[1]).append(" | ").append(f[2]).append(" |\n");
         }
         return b.toString();
     }

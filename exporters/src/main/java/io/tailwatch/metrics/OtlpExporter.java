@@ -34,11 +34,20 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OtlpExporter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
+    /** The semantic conventions version the catalog follows, stated in docs/metrics.md and as the scope's schema URL. */
+    public static final String SEMCONV_VERSION = "1.37.0";
+    public static final String SCHEMA_URL = "https://opentelemetry.io/schemas/" + SEMCONV_VERSION;
+    public static final String SCOPE_NAME = "io.tailwatch";
+
     private final io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider;
+    private final String scopeVersion;
+    private volatile String endpoint = "";
     private final MetricHub hub;
 
-    private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures) {
+    private OtlpExporter(io.opentelemetry.sdk.metrics.SdkMeterProvider meterProvider, MetricHub hub, AtomicLong failures,
+                         String scopeVersion) {
         this.meterProvider = meterProvider;
+        this.scopeVersion = scopeVersion;
         this.hub = hub;
         this.failuresRef = failures;
         registerInstruments();
@@ -47,12 +56,13 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     /** The same instruments over a given reader (tests and tools); no OTLP transport involved. */
     public static OtlpExporter withReader(io.opentelemetry.sdk.metrics.export.MetricReader reader, MetricHub hub,
                                           Map<String, String> resourceAttributes) {
+        String version = resourceAttributes.getOrDefault("service.version", "dev");
         AttributesBuilder b = Attributes.builder();
         resourceAttributes.forEach(b::put);
         io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
                 .setResource(Resource.create(b.build())).registerMetricReader(reader)
-                .registerMetricProducer(new HubHistogramProducer(hub)).build();
-        return new OtlpExporter(provider, hub, new AtomicLong());
+                .registerMetricProducer(new HubHistogramProducer(hub, version)).build();
+        return new OtlpExporter(provider, hub, new AtomicLong(), version);
     }
 
     /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
@@ -71,6 +81,7 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     /** Builds the SDK and registers an instrument for every catalog metric. */
     public static OtlpExporter start(OtlpSettings settings, MetricHub hub, Map<String, String> resourceAttributes) {
+        String version = resourceAttributes.getOrDefault("service.version", "dev");
         Map<String, String> defaults = new HashMap<>();
         defaults.put("otel.metrics.exporter", "otlp");
         defaults.put("otel.traces.exporter", "none");
@@ -94,21 +105,54 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
         Runnable publishFailures = () -> hub.publish("otlp",
                 java.util.List.of(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures.get())));
         publishFailures.run();
+        String[] used = {""};
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> defaults)
                 .addResourceCustomizer((resource, config) -> {
                     AttributesBuilder b = Attributes.builder();
                     resourceAttributes.forEach(b::put);
-                    // Ours are the base; OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME win.
-                    return Resource.create(b.build()).merge(resource);
+                    // The caller already applied OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME to these, so
+                    // they win over the SDK's defaults (which include a random service.instance.id).
+                    return resource.merge(Resource.create(b.build()));
                 })
-                .addMeterProviderCustomizer((builder, config) -> builder.registerMetricProducer(new HubHistogramProducer(hub)))
-                .addMetricExporterCustomizer((exporter, config) ->
-                        new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures))
+                .addMetricExporterCustomizer((exporter, config) -> {
+                    used[0] = endpointUsed(config.getString("otel.exporter.otlp.metrics.protocol",
+                                    config.getString("otel.exporter.otlp.protocol", "http/protobuf")),
+                            config.getString("otel.exporter.otlp.metrics.endpoint"),
+                            config.getString("otel.exporter.otlp.endpoint"));
+                    return new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures);
+                })
+                .addMeterProviderCustomizer((builder, config) ->
+                        builder.registerMetricProducer(new HubHistogramProducer(hub, version)))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
-        return new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures);
+        OtlpExporter out = new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures, version);
+        out.endpoint = used[0];
+        return out;
+    }
+
+    /**
+     * The URL metrics go to, resolved as the SDK resolves it: the metrics-specific endpoint as given, else
+     * the general one (with /v1/metrics appended for HTTP), else the protocol's default on localhost.
+     */
+    static String endpointUsed(String protocol, String metricsEndpoint, String endpoint) {
+        boolean grpc = "grpc".equals(protocol);
+        if (metricsEndpoint != null && !metricsEndpoint.isBlank()) {
+            return metricsEndpoint;
+        }
+        if (endpoint != null && !endpoint.isBlank()) {
+            if (grpc) {
+                return endpoint;
+            }
+            return (endpoint.endsWith("/") ? endpoint : endpoint + "/") + "v1/metrics";
+        }
+        return grpc ? "http://localhost:4317" : "http://localhost:4318/v1/metrics";
+    }
+
+    /** The endpoint metrics are exported to, and the protocol, as resolved at start (never headers). */
+    public String endpoint() {
+        return endpoint;
     }
 
     private final AtomicLong failuresRef;
@@ -135,7 +179,8 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     }
 
     private void registerInstruments() {
-        Meter meter = meterProvider.get("io.tailwatch");
+        Meter meter = meterProvider.meterBuilder(SCOPE_NAME).setInstrumentationVersion(scopeVersion)
+                .setSchemaUrl(SCHEMA_URL).build();
         Supplier<MetricSnapshot> snap = hub::snapshot;
         for (MetricDef def : Catalog.all()) {
             switch (def.instrument()) {

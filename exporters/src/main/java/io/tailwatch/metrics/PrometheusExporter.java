@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,7 +38,15 @@ public final class PrometheusExporter implements MetricSink {
     private final String targetInfoLabels;
 
     public PrometheusExporter(Map<String, String> resourceAttributes) {
+        this(resourceAttributes, true);
+    }
+
+    /** {@code processMetrics}: also expose the standard process_* families of this JVM (see {@link MetricsReference}). */
+    public PrometheusExporter(Map<String, String> resourceAttributes, boolean processMetrics) {
         this.targetInfoLabels = labels(resourceAttributes);
+        if (processMetrics) {
+            ProcessMetrics.builder().register(registry.getPrometheusRegistry());
+        }
     }
 
     private static final class Series {

@@ -32,6 +32,24 @@ public final class SelfMetrics {
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
-    public static final List<MetricDef> ALL = List.of(SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
-            SERIES_DROPPED, READINGS_DROPPED);
+    public static final MetricDef HTTP_AUTH_FAILURES = MetricDef.counter("tailwatch.http.auth.failures", "{request}",
+            "Requests refused by basic authentication (web config basic_auth_users), by reason: no credentials, "
+                    + "a malformed Authorization header, an unknown user, or a wrong password.",
+            AttributeDef.oneOf(AttrKeys.AUTH_FAILURE_REASON, "Why the request was refused", "missing", "malformed", "unknown_user", "wrong_password"));
+
+    public static final MetricDef BUILD_INFO = MetricDef.gauge("tailwatch.build.info", "{info}",
+            "Always 1; carries the agent's version and the Java runtime it runs on.",
+            free(AttrKeys.BUILD_VERSION, "tailwatch version"),
+            free("process.runtime.name", "Java runtime name (semconv)"),
+            free("process.runtime.version", "Java runtime version (semconv)"));
+
+    public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
+            SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
+
+    /** The build-info point of this process. */
+    public static Point buildInfo(String version) {
+        return Point.of(BUILD_INFO, 1, AttrKeys.BUILD_VERSION, version,
+                "process.runtime.name", System.getProperty("java.runtime.name", "unknown"),
+                "process.runtime.version", System.getProperty("java.runtime.version", "unknown"));
+    }
 }

@@ -3,6 +3,7 @@ package io.tailwatch.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.MetricDataType;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,6 +65,14 @@ class CatalogAgreementTest {
                 expected.add(d.prometheusName() + "_max");
             }
         }
+        for (String[] f : MetricsReference.PROMETHEUS_ONLY) {
+            expected.add(f[0]);
+        }
+        // Linux-only families are absent elsewhere: unknown is not zero.
+        if (!java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/status"))) {
+            expected.remove("process_virtual_memory_bytes");
+            expected.remove("process_resident_memory_bytes");
+        }
         assertThat(families).isEqualTo(expected);
     }
 
@@ -71,17 +80,43 @@ class CatalogAgreementTest {
     void otlpExportsExactlyTheCatalogWithUnits() {
         InMemoryMetricReader reader = InMemoryMetricReader.create();
         MetricHub hub = new MetricHub();
-        OtlpExporter otlp = OtlpExporter.withReader(reader, hub, Map.of("service.name", "tailwatch"));
+        OtlpExporter otlp = OtlpExporter.withReader(reader, hub, Map.of("service.name", "tailwatch", "service.version", "9.9.9"));
         hub.addSink(otlp);
         fill(hub);
         Map<String, MetricData> got = reader.collectAllMetrics().stream()
                 .collect(Collectors.toMap(MetricData::getName, x -> x));
         assertThat(got.keySet()).isEqualTo(Catalog.all().stream().map(MetricDef::name).collect(Collectors.toSet()));
         for (MetricDef d : Catalog.all()) {
-            assertThat(got.get(d.name()).getUnit()).as(d.name()).isEqualTo(d.unit());
-            assertThat(got.get(d.name()).getDescription()).as(d.name()).isEqualTo(d.description());
+            MetricData m = got.get(d.name());
+            assertThat(m.getUnit()).as(d.name()).isEqualTo(d.unit());
+            assertThat(m.getDescription()).as(d.name()).isEqualTo(d.description());
+            assertThat(m.getInstrumentationScopeInfo().getName()).isEqualTo(OtlpExporter.SCOPE_NAME);
+            assertThat(m.getInstrumentationScopeInfo().getVersion()).isEqualTo("9.9.9");
+            assertThat(m.getInstrumentationScopeInfo().getSchemaUrl()).isEqualTo(OtlpExporter.SCHEMA_URL);
+            switch (d.instrument()) {
+                case GAUGE -> assertThat(m.getType()).as(d.name()).isEqualTo(MetricDataType.DOUBLE_GAUGE);
+                case COUNTER -> {
+                    assertThat(m.getType()).as(d.name()).isEqualTo(MetricDataType.DOUBLE_SUM);
+                    assertThat(m.getDoubleSumData().isMonotonic()).as(d.name()).isTrue();
+                }
+                case UPDOWNCOUNTER -> {
+                    assertThat(m.getType()).as(d.name()).isEqualTo(MetricDataType.DOUBLE_SUM);
+                    assertThat(m.getDoubleSumData().isMonotonic()).as(d.name()).isFalse();
+                }
+                case HISTOGRAM -> assertThat(m.getType()).as(d.name()).isEqualTo(MetricDataType.HISTOGRAM);
+            }
         }
         otlp.close();
+    }
+
+    @Test
+    void endpointIsResolvedAsTheSdkResolvesIt() {
+        assertThat(OtlpExporter.endpointUsed("http/protobuf", null, "http://127.0.0.1:4318"))
+                .isEqualTo("http://127.0.0.1:4318/v1/metrics");
+        assertThat(OtlpExporter.endpointUsed("http/protobuf", "http://c:9/m", "http://127.0.0.1:4318")).isEqualTo("http://c:9/m");
+        assertThat(OtlpExporter.endpointUsed("grpc", null, "http://127.0.0.1:4317")).isEqualTo("http://127.0.0.1:4317");
+        assertThat(OtlpExporter.endpointUsed("grpc", null, null)).isEqualTo("http://localhost:4317");
+        assertThat(OtlpExporter.endpointUsed("http/protobuf", null, " ")).isEqualTo("http://localhost:4318/v1/metrics");
     }
 
     @Test

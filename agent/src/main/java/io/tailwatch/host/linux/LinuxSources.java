@@ -20,6 +20,7 @@ public final class LinuxSources {
         Lazy<ProcessTable> processes = Lazy.of("procfs processes", () -> new LinuxProcessTable(h.procfs()));
         return List.of(
                 new MemorySampler(h.procfs()),
+                new CpuStatSampler(h.procfs()),
                 new SwapSampler(h.procfs()),
                 new PressureSampler(h.procfs()),
                 new ThermalSampler(h.sysfs()),

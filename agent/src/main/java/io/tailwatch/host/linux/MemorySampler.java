@@ -10,8 +10,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Memory from /proc/meminfo. "cached" is Cached + SReclaimable and "used" is
- * MemTotal - MemFree - Buffers - cached, the same arithmetic as free(1).
+ * Memory from /proc/meminfo. "cached" is Cached + SReclaimable (free(1)'s "cache"); "used" is
+ * MemTotal - MemAvailable, the arithmetic of free(1) in procps-ng 4 (free.1 of procps-ng 4.0.2, as
+ * shipped by Debian 12: "used: Used or unavailable memory (calculated as total - available)").
+ * On kernels without MemAvailable (before 3.14) "used" falls back to the older free(1) formula
+ * MemTotal - MemFree - Buffers - cached.
  */
 public final class MemorySampler implements Sampler {
     private final Path meminfo;
@@ -32,9 +35,15 @@ public final class MemorySampler implements Sampler {
         long free = require(m, "MemFree");
         long buffers = m.getOrDefault("Buffers", 0L);
         long cached = m.getOrDefault("Cached", 0L) + m.getOrDefault("SReclaimable", 0L);
-        long used = total - free - buffers - cached;
-        if (used < 0) {
-            used = total - free;
+        Long available = m.get("MemAvailable");
+        long used;
+        if (available != null) {
+            used = Math.max(0, total - available);
+        } else {
+            used = total - free - buffers - cached;
+            if (used < 0) {
+                used = total - free;
+            }
         }
         List<Point> out = new ArrayList<>();
         out.add(Point.of(HostMetrics.MEMORY_LIMIT, total));
@@ -42,7 +51,6 @@ public final class MemorySampler implements Sampler {
         out.add(Point.of(HostMetrics.MEMORY_USAGE, free, "system.memory.state", "free"));
         out.add(Point.of(HostMetrics.MEMORY_USAGE, cached, "system.memory.state", "cached"));
         out.add(Point.of(HostMetrics.MEMORY_USAGE, buffers, "system.memory.state", "buffers"));
-        Long available = m.get("MemAvailable");
         if (available != null) {
             out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
             out.add(Point.of(HostMetrics.LINUX_MEMORY_AVAILABLE, available));

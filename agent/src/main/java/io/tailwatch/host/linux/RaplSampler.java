@@ -28,6 +28,7 @@ public final class RaplSampler implements Sampler {
 
     private final Path dir;
     private final LongSupplier nanoTime;
+    private final TextReader reader;
     private final Map<String, Long> previous = new HashMap<>();
     private final Map<String, Double> joules = new TreeMap<>();
     private long previousNanos;
@@ -37,8 +38,31 @@ public final class RaplSampler implements Sampler {
     }
 
     RaplSampler(Path sysfs, LongSupplier nanoTime) {
+        this(sysfs, nanoTime, ProcFiles::read);
+    }
+
+    /**
+     * Reads a sysfs file. Tests supply one that refuses the energy counter the way a kernel does for
+     * a non-root reader, which a test running as root cannot reproduce with file modes.
+     */
+    @FunctionalInterface
+    interface TextReader {
+        String read(Path file) throws IOException;
+    }
+
+    RaplSampler(Path sysfs, LongSupplier nanoTime, TextReader reader) {
         this.dir = sysfs.resolve("class").resolve("powercap");
         this.nanoTime = nanoTime;
+        this.reader = reader;
+    }
+
+    private long readLong(Path file) throws IOException {
+        String s = reader.read(file).strip();
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new IOException(file + ": expected an integer, got '" + ProcFiles.clip(s) + "'");
+        }
     }
 
     @Override
@@ -76,10 +100,10 @@ public final class RaplSampler implements Sampler {
                 long e;
                 long max;
                 try {
-                    type = type(ProcFiles.read(zone.resolve("name")).strip());
-                    e = ProcFiles.readLong(energy);
+                    type = type(reader.read(zone.resolve("name")).strip());
+                    e = readLong(energy);
                     max = Files.exists(zone.resolve("max_energy_range_uj"))
-                            ? ProcFiles.readLong(zone.resolve("max_energy_range_uj")) : 0;
+                            ? readLong(zone.resolve("max_energy_range_uj")) : 0;
                 } catch (java.nio.file.AccessDeniedException ex) {
                     continue;
                 }

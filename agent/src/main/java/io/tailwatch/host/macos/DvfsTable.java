@@ -2,12 +2,13 @@ package io.tailwatch.host.macos;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /**
  * Decodes a DVFS table from the IORegistry (the pmgr device's {@code voltage-states9} property for
- * the GPU): pairs of little-endian u32 (frequency, voltage). Zero frequencies are placeholders and
- * skipped. Older chips store Hz; newer ones kHz, recognised by every value being below 10 MHz.
+ * the GPU): pairs of little-endian u32 (frequency, voltage). Every entry keeps its position, zeros
+ * included: the position is what pairs an entry with an IOReport performance state (see
+ * {@link GpuResidency}). Older chips store Hz; newer ones kHz, recognised by every value being below
+ * 10 MHz.
  */
 public final class DvfsTable {
     static final long KHZ_THRESHOLD = 10_000_000L;
@@ -21,19 +22,16 @@ public final class DvfsTable {
         }
         ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
         long[] out = new long[data.length / 8];
-        int n = 0;
         long max = 0;
-        for (int off = 0; off + 8 <= data.length; off += 8) {
-            long f = Integer.toUnsignedLong(b.getInt(off));
-            if (f == 0) {
-                continue;
-            }
-            out[n++] = f;
-            max = Math.max(max, f);
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Integer.toUnsignedLong(b.getInt(i * 8));
+            max = Math.max(max, out[i]);
         }
-        out = Arrays.copyOf(out, n);
+        if (max == 0) {
+            return new long[0];
+        }
         if (max < KHZ_THRESHOLD) {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < out.length; i++) {
                 out[i] *= 1000;
             }
         }

@@ -6,8 +6,16 @@ import java.util.Locale;
 
 /**
  * GPU active residency and residency-weighted frequency from the IOReport "GPU Stats" group
- * (subgroup "GPU Performance States", channel "GPUPH"). States OFF, IDLE and DOWN are inactive; the
- * remaining states, in order, run at the frequencies of the GPU's DVFS table.
+ * (subgroup "GPU Performance States", channel "GPUPH"). States OFF, IDLE and DOWN are inactive.
+ *
+ * <p>Pairing states with the DVFS table ({@code voltage-states9}): entry 0 of the table is the
+ * GPU's off state, and the n-th active state runs at entry n + 1, whatever entry 0 holds. On the
+ * published M1-M4 tables entry 0 is a zero frequency (M2 Ultra, from macmon's issue #68:
+ * 0, 444, 612, 808, 968, 1110, 1236, 1338, 1398 MHz, whose top step is Apple's 1.398 GHz), so
+ * dropping zeros and pairing by position agree there; on a table whose entry 0 is non-zero,
+ * dropping zeros (mactop, internal/app/ioreport.m lines 159-166) pairs every state with the step
+ * below its own. macmon pairs by position ({@code calc_freq(.., &gpu_freqs[1..])}, src_lib/metrics.rs
+ * line 506, after skipping the leading OFF/IDLE/DOWN states, lines 212-215), and so does this class.
  */
 public final class GpuResidency {
     public static final String GROUP = "GPU Stats";
@@ -59,11 +67,12 @@ public final class GpuResidency {
             return null;
         }
         Double freq = null;
-        if (active > 0 && frequenciesHz != null && frequenciesHz.length >= activeResidencies.size()
+        if (active > 0 && frequenciesHz != null && frequenciesHz.length - 1 >= activeResidencies.size()
                 && !activeResidencies.isEmpty()) {
             double weighted = 0;
             for (int i = 0; i < activeResidencies.size(); i++) {
-                weighted += (double) activeResidencies.get(i) * frequenciesHz[i];
+                // Entry 0 is the off state: the i-th active state runs at entry i + 1.
+                weighted += (double) activeResidencies.get(i) * frequenciesHz[i + 1];
             }
             freq = weighted / active;
         }

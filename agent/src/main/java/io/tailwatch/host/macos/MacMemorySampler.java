@@ -14,7 +14,8 @@ import java.util.List;
  * page size. States: free (includes speculative), active, inactive, wired, compressed (pages the
  * compressor occupies), cached (file-backed; these pages also sit in active/inactive, so do not add
  * every state up), and used as Activity Monitor counts it (app memory + wired + compressed).
- * Available = free + file-backed + purgeable, capped at the total.
+ * Available = (free - speculative) + file-backed + purgeable, capped at the total: three sets of
+ * pages that do not overlap (see {@link #points}).
  */
 public final class MacMemorySampler implements Sampler {
     private final Lazy<MacSystem> system;
@@ -52,7 +53,16 @@ public final class MacMemorySampler implements Sampler {
             throw new IOException("host_statistics64: page counts add up to more than hw.memsize (" + total + " bytes)");
         }
         long used = Math.min(total, appMemory + wired + compressed);
-        long available = Math.min(total, free + fileBacked + purgeable);
+        // Speculative pages are counted twice in vm_statistics64: xnu's vm_stats() reports
+        // free_count = vm_page_free_count + vm_page_speculative_count (osfmk/kern/host.c line 799 at
+        // apple-oss-distributions/xnu e3723e1f; vm_statistics.h lines 152-156: "speculative pages are
+        // already accounted for in free_count"), and vm_page_speculate() puts the same page in
+        // vm_page_pageable_external_count as well (osfmk/vm/vm_resident.c lines 5704-5705), which
+        // vm_stats() reports as external_page_count (host.c line 852). So the pages on the free list
+        // are free_count - speculative_count; speculative ones are counted once, in file-backed.
+        // Purgeable pages belong to anonymous (internal) objects, so they overlap neither.
+        long freeList = Math.max(0, vm.freeCount() - vm.speculativeCount()) * page;
+        long available = Math.min(total, freeList + fileBacked + purgeable);
         List<Point> out = new ArrayList<>(9);
         out.add(Point.of(HostMetrics.MEMORY_LIMIT, total));
         out.add(state(used, "used"));

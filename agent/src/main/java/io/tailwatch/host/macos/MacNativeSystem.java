@@ -2,6 +2,8 @@ package io.tailwatch.host.macos;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
 import com.sun.jna.platform.mac.SystemB;
 import com.sun.jna.platform.unix.LibCAPI.size_t;
 import com.sun.jna.ptr.IntByReference;
@@ -90,6 +92,37 @@ public final class MacNativeSystem implements MacSystem {
         }
         // Decode from the bytes the kernel wrote, by the header's offsets, not from JNA's field layout.
         return vm.getPointer().getByteArray(0, vm.size());
+    }
+
+    @Override
+    public byte[] processorCpuLoadInfo() throws IOException {
+        IntByReference cpus = new IntByReference();
+        PointerByReference info = new PointerByReference();
+        IntByReference count = new IntByReference();
+        int kr = sys.host_processor_info(host, SystemB.PROCESSOR_CPU_LOAD_INFO, cpus, info, count);
+        if (kr != 0) {
+            throw new IOException("host_processor_info(PROCESSOR_CPU_LOAD_INFO) failed (kern_return " + kr + ")");
+        }
+        Pointer p = info.getValue();
+        // The kernel hands the array over as out-of-line memory in this task, count natural_t long
+        // (xnu osfmk/kern/host.c host_processor_info: needed = pcount * icount * sizeof(natural_t),
+        // line 1188; *out_array_count = pcount * icount, line 1223): the caller vm_deallocates
+        // exactly those bytes, whatever happens next.
+        long bytes = Integer.toUnsignedLong(count.getValue()) * 4L;
+        try {
+            if (p == null) {
+                throw new IOException("host_processor_info returned no array");
+            }
+            long want = (long) cpus.getValue() * ProcessorCpuLoadInfo.STRUCT_SIZE;
+            if (want <= 0 || want > bytes || want > (long) ProcessorCpuLoadInfo.MAX_CPUS * ProcessorCpuLoadInfo.STRUCT_SIZE) {
+                throw new IOException("host_processor_info: " + cpus.getValue() + " CPUs in " + bytes + " bytes");
+            }
+            return p.getByteArray(0, (int) want);
+        } finally {
+            if (p != null) {
+                sys.vm_deallocate(sys.mach_task_self(), Pointer.nativeValue(p), bytes);
+            }
+        }
     }
 
     @Override

@@ -33,6 +33,7 @@ public final class MacSources {
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
         return List.of(
                 new MacMemorySampler(system),
+                new MacCpuSampler(system),
                 new MacSwapSampler(system),
                 new MacMemoryPressureSampler(system),
                 new MacThermalPressureSampler(notify),
@@ -48,6 +49,20 @@ public final class MacSources {
      */
     public static Map<String, String> resourceAttributes() {
         return resourceAttributes(Lazy.of("libSystem sysctl", MacNativeSystem::open));
+    }
+
+    /** sysctl kern.uuid, or null when it cannot be read. */
+    public static String machineId() {
+        MacSystem s = Lazy.of("libSystem sysctl", MacNativeSystem::open).getOrNull();
+        if (s == null) {
+            return null;
+        }
+        try {
+            String v = s.sysctlString("kern.uuid").strip();
+            return v.isEmpty() ? null : v;
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 
     static Map<String, String> resourceAttributes(Lazy<MacSystem> system) {

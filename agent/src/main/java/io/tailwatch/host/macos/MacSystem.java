@@ -20,4 +20,10 @@ public interface MacSystem {
     byte[] vmStatistics64() throws IOException;
 
     long pageSize() throws IOException;
+
+    /**
+     * The raw array of {@code host_processor_info(PROCESSOR_CPU_LOAD_INFO)}: one
+     * {@code processor_cpu_load_info} (16 bytes) per logical CPU, see {@link ProcessorCpuLoadInfo}.
+     */
+    byte[] processorCpuLoadInfo() throws IOException;
 }

@@ -111,6 +111,83 @@ public final class MacToolText {
         return Integer.parseInt(m.group(1));
     }
 
+    private static final Pattern NOTIFY_STATE = Pattern.compile("^\\s*(\\S+)\\s+(\\d+)\\s*$");
+
+    /**
+     * {@code notifyutil -g NAME} prints one line, the name and its state: for example
+     * {@code com.apple.system.thermalpressurelevel 0}.
+     */
+    public static long notifyState(String text, String name) throws IOException {
+        for (String line : text.split("\\R")) {
+            Matcher m = NOTIFY_STATE.matcher(line);
+            if (m.matches() && m.group(1).equals(name)) {
+                return Long.parseLong(m.group(2));
+            }
+        }
+        throw new IOException("notifyutil -g " + name + ": no '" + name + " N' line in '" + clip(text) + "'");
+    }
+
+    private static final Pattern FOOTPRINT_LINE = Pattern.compile(
+            "\\[(\\d+)\\]:\\s+\\S+\\s+Footprint:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*(B|bytes|KB|MB|GB)\\b");
+
+    /**
+     * The process header line of {@code footprint -f bytes PID}:
+     * {@code ollama [4242]: 64-bit    Footprint: 1512243200 B (16384 bytes per page)}. The
+     * formatted units (KB, MB, GB; binary multiples) are accepted too.
+     */
+    public static long footprintBytes(String text, int pid) throws IOException {
+        Matcher m = FOOTPRINT_LINE.matcher(text);
+        while (m.find()) {
+            if (Integer.parseInt(m.group(1)) != pid) {
+                continue;
+            }
+            double v = Double.parseDouble(m.group(2));
+            long unit = switch (m.group(3)) {
+                case "KB" -> 1L << 10;
+                case "MB" -> 1L << 20;
+                case "GB" -> 1L << 30;
+                default -> 1L;
+            };
+            return Math.round(v * unit);
+        }
+        throw new IOException("footprint: no '[" + pid + "]: ... Footprint: N B' line");
+    }
+
+    /** One {@code powermetrics --samplers cpu_power,gpu_power -n 1} sample. */
+    public record PowerMetrics(Map<String, Double> wattsByRail, Double gpuHz) {
+    }
+
+    private static final Pattern PM_POWER = Pattern.compile("^(CPU|GPU|ANE) Power:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*mW\\s*$");
+    private static final Pattern PM_GPU_FREQ = Pattern.compile(
+            "^GPU (?:HW )?active frequency:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*MHz\\s*$");
+
+    /**
+     * The lines {@code CPU Power: 1234 mW}, {@code GPU Power: 56 mW}, {@code ANE Power: 0 mW} and
+     * {@code GPU HW active frequency: 389 MHz} ("GPU active frequency" before macOS 13). Rails by
+     * tailwatch's names (cpu, gpu, ane) in watts; a GPU frequency of 0 MHz (never active) is absent.
+     */
+    public static PowerMetrics powermetrics(String text) throws IOException {
+        Map<String, Double> watts = new LinkedHashMap<>();
+        Double gpuHz = null;
+        for (String line : text.split("\\R")) {
+            String t = line.strip();
+            Matcher p = PM_POWER.matcher(t);
+            if (p.matches()) {
+                watts.put(p.group(1).toLowerCase(java.util.Locale.ROOT), Double.parseDouble(p.group(2)) / 1000);
+                continue;
+            }
+            Matcher f = PM_GPU_FREQ.matcher(t);
+            if (f.matches()) {
+                double mhz = Double.parseDouble(f.group(1));
+                gpuHz = mhz > 0 ? mhz * 1e6 : null;
+            }
+        }
+        if (watts.isEmpty()) {
+            throw new IOException("powermetrics: no 'CPU Power: N mW' line");
+        }
+        return new PowerMetrics(watts, gpuHz);
+    }
+
     static String clip(String s) {
         String t = s.strip();
         return t.length() > 80 ? t.substring(0, 80) + "..." : t;

@@ -11,6 +11,8 @@ final class FakeMacSystem implements MacSystem {
     final Map<String, byte[]> structs = new HashMap<>();
     byte[] vm = XnuStructs.vmStatisticsOfCapture();
     long pageSize = 16384;
+    /** Successive host_processor_info answers; the last one repeats. */
+    final java.util.ArrayDeque<byte[]> cpuLoad = new java.util.ArrayDeque<>();
 
     static FakeMacSystem m1Pro() {
         FakeMacSystem s = new FakeMacSystem();
@@ -59,5 +61,13 @@ final class FakeMacSystem implements MacSystem {
     @Override
     public long pageSize() {
         return pageSize;
+    }
+
+    @Override
+    public byte[] processorCpuLoadInfo() throws IOException {
+        if (cpuLoad.isEmpty()) {
+            throw new IOException("host_processor_info(PROCESSOR_CPU_LOAD_INFO) failed (kern_return 5)");
+        }
+        return cpuLoad.size() > 1 ? cpuLoad.poll() : cpuLoad.peek();
     }
 }

@@ -47,7 +47,7 @@ class MacLiveTest {
         try (HostSampling h = new HostSampling(HostSources.forThisHost(config()), Duration.ofSeconds(5),
                 Duration.ofSeconds(2), new MetricHub(), Clock.systemUTC())) {
             HostSnapshot first = h.sampleOnce();
-            for (String sampler : List.of("memory", "swap", "pressure", "thermal", "cpu_speed_limit", "power", "gpu",
+            for (String sampler : List.of("memory", "swap", "pressure", "thermal", "cpu_speed_limit", "cpu", "power", "gpu",
                     "engine_processes")) {
                 assertThat(first.results().get(sampler).success()).as(sampler + ": " + first.results().get(sampler).error())
                         .isTrue();
@@ -70,6 +70,14 @@ class MacLiveTest {
             }
             assertThat(sum).isGreaterThan(0.0).isLessThan(1000.0);
             assertThat(s.value(HostMetrics.GPU_UTILIZATION)).isBetween(0.0, 1.0);
+            double cpu = s.points().stream().filter(p -> p.metric() == HostMetrics.CPU_UTILIZATION)
+                    .mapToDouble(Point::value).sum();
+            assertThat(cpu).as("cpu modes add up to 1").isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
+            // Apple silicon: every cluster from hw.perflevel* is there.
+            assertThat(s.points().stream().filter(p -> p.metric() == HostMetrics.CPU_CLUSTER_UTILIZATION)
+                    .map(p -> p.attributes().get("tailwatch.cpu.cluster")).distinct().count())
+                    .isEqualTo(Long.parseLong(ToolRunner.system(Duration.ofSeconds(10))
+                            .run(List.of("sysctl", "-n", "hw.nperflevels")).strip()));
         }
     }
 

@@ -46,6 +46,20 @@ final class XnuStructs {
         return out;
     }
 
+    /**
+     * The host_processor_info(PROCESSOR_CPU_LOAD_INFO) array: per CPU one struct
+     * processor_cpu_load_info { unsigned int cpu_ticks[CPU_STATE_MAX]; } (mach/processor_info.h),
+     * indexed CPU_STATE_USER 0, SYSTEM 1, IDLE 2, NICE 3 (mach/machine.h). Each row: user, system,
+     * idle, nice.
+     */
+    static byte[] cpuLoadInfo(long[]... cpus) {
+        XnuStructs x = new XnuStructs(cpus.length * 16);
+        for (long[] c : cpus) {
+            x.u32(c[0]).u32(c[1]).u32(c[2]).u32(c[3]);
+        }
+        return x.done();
+    }
+
     /** struct vm_statistics64 (mach/vm_statistics.h), in declaration order. */
     static byte[] vmStatistics64(long free, long active, long inactive, long wire, long purgeable, long speculative,
                                  long compressor, long throttled, long external, long internal) {
