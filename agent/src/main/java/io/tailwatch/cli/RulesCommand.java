@@ -29,16 +29,16 @@ public final class RulesCommand implements Callable<Integer> {
             case "prometheus" -> System.out.print(RuleExport.prometheus(config));
             case "grafana" -> System.out.print(RuleExport.grafana(config));
             case "table" -> {
-                System.out.printf("%-24s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
+                System.out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
                 for (RuleExport.Effective e : RuleExport.effective(config.rules(), RuleExport.interactiveScenarios(config))) {
                     RuleDef d = e.def();
-                    System.out.printf("%-24s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
+                    System.out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
                             e.threshold() == null ? "-" : d.thresholdKind().format(e.threshold()),
                             io.tailwatch.config.Units.format(e.forDuration()), e.expr().promql());
                 }
                 for (RuleDef d : Rules.ALL) {
                     if (!config.rules().of(d.name()).enabled()) {
-                        System.out.printf("%-24s %-9s %-8s%n", d.name(), d.severity().label(), "no");
+                        System.out.printf("%-28s %-9s %-8s%n", d.name(), d.severity().label(), "no");
                     }
                 }
             }

@@ -10,7 +10,12 @@ import java.util.Map;
  * The {@code alerts:} section: how long resolved alerts stay listed, the optional webhook sink
  * (Alertmanager webhook format) and where the single-request baselines are persisted.
  */
-public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path baselineFile, int baselineMinSamples) {
+public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path baselineFile, int baselineMinSamples,
+                           String runbookBaseUrl) {
+
+    public AlertsConfig(Duration resolvedRetention, Webhook webhook, Path baselineFile, int baselineMinSamples) {
+        this(resolvedRetention, webhook, baselineFile, baselineMinSamples, null);
+    }
 
     /** Webhook sink; {@code url} null = off. */
     public record Webhook(URI url, Duration timeout, Duration cooldown, int queueSize, int maxAttempts) {
@@ -21,6 +26,7 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
 
     static AlertsConfig read(Section s) {
         Duration retention = s.duration("resolved_retention", Duration.ofMinutes(15), Duration.ZERO, Duration.ofDays(1));
+        String runbookBase = runbookBase(s);
         Section w = s.section("webhook");
         String url = w.string("url", "");
         URI uri = null;
@@ -48,7 +54,37 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
         int minSamples = b.integer("min_samples", 20, 1, 100_000);
         b.finish();
         s.finish();
-        return new AlertsConfig(retention, new Webhook(uri, timeout, cooldown, queue, attempts), baselineFile, minSamples);
+        return new AlertsConfig(retention, new Webhook(uri, timeout, cooldown, queue, attempts), baselineFile, minSamples,
+                runbookBase);
+    }
+
+    /**
+     * {@code runbook_base_url}: where docs/runbook.md is published (e.g. a repository's blob URL or an
+     * internal wiki page). Empty = links stay the relative {@code docs/runbook.md#Rule}.
+     */
+    private static String runbookBase(Section s) {
+        String base = s.string("runbook_base_url", "");
+        if (base == null || base.isBlank()) {
+            return null;
+        }
+        base = base.strip();
+        try {
+            URI u = URI.create(base);
+            if (u.getScheme() == null || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
+                    || u.getHost() == null) {
+                s.problem("runbook_base_url", "expected an absolute http:// or https:// URL of the runbook page, got '"
+                        + base + "'");
+                return null;
+            }
+            if (u.getRawFragment() != null) {
+                s.problem("runbook_base_url", "must not have a #fragment: each alert adds its own (#RuleName)");
+                return null;
+            }
+        } catch (IllegalArgumentException e) {
+            s.problem("runbook_base_url", "not a URL: " + e.getMessage());
+            return null;
+        }
+        return base;
     }
 
     /**

@@ -29,9 +29,10 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         ServerConfig server = ServerConfig.read(s.section("server"));
         HostConfig host = HostConfig.read(s.section("host"));
         OtlpConfig otlp = OtlpConfig.read(s.section("otlp"));
-        List<EngineConfig> engines = EngineConfig.readAll(s);
+        // Rules and alerts first: they say how many probes each scenario's window must hold.
         RulesConfig rules = RulesConfig.read(s.section("rules"));
         AlertsConfig alerts = AlertsConfig.read(s.section("alerts"));
+        List<EngineConfig> engines = EngineConfig.readAll(s, WindowRequirements.of(rules, alerts));
         s.finish();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);

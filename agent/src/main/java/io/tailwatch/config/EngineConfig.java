@@ -22,6 +22,8 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                            List<String> processNames, String launchdLabel, Signals signals) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Health-check deadline when the config sets none (capped at the health interval). */
+    public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
 
     /** Without a signals section: the defaults (auto-detect every 15 s). */
     public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
@@ -62,10 +64,20 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
     }
 
-    /** One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO. */
+    /**
+     * One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO; {@code window}
+     * is the span of the rolling window the rules read (long enough for their minimum probe counts).
+     */
     public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
                            Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout,
-                           boolean interactive) {
+                           boolean interactive, Duration window) {
+
+        /** Without a window: the default for the interval and the built-in rules. */
+        public Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
+                        Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout, boolean interactive) {
+            this(name, interval, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout, totalTimeout,
+                    interactive, WindowRequirements.defaults().defaultWindow(interval));
+        }
     }
 
     public int port() {
@@ -92,6 +104,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     public static final int MAX_SCENARIOS = 64;
 
     static List<EngineConfig> readAll(Section root) {
+        return readAll(root, WindowRequirements.defaults());
+    }
+
+    static List<EngineConfig> readAll(Section root, WindowRequirements windows) {
         List<Section> list = root.sections("engines");
         if (list == null) {
             return List.of();
@@ -102,7 +118,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<EngineConfig> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (Section s : list) {
-            EngineConfig e = read(s);
+            EngineConfig e = read(s, windows);
             if (e != null) {
                 if (!names.add(e.name())) {
                     s.problem("name", "duplicate engine name '" + e.name() + "'");
@@ -119,6 +135,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     }
 
     static EngineConfig read(Section s) {
+        return read(s, WindowRequirements.defaults());
+    }
+
+    static EngineConfig read(Section s, WindowRequirements windows) {
         String name = s.string("name", null);
         if (name == null) {
             s.problem(null, "an engine needs a name");
@@ -143,9 +163,12 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         String apiKey = s.string("api_key", null);
         Section health = s.section("health");
         Duration hInterval = health.duration("interval", Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofHours(1));
-        Duration hTimeout = health.duration("timeout", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofMinutes(1));
-        if (hTimeout.compareTo(hInterval) >= 0) {
-            health.problem("timeout", "must be shorter than health.interval (" + Units.format(hInterval) + ")");
+        // As Prometheus' scrape_timeout: unset, it is 5 s or the interval, whichever is shorter; only an
+        // explicit timeout longer than the interval is an error.
+        Duration hFallback = hInterval.compareTo(DEFAULT_HEALTH_TIMEOUT) < 0 ? hInterval : DEFAULT_HEALTH_TIMEOUT;
+        Duration hTimeout = health.duration("timeout", hFallback, Duration.ofMillis(100), Duration.ofMinutes(1));
+        if (hTimeout.compareTo(hInterval) > 0) {
+            health.problem("timeout", "must not be longer than health.interval (" + Units.format(hInterval) + ")");
         }
         health.finish();
         boolean skip = s.bool("skip_when_pressure_critical", true);
@@ -153,7 +176,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<Section> sc = s.sections("scenarios");
         if (sc == null) {
             scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
-                    Duration.ofSeconds(30), Duration.ofSeconds(50), true));
+                    Duration.ofSeconds(30), Duration.ofSeconds(50), true, windows.defaultWindow(Duration.ofSeconds(60))));
         } else {
             if (sc.size() > MAX_SCENARIOS_PER_ENGINE) {
                 s.problem("scenarios", sc.size() + " scenarios, more than the " + MAX_SCENARIOS_PER_ENGINE
@@ -161,7 +184,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
             }
             Set<String> names = new HashSet<>();
             for (Section x : sc) {
-                Scenario scenario = scenario(x);
+                Scenario scenario = scenario(x, windows);
                 if (!names.add(scenario.name())) {
                     x.problem("name", "duplicate scenario name '" + scenario.name() + "'");
                 }
@@ -181,7 +204,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 List.copyOf(processNames), label, signals);
     }
 
-    private static Scenario scenario(Section s) {
+    private static Scenario scenario(Section s, WindowRequirements windows) {
         String name = s.string("name", "interactive");
         if (!NAME.matcher(name).matches()) {
             s.problem("name", "must match " + NAME.pattern());
@@ -206,7 +229,17 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
         t.finish();
         boolean interactive = s.bool("interactive", name.equals("interactive"));
+        Duration window;
+        if (s.has("window")) {
+            window = s.duration("window", windows.defaultWindow(interval), Duration.ofMinutes(1), Duration.ofDays(30));
+            String problem = windows.check(window, interval);
+            if (problem != null) {
+                s.problem("window", problem);
+            }
+        } else {
+            window = windows.defaultWindow(interval);
+        }
         s.finish();
-        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive);
+        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive, window);
     }
 }

@@ -48,7 +48,7 @@ public final class Daemon implements AutoCloseable {
     private EngineSignalMonitor signals;
     private BaselineStore baselines;
     private RuleEngine rules;
-    private WebhookSink webhook;
+    private volatile WebhookSink webhook;
     private EngineMonitor engines;
     private StatusHistory history;
 
@@ -101,8 +101,15 @@ public final class Daemon implements AutoCloseable {
         engines.addProbeListener(signals::onProbe);
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
-                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention());
-        host.addListener(snap -> rules.evaluate(snap.at()));
+                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention(), config.alerts().runbookBaseUrl());
+        host.addListener(snap -> {
+            // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
+            WebhookSink w = webhook;
+            if (w != null) {
+                hub.publish("alerts/webhook", io.tailwatch.rules.WebhookMetrics.points(w.stats()));
+            }
+            rules.evaluate(snap.at());
+        });
         status.add(new AlertsStatus(rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         status.add(new ThresholdsStatus(config.rules()));

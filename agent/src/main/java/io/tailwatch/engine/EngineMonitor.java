@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineMonitor.class);
-    static final double JITTER = 0.10;
+    static final double JITTER = io.tailwatch.config.WindowRequirements.JITTER;
     static final Duration MAX_FIRST_DELAY = Duration.ofSeconds(5);
 
     private final List<EngineWatch> watches = new ArrayList<>();
@@ -33,13 +33,13 @@ public final class EngineMonitor implements AutoCloseable {
     private volatile boolean closed;
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock) {
-        this(engines, hub, host, clock, ProbeWindow.DEFAULT_AGE, ProbeWindow.DEFAULT_MAX_SAMPLES);
+        this(engines, hub, host, clock, ProbeWindow.DEFAULT_MAX_SAMPLES);
     }
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock,
-                         Duration windowAge, int windowMax) {
+                         int windowMax) {
         for (EngineConfig e : engines) {
-            watches.add(new EngineWatch(e, hub, host, clock, windowAge, windowMax));
+            watches.add(new EngineWatch(e, hub, host, clock, windowMax));
         }
     }
 

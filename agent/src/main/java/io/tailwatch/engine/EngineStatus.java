@@ -27,6 +27,11 @@ final class EngineStatus {
             EngineHealth h = w.health();
             e.put("checked_at", h == null ? null : h.checkedAt());
             e.put("up", h == null ? null : h.up());
+            String state = w.state();
+            e.put("state", state);
+            // A configured engine that never answered is a warning to look at, not a page.
+            e.put("severity", state == null ? null : state.equals("never_reachable") ? "warning"
+                    : state.equals("down") ? "critical" : "ok");
             e.put("loading", h == null ? null : h.loading());
             e.put("version", h == null ? null : h.version());
             e.put("error", h == null ? null : h.error());

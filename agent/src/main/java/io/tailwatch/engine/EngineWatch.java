@@ -47,12 +47,14 @@ public final class EngineWatch {
     private final MetricHub hub;
     private final Supplier<HostSnapshot> host;
     private final Clock clock;
-    private final Duration windowAge;
     private final int windowMax;
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
     private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
     private volatile EngineHealth health;
+    /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
+    private volatile boolean reached;
+    private volatile boolean neverReachedLogged;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -71,8 +73,8 @@ public final class EngineWatch {
         }
     }
 
-    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, Duration windowAge,
-                       int windowMax) {
+    /** Each scenario's rolling window spans its configured {@code window}, holding at most {@code windowMax} probes. */
+    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, int windowMax) {
         this.config = config;
         Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
                 : config.scenarios().get(0).connectTimeout();
@@ -80,7 +82,6 @@ public final class EngineWatch {
         this.hub = hub;
         this.host = host;
         this.clock = clock;
-        this.windowAge = windowAge;
         this.windowMax = windowMax;
         for (EngineConfig.Scenario s : config.scenarios()) {
             scenarios.put(s.name(), new ScenarioState(s));
@@ -99,6 +100,23 @@ public final class EngineWatch {
         return health;
     }
 
+    /** True once the engine has answered a health check since the agent started. */
+    public boolean reached() {
+        return reached;
+    }
+
+    /** up, down, loading, never_reachable (configured but never answered), or null before the first check. */
+    public String state() {
+        EngineHealth h = health;
+        if (h == null) {
+            return null;
+        }
+        if (!reached) {
+            return "never_reachable";
+        }
+        return h.loading() ? "loading" : h.up() ? "up" : "down";
+    }
+
     List<ScenarioState> scenarioStates() {
         return List.copyOf(scenarios.values());
     }
@@ -114,7 +132,17 @@ public final class EngineWatch {
         EngineHealth h = client.health(config.healthTimeout());
         EngineHealth before = health;
         health = h;
-        if (before == null || before.up() != h.up()) {
+        if (h.up()) {
+            reached = true;
+        }
+        if (!reached) {
+            if (!neverReachedLogged) {
+                neverReachedLogged = true;
+                LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
+                        + " as EngineDown; start the engine, fix its url, or find running engines with `tailwatch detect`",
+                        config.name(), config.url(), h.error());
+            }
+        } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
                 LOG.info("engine {} is up ({} {})", config.name(), h.provider(), h.version() == null ? "" : h.version());
             } else {
@@ -185,7 +213,7 @@ public final class EngineWatch {
             s.lastDecodeRate = r.decodeTokensPerSecond();
         }
         synchronized (s.windows) {
-            s.windows.computeIfAbsent(model, k -> new ProbeWindow(windowAge, windowMax))
+            s.windows.computeIfAbsent(model, k -> new ProbeWindow(s.config.window(), windowMax))
                     .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
         }
         Map<String, String> base = new TreeMap<>();
@@ -240,6 +268,7 @@ public final class EngineWatch {
         if (h != null) {
             String e = config.name();
             points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));
@@ -296,19 +325,22 @@ public final class EngineWatch {
                 points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
             }
             for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
-                String model = w.getKey();
-                ProbeWindow.Stats st = w.getValue();
-                String[] attrs = {AttrKeys.ENGINE, e, AttrKeys.MODEL, model, AttrKeys.SCENARIO, sc};
-                points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
-                if (st.samples() == 0) {
-                    continue;
-                }
-                points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
-                percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
-                percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
+                windowPoints(points, e, w.getKey(), sc, w.getValue());
             }
         }
         hub.publish("probe/" + e, points);
+    }
+
+    /** The window series of one engine/model/scenario: samples, and with samples the error ratio and percentiles. */
+    static void windowPoints(List<Point> points, String engine, String model, String scenario, ProbeWindow.Stats st) {
+        String[] attrs = {AttrKeys.ENGINE, engine, AttrKeys.MODEL, model, AttrKeys.SCENARIO, scenario};
+        points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
+        if (st.samples() == 0) {
+            return;
+        }
+        points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
+        percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
+        percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
     }
 
     /**
@@ -317,7 +349,7 @@ public final class EngineWatch {
      */
     Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
         Map<String, ProbeWindow.Stats> out = new LinkedHashMap<>();
-        Instant expired = now.minus(windowAge.multipliedBy(2));
+        Instant expired = now.minus(s.config.window().multipliedBy(2));
         synchronized (s.windows) {
             for (Map.Entry<String, ProbeWindow> w : new ArrayList<>(s.windows.entrySet())) {
                 Instant last = w.getValue().lastAdded();

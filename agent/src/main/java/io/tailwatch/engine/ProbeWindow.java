@@ -12,7 +12,6 @@ import java.util.Deque;
  * with at least p % of the samples at or below it. Thread-safe.
  */
 public final class ProbeWindow {
-    public static final Duration DEFAULT_AGE = Duration.ofMinutes(10);
     public static final int DEFAULT_MAX_SAMPLES = 1000;
 
     private record Sample(Instant at, boolean success, double e2e, double ttft) {

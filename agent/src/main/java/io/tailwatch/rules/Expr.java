@@ -135,7 +135,31 @@ public interface Expr {
         if (!(selector instanceof Select)) {
             throw new IllegalArgumentException("min_over_time takes a selector");
         }
-        return new MinOverTime((Select) selector, range);
+        return new MinOverTime((Select) selector, range, MinOverTime.Fn.MIN);
+    }
+
+    /**
+     * {@code increase(counter[range])}: how much a counter rose over the range (resets counted as
+     * a restart from 0). Needs two points in the range, as in PromQL; the agent does not extrapolate
+     * to the range edges as Prometheus does, which only matters for thresholds near the boundary.
+     */
+    static Expr increase(Expr selector, Duration range) {
+        if (!(selector instanceof Select sel) || sel.metric().instrument() != io.tailwatch.metrics.Instrument.COUNTER) {
+            throw new IllegalArgumentException("increase takes a counter selector");
+        }
+        return new MinOverTime(sel, range, MinOverTime.Fn.INCREASE);
+    }
+
+    /** {@code absent(selector)}: one sample (value 1, no labels) when the selector matches nothing. */
+    static Expr absent(Expr selector) {
+        if (!(selector instanceof Select)) {
+            throw new IllegalArgumentException("absent takes a selector");
+        }
+        return new Absent((Select) selector);
+    }
+
+    static Expr mul(Expr left, Matching m, Expr right) {
+        return new Arith('*', left, m, right);
     }
 
     static Expr countBy(Expr inner, String... labels) {
@@ -274,7 +298,11 @@ public interface Expr {
                 Map<String, String> sig = matching.signature(s.labels());
                 Sample r = rhs.get(sig);
                 if (r != null) {
-                    double v = op == '/' ? s.value() / r.value() : s.value() - r.value();
+                    double v = switch (op) {
+                        case '/' -> s.value() / r.value();
+                        case '*' -> s.value() * r.value();
+                        default -> s.value() - r.value();
+                    };
                     // As PromQL: the result carries the matching labels (lhs labels minus ignored ones).
                     out.add(new Sample(sig, v));
                 }
@@ -335,17 +363,21 @@ public interface Expr {
         }
     }
 
-    /** min_over_time over a selector; keeps at most {@value #MAX_POINTS} points per series. */
+    /** A function over a range of one selector ({@code min_over_time} or {@code increase}); at most {@value #MAX_POINTS} points per series. */
     final class MinOverTime implements Expr {
+        enum Fn { MIN, INCREASE }
+
         static final int MAX_POINTS = 2048;
         static final int MAX_SERIES = 64;
         private final Select selector;
         private final Duration range;
+        private final Fn fn;
         private final Map<Map<String, String>, Deque<double[]>> history = new HashMap<>();
 
-        MinOverTime(Select selector, Duration range) {
+        MinOverTime(Select selector, Duration range, Fn fn) {
             this.selector = selector;
             this.range = range;
+            this.fn = fn;
         }
 
         @Override
@@ -379,18 +411,45 @@ public interface Expr {
                     it.remove();
                     continue;
                 }
-                double min = Double.POSITIVE_INFINITY;
-                for (double[] p : h) {
-                    min = Math.min(min, p[1]);
+                if (fn == Fn.MIN) {
+                    double min = Double.POSITIVE_INFINITY;
+                    for (double[] p : h) {
+                        min = Math.min(min, p[1]);
+                    }
+                    out.add(new Sample(e.getKey(), min));
+                } else if (h.size() >= 2) {
+                    double rise = 0;
+                    double prev = Double.NaN;
+                    for (double[] p : h) {
+                        if (!Double.isNaN(prev)) {
+                            rise += p[1] >= prev ? p[1] - prev : p[1];
+                        }
+                        prev = p[1];
+                    }
+                    // As PromQL, the function drops the metric name but keeps the other labels.
+                    out.add(new Sample(e.getKey(), rise));
                 }
-                out.add(new Sample(e.getKey(), min));
             }
             return out;
         }
 
         @Override
         public String promql() {
-            return "min_over_time(" + selector.promql() + "[" + io.tailwatch.config.Units.format(range) + "])";
+            String f = fn == Fn.MIN ? "min_over_time" : "increase";
+            return f + "(" + selector.promql() + "[" + io.tailwatch.config.Units.format(range) + "])";
+        }
+    }
+
+    /** absent(selector): a single label-less sample of 1 while nothing matches. */
+    record Absent(Select selector) implements Expr {
+        @Override
+        public List<Sample> eval(MetricSnapshot snapshot, Instant at) {
+            return selector.eval(snapshot, at).isEmpty() ? List.of(new Sample(Map.of(), 1)) : List.of();
+        }
+
+        @Override
+        public String promql() {
+            return "absent(" + selector.promql() + ")";
         }
     }
 
@@ -428,6 +487,6 @@ public interface Expr {
     }
 
     private static String operand(Expr e) {
-        return e instanceof Select || e instanceof MinOverTime || e instanceof CountBy ? e.promql() : "(" + e.promql() + ")";
+        return e instanceof Select || e instanceof MinOverTime || e instanceof CountBy || e instanceof Absent ? e.promql() : "(" + e.promql() + ")";
     }
 }

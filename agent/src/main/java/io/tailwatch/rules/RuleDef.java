@@ -27,7 +27,7 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
 
     /** Template placeholders and the label each one reads. */
     private static final Map<String, String> PLACEHOLDERS = Map.of("engine", Rules.ENGINE, "model", Rules.MODEL,
-            "scenario", Rules.SCENARIO);
+            "scenario", Rules.SCENARIO, "sampler", Rules.SAMPLER, "outcome", Rules.WEBHOOK_OUTCOME);
 
     public RuleDef {
         Objects.requireNonNull(name, "name");
@@ -40,9 +40,14 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
         return thresholdKind != null;
     }
 
-    /** Where the on-call runbook explains this alert. */
+    /** Where the on-call runbook explains this alert, relative to the project. */
     public String runbook() {
-        return "docs/runbook.md#" + name;
+        return runbook(null);
+    }
+
+    /** The runbook link: {@code base#Name} when a base URL is configured, else the relative path. */
+    public String runbook(String baseUrl) {
+        return (baseUrl == null || baseUrl.isEmpty() ? "docs/runbook.md" : baseUrl) + "#" + name;
     }
 
     public Expr build(Params params) {

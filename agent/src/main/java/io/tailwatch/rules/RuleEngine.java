@@ -59,6 +59,7 @@ public final class RuleEngine {
     private final int baselineMinSamples;
     private final Duration resolvedRetention;
     private final List<String> interactive;
+    private final String runbookBase;
     private final Expr swapMin = Expr.minOverTime(
             Expr.select(HostMetrics.PAGING_USAGE, "system.paging.state", "used"), Rules.SWAP_GROWTH_SPAN);
     private final Map<String, State> states = new LinkedHashMap<>();
@@ -68,6 +69,13 @@ public final class RuleEngine {
 
     public RuleEngine(RulesConfig config, List<String> interactiveScenarios, MetricHub hub, BaselineStore baselines,
                       int baselineMinSamples, Duration resolvedRetention) {
+        this(config, interactiveScenarios, hub, baselines, baselineMinSamples, resolvedRetention, null);
+    }
+
+    /** {@code runbookBaseUrl}: absolute URL of the runbook page every alert links to (null = relative links). */
+    public RuleEngine(RulesConfig config, List<String> interactiveScenarios, MetricHub hub, BaselineStore baselines,
+                      int baselineMinSamples, Duration resolvedRetention, String runbookBaseUrl) {
+        this.runbookBase = runbookBaseUrl;
         this.hub = hub;
         this.baselines = baselines;
         this.baselineMinSamples = baselineMinSamples;
@@ -75,7 +83,7 @@ public final class RuleEngine {
         this.interactive = List.copyOf(interactiveScenarios);
         for (RuleDef def : Rules.ALL) {
             RulesConfig.RuleSettings s = config.of(def.name());
-            if (s == null || !s.enabled()) {
+            if (s == null || !s.enabled() || !Rules.agentEvaluated(def)) {
                 continue;
             }
             double t = s.threshold() == null ? Double.NaN : s.threshold();
@@ -236,7 +244,7 @@ public final class RuleEngine {
         return new Alert(d.name(), st.state, d.severity().label(), since, st.activeAt, st.firedAt, st.resolvedAt,
                 st.value, d.valueKind().format(st.value), t, t == null ? null : d.thresholdKind().format(t),
                 st.labels, st.evidence, d.render(d.summary(), st.value, st.labels, t, f),
-                d.render(d.description(), st.value, st.labels, t, f), d.runbook());
+                d.render(d.description(), st.value, st.labels, t, f), d.runbook(runbookBase));
     }
 
     private void publish() {
@@ -245,10 +253,16 @@ public final class RuleEngine {
             if (a.state().equals(Alert.RESOLVED)) {
                 continue;
             }
-            Point p = Point.of(AlertMetrics.ALERT_ACTIVE, a.state().equals(Alert.FIRING) ? 1 : 0,
-                    AttrKeys.ALERT_NAME, a.name(), AttrKeys.ALERT_SEVERITY, a.severity(),
-                    AttrKeys.ENGINE, a.labels().getOrDefault(Rules.ENGINE, ""),
-                    AttrKeys.SCENARIO, a.labels().getOrDefault(Rules.SCENARIO, ""));
+            // Host alerts have no engine or scenario: those labels are left out, not exported empty.
+            List<String> kv = new ArrayList<>(List.of(AttrKeys.ALERT_NAME, a.name(), AttrKeys.ALERT_SEVERITY, a.severity()));
+            for (String[] l : new String[][] {{Rules.ENGINE, AttrKeys.ENGINE}, {Rules.SCENARIO, AttrKeys.SCENARIO}}) {
+                String v = a.labels().get(l[0]);
+                if (v != null && !v.isEmpty()) {
+                    kv.add(l[1]);
+                    kv.add(v);
+                }
+            }
+            Point p = Point.of(AlertMetrics.ALERT_ACTIVE, a.state().equals(Alert.FIRING) ? 1 : 0, kv.toArray(new String[0]));
             // Several instances may share these labels (e.g. two models): the worst one is kept.
             points.merge(p.key(), p, (x, y) -> x.value() >= y.value() ? x : y);
         }

@@ -22,7 +22,7 @@ public final class RuleExport {
     }
 
     /** One enabled rule with its effective settings and built expression. */
-    public record Effective(RuleDef def, Double threshold, Duration forDuration, Expr expr) {
+    public record Effective(RuleDef def, Double threshold, Duration forDuration, Expr expr, String runbook) {
         public String summaryTemplate(String valueRef) {
             return def.renderTemplate(def.summary(), valueRef, threshold, forDuration);
         }
@@ -45,6 +45,11 @@ public final class RuleExport {
     }
 
     public static List<Effective> effective(RulesConfig rules, List<String> interactive) {
+        return effective(rules, interactive, null);
+    }
+
+    /** The enabled rules; {@code runbookBase} (alerts.runbook_base_url, may be null) makes the links absolute. */
+    public static List<Effective> effective(RulesConfig rules, List<String> interactive, String runbookBase) {
         List<Effective> out = new ArrayList<>();
         for (RuleDef d : Rules.ALL) {
             RulesConfig.RuleSettings s = rules.of(d.name());
@@ -52,13 +57,14 @@ public final class RuleExport {
                 continue;
             }
             double t = s.threshold() == null ? Double.NaN : s.threshold();
-            out.add(new Effective(d, s.threshold(), s.forDuration(), d.build(new RuleDef.Params(t, interactive))));
+            out.add(new Effective(d, s.threshold(), s.forDuration(), d.build(new RuleDef.Params(t, interactive)),
+                    d.runbook(runbookBase)));
         }
         return out;
     }
 
     public static String prometheus(Config config) {
-        return prometheus(effective(config.rules(), interactiveScenarios(config)));
+        return prometheus(effective(config.rules(), interactiveScenarios(config), config.alerts().runbookBaseUrl()));
     }
 
     public static String prometheus(List<Effective> rules) {
@@ -79,18 +85,19 @@ public final class RuleExport {
             b.append("        annotations:\n");
             b.append("          summary: ").append(quote(e.summaryTemplate("$value"))).append('\n');
             b.append("          description: ").append(quote(e.descriptionTemplate("$value"))).append('\n');
-            b.append("          runbook_url: ").append(quote(e.def().runbook())).append('\n');
+            b.append("          runbook_url: ").append(quote(e.runbook())).append('\n');
         }
         return b.toString();
     }
 
     public static String grafana(Config config) {
-        return grafana(effective(config.rules(), interactiveScenarios(config)));
+        return grafana(effective(config.rules(), interactiveScenarios(config), config.alerts().runbookBaseUrl()));
     }
 
     /**
      * Grafana-managed rules: query A is the same PromQL (it returns a series only where the condition
-     * holds), B a math expression true for every series A returns; no data means normal.
+     * holds), B a math expression true for every series A returns; no data means normal. TailwatchDown
+     * is the exception: A is the target's {@code up}, B {@code $A == 0}, and no data is alerting.
      */
     public static String grafana(List<Effective> rules) {
         StringBuilder b = new StringBuilder();
@@ -114,7 +121,11 @@ public final class RuleExport {
             b.append("            datasourceUid: ").append(DATASOURCE_UID).append('\n');
             b.append("            model:\n");
             b.append("              refId: A\n");
-            b.append("              expr: ").append(quote(e.expr().promql())).append('\n');
+            // TailwatchDown reads the target's up series itself: 0 is down, and no data at all (the target
+            // or the whole job gone) is alerting, so a vanished agent alerts instead of resolving everything.
+            boolean liveness = e.def() == Rules.TAILWATCH_DOWN;
+            String query = liveness ? Expr.select(Rules.PROMETHEUS_UP, "job", Rules.PROMETHEUS_JOB).promql() : e.expr().promql();
+            b.append("              expr: ").append(quote(query)).append('\n');
             b.append("              instant: true\n");
             b.append("              range: false\n");
             b.append("          - refId: B\n");
@@ -122,16 +133,16 @@ public final class RuleExport {
             b.append("            model:\n");
             b.append("              refId: B\n");
             b.append("              type: math\n");
-            b.append("              expression: '$A == $A'\n");
+            b.append("              expression: '").append(liveness ? "$A == 0" : "$A == $A").append("'\n");
             b.append("        for: ").append(Units.format(e.forDuration())).append('\n');
-            b.append("        noDataState: OK\n");
+            b.append("        noDataState: ").append(liveness ? "Alerting" : "OK").append('\n');
             b.append("        execErrState: Error\n");
             b.append("        labels:\n");
             b.append("          severity: ").append(e.def().severity().label()).append('\n');
             b.append("        annotations:\n");
             b.append("          summary: ").append(quote(e.summaryTemplate(ref))).append('\n');
             b.append("          description: ").append(quote(e.descriptionTemplate(ref))).append('\n');
-            b.append("          runbook_url: ").append(quote(e.def().runbook())).append('\n');
+            b.append("          runbook_url: ").append(quote(e.runbook())).append('\n');
         }
         return b.toString();
     }

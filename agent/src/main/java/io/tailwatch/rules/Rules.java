@@ -6,8 +6,10 @@ import static io.tailwatch.rules.Expr.and;
 import static io.tailwatch.rules.Expr.cmp;
 import static io.tailwatch.rules.Expr.countBy;
 import static io.tailwatch.rules.Expr.div;
+import static io.tailwatch.rules.Expr.increase;
 import static io.tailwatch.rules.Expr.minOverTime;
 import static io.tailwatch.rules.Expr.minus;
+import static io.tailwatch.rules.Expr.mul;
 import static io.tailwatch.rules.Expr.or;
 import static io.tailwatch.rules.Expr.select;
 import static io.tailwatch.rules.Expr.times;
@@ -17,11 +19,14 @@ import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.SelfMetrics;
 import io.tailwatch.rules.Expr.Matching;
 import io.tailwatch.rules.Expr.Op;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -39,6 +44,8 @@ public final class Rules {
     public static final String MODEL = AttrKeys.label(AttrKeys.MODEL);
     public static final String SCENARIO = AttrKeys.label(AttrKeys.SCENARIO);
     public static final String PERCENTILE = AttrKeys.label(AttrKeys.PERCENTILE);
+    public static final String SAMPLER = AttrKeys.label(AttrKeys.SAMPLER);
+    public static final String WEBHOOK_OUTCOME = AttrKeys.label(AttrKeys.WEBHOOK_OUTCOME);
     static final String[] WINDOW = {"job", "instance", ENGINE, MODEL, SCENARIO};
     /** TailLatencySpread needs this many probes in the window before p99 means anything. */
     public static final int MIN_SPREAD_SAMPLES = 20;
@@ -46,7 +53,25 @@ public final class Rules {
     public static final Duration SWAP_GROWTH_SPAN = Duration.ofMinutes(10);
     /** ThermalThrottling: macOS thermal pressure at or above "heavy". */
     public static final int THERMAL_HEAVY = 2;
+    /** ThermalThrottling: thermal throttle events (Linux x86 counters) within this span count as throttling. */
+    public static final Duration THROTTLE_SPAN = Duration.ofMinutes(2);
+    /** SwapUsedHigh: pages are "moving" when at least this many were swapped in or out within {@link #PAGING_SPAN}. */
+    public static final int PAGING_MIN_OPERATIONS = 10;
+    public static final Duration PAGING_SPAN = Duration.ofMinutes(5);
+    /** SwapUsedHigh: memory pressure at or above this level (warning) counts as pages moving too. */
+    public static final int PRESSURE_WARNING = 1;
+    /** ProbeErrors: a window needs at least this many failed probes before its error ratio means anything. */
+    public static final int PROBE_ERRORS_MIN_FAILURES = 3;
     private static final long GIB = 1L << 30;
+    /** SamplerFailing: a sampler whose last run failed, for this long. */
+    public static final Duration SAMPLER_FAILING_FOR = Duration.ofMinutes(5);
+    /** OtlpExportFailing and WebhookNotificationsDropped count over this span. */
+    public static final Duration SELF_SPAN = Duration.ofMinutes(15);
+    /** The Prometheus scrape job TailwatchDown watches ({@code job_name: tailwatch}). */
+    public static final String PROMETHEUS_JOB = "tailwatch";
+    /** Prometheus' own {@code up} series of a scrape target; not exported by the agent (TailwatchDown only). */
+    static final MetricDef PROMETHEUS_UP = MetricDef.gauge("up", "{bool}", "Prometheus: 1 when the target's last scrape succeeded.",
+            io.tailwatch.metrics.AttributeDef.free("job", "Scrape job"));
 
     private static Expr swapUsed() {
         return select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
@@ -58,12 +83,14 @@ public final class Rules {
 
     public static final RuleDef SWAP_USED_HIGH = new RuleDef("SwapUsedHigh", Severity.WARNING,
             ValueKind.BYTES, ValueKind.BYTES, (double) GIB, Duration.ofMinutes(2),
-            "Swap in use above {threshold}",
-            "{value} of swap is in use (threshold {threshold}, for {for}). Model weights or KV cache paged to SSD make decoding 10x slower or worse.",
-            p -> cmp(swapUsed(), Op.GT, p.threshold()));
+            "Swap in use above {threshold} and pages moving",
+            "{value} of swap is in use (threshold {threshold}, for {for}) while pages are being swapped in or out, or memory pressure is at warning or above. Model weights or KV cache paged to SSD make decoding 10x slower or worse.",
+            p -> and(cmp(swapUsed(), Op.GT, p.threshold()), on(HOST),
+                    or(cmp(increase(select(HostMetrics.PAGING_OPERATIONS), PAGING_SPAN), Op.GE, PAGING_MIN_OPERATIONS),
+                            cmp(select(HostMetrics.PRESSURE_LEVEL), Op.GE, PRESSURE_WARNING))));
 
     public static final RuleDef SWAP_GROWTH_UNDER_LOAD = new RuleDef("SwapGrowthUnderLoad", Severity.CRITICAL,
-            ValueKind.BYTES, ValueKind.BYTES, 2.0 * GIB, Duration.ZERO,
+            ValueKind.BYTES, ValueKind.BYTES, 2.0 * GIB, Duration.ofMinutes(1),
             "Swap grew by more than {threshold} within 10m while probes were running",
             "Swap grew by {value} over the last 10m while engines were being probed: the memory budget has collapsed.",
             p -> and(cmp(minus(swapUsed(), Matching.ALL, minOverTime(swapUsed(), SWAP_GROWTH_SPAN)), Op.GT, p.threshold()),
@@ -83,23 +110,28 @@ public final class Rules {
 
     public static final RuleDef THERMAL_THROTTLING = new RuleDef("ThermalThrottling", Severity.WARNING,
             ValueKind.NUMBER, ValueKind.RATIO, 0.8, Duration.ofMinutes(2),
-            "Thermal throttling (heavy thermal pressure or CPU speed limit below {threshold})",
-            "Thermal pressure level >= 2 or CPU speed limit below {threshold}; value {value} (a level of 2 or more, or the speed-limit ratio).",
-            p -> or(cmp(select(HostMetrics.THERMAL_LEVEL), Op.GE, THERMAL_HEAVY),
-                    cmp(select(HostMetrics.CPU_SPEED_LIMIT), Op.LT, p.threshold())));
+            "Thermal throttling (heavy thermal pressure, CPU speed limit below {threshold}, or throttle events)",
+            "Thermal pressure level >= 2, the CPU speed limit (the highest speed the CPU is allowed) below {threshold}, or thermal throttle events in the last 2m; value {value} (a level of 2 or more, the speed-limit ratio, or the number of throttle events).",
+            p -> or(or(cmp(select(HostMetrics.THERMAL_LEVEL), Op.GE, THERMAL_HEAVY),
+                            cmp(select(HostMetrics.CPU_SPEED_LIMIT), Op.LT, p.threshold())),
+                    cmp(increase(select(HostMetrics.CPU_THROTTLE_EVENTS), THROTTLE_SPAN), Op.GT, 0)));
 
     public static final RuleDef ENGINE_DOWN = new RuleDef("EngineDown", Severity.CRITICAL,
             ValueKind.LEVEL, null, null, Duration.ofMinutes(1),
             "Engine {engine} is down",
-            "The health check of engine {engine} has failed for {for} (an engine that reports it is loading is not down).",
-            p -> unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", ENGINE),
-                    cmp(select(EngineMetrics.LOADING), Op.EQ, 1)));
+            "The health check of engine {engine}, which had answered before, has failed for {for} (an engine that reports it is loading is not down).",
+            p -> unless(unless(cmp(select(EngineMetrics.UP), Op.EQ, 0), on("job", "instance", ENGINE),
+                            cmp(select(EngineMetrics.LOADING), Op.EQ, 1)), on("job", "instance", ENGINE),
+                    cmp(select(EngineMetrics.REACHED), Op.EQ, 0)));
 
     public static final RuleDef PROBE_ERRORS = new RuleDef("ProbeErrors", Severity.WARNING,
-            ValueKind.RATIO, ValueKind.RATIO, 0.0, Duration.ZERO,
+            ValueKind.RATIO, ValueKind.RATIO, 0.1, Duration.ofMinutes(5),
             "Probe errors on {engine}/{scenario}",
-            "{value} of the probes of {engine} ({model}, scenario {scenario}) failed over the window.",
-            p -> cmp(select(ProbeMetrics.WINDOW_ERROR_RATIO), Op.GT, p.threshold()));
+            "{value} of the probes of {engine} ({model}, scenario {scenario}) failed over the window (threshold {threshold}, at least 3 failures, for {for}).",
+            p -> and(cmp(select(ProbeMetrics.WINDOW_ERROR_RATIO), Op.GT, p.threshold()), on(WINDOW),
+                    cmp(mul(select(ProbeMetrics.WINDOW_ERROR_RATIO), Matching.ALL, select(ProbeMetrics.WINDOW_SAMPLES)),
+                            // ratio x samples is the failure count up to rounding: compare half a failure lower.
+                            Op.GT, PROBE_ERRORS_MIN_FAILURES - 0.5)));
 
     public static final RuleDef TAIL_LATENCY_SPREAD = new RuleDef("TailLatencySpread", Severity.WARNING,
             ValueKind.FACTOR, ValueKind.FACTOR, 3.0, Duration.ofMinutes(10),
@@ -123,15 +155,50 @@ public final class Rules {
                     Op.GT, p.threshold()));
 
     public static final RuleDef KV_HEADROOM_LOW = new RuleDef("KvHeadroomLow", Severity.WARNING,
-            ValueKind.TOKENS, ValueKind.FACTOR, 1.0, Duration.ZERO,
+            ValueKind.TOKENS, ValueKind.FACTOR, 1.0, Duration.ofMinutes(2),
             "KV-cache headroom below the context length on {engine}/{model}",
             "Only {value} tokens of KV cache fit in available memory, less than {threshold} the context length of {model} on {engine}: a long conversation will push the host into swap.",
             p -> cmp(select(EngineMetrics.KV_HEADROOM), Op.LT, Matching.ALL, times(select(EngineMetrics.MODEL_CONTEXT), p.threshold())));
 
+    public static final RuleDef SAMPLER_FAILING = new RuleDef("SamplerFailing", Severity.WARNING,
+            ValueKind.LEVEL, null, null, SAMPLER_FAILING_FOR,
+            "Sampler {sampler} failing",
+            "The {sampler} sampler has failed every run for {for}: its signals are missing, so the rules that read them cannot fire.",
+            p -> cmp(select(SelfMetrics.SAMPLER_SUCCESS), Op.EQ, 0));
+
+    public static final RuleDef OTLP_EXPORT_FAILING = new RuleDef("OtlpExportFailing", Severity.WARNING,
+            ValueKind.COUNT, ValueKind.COUNT, 3.0, Duration.ZERO,
+            "OTLP export failing",
+            "{value} OTLP metric exports failed within 15m (threshold {threshold}): the collector is unreachable or refusing data, so metrics pushed over OTLP have gaps.",
+            p -> cmp(increase(select(SelfMetrics.OTLP_EXPORT_FAILURES), SELF_SPAN), Op.GE, p.threshold()));
+
+    public static final RuleDef WEBHOOK_NOTIFICATIONS_DROPPED = new RuleDef("WebhookNotificationsDropped", Severity.WARNING,
+            ValueKind.COUNT, ValueKind.COUNT, 1.0, Duration.ZERO,
+            "Alert notifications lost ({outcome})",
+            "{value} webhook notifications were {outcome} within 15m (threshold {threshold}): alerts did not reach the receiver.",
+            p -> cmp(increase(select(SelfMetrics.WEBHOOK_NOTIFICATIONS, AttrKeys.WEBHOOK_OUTCOME + "=~", "dropped|failed"), SELF_SPAN),
+                    Op.GE, p.threshold()));
+
+    public static final RuleDef TAILWATCH_DOWN = new RuleDef("TailwatchDown", Severity.CRITICAL,
+            ValueKind.LEVEL, null, null, Duration.ofMinutes(2),
+            "tailwatch agent down or gone",
+            "Prometheus cannot scrape the tailwatch agent (job " + PROMETHEUS_JOB + ") or has no target for it, for {for}: nothing on this host is being watched.",
+            p -> or(cmp(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB), Op.EQ, 0),
+                    Expr.absent(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB))));
+
     /** All rules, in the order they are documented and exported. */
     public static final List<RuleDef> ALL = List.of(SWAP_USED_HIGH, SWAP_GROWTH_UNDER_LOAD, MEMORY_PRESSURE_WARNING,
             MEMORY_PRESSURE_CRITICAL, THERMAL_THROTTLING, ENGINE_DOWN, PROBE_ERRORS, TAIL_LATENCY_SPREAD,
-            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW);
+            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, SAMPLER_FAILING, OTLP_EXPORT_FAILING,
+            WEBHOOK_NOTIFICATIONS_DROPPED, TAILWATCH_DOWN);
+
+    /** Rules only Prometheus and Grafana evaluate: the agent cannot report its own absence. */
+    public static final Set<String> EXPORT_ONLY = Set.of(TAILWATCH_DOWN.name());
+
+    /** Whether the agent evaluates this rule itself. */
+    public static boolean agentEvaluated(RuleDef rule) {
+        return !EXPORT_ONLY.contains(rule.name());
+    }
 
     public static RuleDef byName(String name) {
         for (RuleDef r : ALL) {

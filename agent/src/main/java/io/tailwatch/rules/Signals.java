@@ -34,7 +34,17 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
-                         Queue queue) {
+                         Queue queue, Double reached) {
+        /** Without the reached figure (unknown). */
+        public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                      Queue queue) {
+            this(engine, up, loading, footprintBytes, rssBytes, models, queue, null);
+        }
+
+        /** Configured, but has never answered since the agent started. */
+        public boolean neverReachable() {
+            return reached != null && reached == 0;
+        }
     }
 
     /**
@@ -114,7 +124,7 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         for (String e : engineNames) {
             engines.add(new Engine(e, s.value(EngineMetrics.UP, AttrKeys.ENGINE, e), s.value(EngineMetrics.LOADING, AttrKeys.ENGINE, e),
                     s.value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, e), s.value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, e),
-                    models.getOrDefault(e, List.of()), queue(s, e)));
+                    models.getOrDefault(e, List.of()), queue(s, e), s.value(EngineMetrics.REACHED, AttrKeys.ENGINE, e)));
         }
         return new Signals(host, engines, windows);
     }

@@ -20,6 +20,8 @@ public enum ValueKind {
     LEVEL("a level (whole number)"),
     /** A count of tokens. */
     TOKENS("a number of tokens"),
+    /** A count of events (failed exports, lost notifications). */
+    COUNT("a whole number"),
     /** A plain number (a rule whose value can be one of several figures). */
     NUMBER("a number");
 
@@ -44,7 +46,7 @@ public enum ValueKind {
                 case FACTOR -> Double.parseDouble(t.endsWith("x") ? t.substring(0, t.length() - 1).strip() : t);
                 case SECONDS -> Units.duration(t).toNanos() / 1e9;
                 case LEVEL -> Integer.parseInt(t);
-                case TOKENS -> Long.parseLong(t);
+                case TOKENS, COUNT -> Long.parseLong(t);
                 case NUMBER -> Double.parseDouble(t);
             };
         } catch (RuntimeException e) {
@@ -62,7 +64,7 @@ public enum ValueKind {
             case RATIO -> String.format(Locale.ROOT, "%.1f%%", v * 100);
             case FACTOR -> String.format(Locale.ROOT, "%.2fx", v);
             case SECONDS -> v < 1 ? String.format(Locale.ROOT, "%.0f ms", v * 1000) : String.format(Locale.ROOT, "%.2f s", v);
-            case LEVEL, TOKENS -> String.format(Locale.ROOT, "%.0f", v);
+            case LEVEL, TOKENS, COUNT -> String.format(Locale.ROOT, "%.0f", v);
             case NUMBER -> String.format(Locale.ROOT, "%.2f", v);
         };
     }
@@ -74,7 +76,7 @@ public enum ValueKind {
                     : v % (1L << 20) == 0 ? (long) v / (1L << 20) + "MiB" : Long.toString((long) v);
             case RATIO, FACTOR, NUMBER -> Expr.number(v);
             case SECONDS -> Units.format(java.time.Duration.ofNanos(Math.round(v * 1e9)));
-            case LEVEL, TOKENS -> Long.toString((long) v);
+            case LEVEL, TOKENS, COUNT -> Long.toString((long) v);
         };
     }
 
@@ -85,7 +87,7 @@ public enum ValueKind {
             case RATIO -> "{{ " + valueRef + " | humanizePercentage }}";
             case FACTOR -> "{{ printf \"%.2f\" " + valueRef + " }}x";
             case SECONDS -> "{{ " + valueRef + " | humanizeDuration }}";
-            case LEVEL, TOKENS -> "{{ printf \"%.0f\" " + valueRef + " }}";
+            case LEVEL, TOKENS, COUNT -> "{{ printf \"%.0f\" " + valueRef + " }}";
             case NUMBER -> "{{ printf \"%.2f\" " + valueRef + " }}";
         };
     }

@@ -112,8 +112,9 @@ public final class StatusScreen {
     private static int engineRank(Signals.Engine e) {
         return switch (engineState(e)) {
             case "DOWN" -> 0;
-            case "loading" -> 1;
-            default -> 2;
+            case "NEVER-REACHED" -> 1;
+            case "loading" -> 2;
+            default -> 3;
         };
     }
 
@@ -123,6 +124,10 @@ public final class StatusScreen {
         }
         if (e.up() == null) {
             return "unknown";
+        }
+        if (e.neverReachable()) {
+            // Configured but never answered since the agent started: a warning, not EngineDown.
+            return "NEVER-REACHED";
         }
         return e.up() == 1 ? "up" : "DOWN";
     }

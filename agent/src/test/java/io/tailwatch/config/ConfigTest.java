@@ -184,6 +184,111 @@ class ConfigTest {
     }
 
     @Test
+    void unsetHealthTimeoutFollowsAShortInterval() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s}
+                  - name: slow
+                    api: openai
+                    url: http://127.0.0.1:8081
+                  - name: equal
+                    api: openai
+                    url: http://127.0.0.1:8082
+                    health: {interval: 2s, timeout: 2s}
+                """, "t", ENV);
+        assertThat(c.engines().get(0).healthTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(c.engines().get(1).healthTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(c.engines().get(2).healthTimeout()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void onlyAnExplicitHealthTimeoutLongerThanTheIntervalIsAnError() {
+        assertThat(problems("""
+                engines:
+                  - name: fast
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    health: {interval: 1s, timeout: 3s}
+                """)).containsExactly(
+                "line 5, column 37: engines[0].health.timeout: must not be longer than health.interval (1s)");
+    }
+
+    @Test
+    void runbookBaseUrlIsAnAbsoluteUrlWithoutFragment() throws Exception {
+        assertThat(Config.parse("", "t", ENV).alerts().runbookBaseUrl()).isNull();
+        assertThat(Config.parse("alerts: {runbook_base_url: 'https://wiki.example/tailwatch/runbook'}\n", "t", ENV)
+                .alerts().runbookBaseUrl()).isEqualTo("https://wiki.example/tailwatch/runbook");
+        assertThat(problems("alerts:\n  runbook_base_url: docs/runbook.md\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: expected an absolute http:// or https:// URL of the runbook page, got 'docs/runbook.md'");
+        assertThat(problems("alerts:\n  runbook_base_url: https://x.example/r#top\n")).containsExactly(
+                "line 2, column 21: alerts.runbook_base_url: must not have a #fragment: each alert adds its own (#RuleName)");
+    }
+
+    @Test
+    void omittedWindowHoldsTheRulesMinimumAtTheInterval() throws Exception {
+        Config c = Config.parse("""
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: slow, interval: 60s}
+                      - {name: fast, interval: 15s, timeouts: {total: 10s, first_token: 5s}}
+                """, "t", ENV);
+        // 20 probes 60 s apart, each up to 10 % late: 20 x 66 s = 22m.
+        assertThat(c.engines().get(0).scenarios().get(0).window()).isEqualTo(Duration.ofMinutes(22));
+        assertThat(c.engines().get(0).scenarios().get(1).window()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(Config.defaults(ENV).engines()).allSatisfy(e -> assertThat(e.scenarios()).allSatisfy(sc ->
+                assertThat(WindowRequirements.guaranteed(sc.window(), sc.interval())).isGreaterThanOrEqualTo(20)));
+    }
+
+    @Test
+    void aWindowTooShortForTheRulesIsRejectedNamingTheKeys() {
+        assertThat(problems("""
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 10m}
+                """)).containsExactly("line 6, column 45: engines[0].scenarios[0].window: 10m holds only 9 probes at interval"
+                + " 1m (a probe may come up to 10 % late), but rules.TailLatencySpread (20 probes) and"
+                + " alerts.baseline.min_samples (20 probes, for LatencyOverBaseline) need 20: set window to at least 22m"
+                + " or interval to at most 27s (or disable the rule)");
+    }
+
+    @Test
+    void aShortWindowIsFineWhenTheRulesThatNeedMoreAreOff() throws Exception {
+        Config c = Config.parse("""
+                rules:
+                  TailLatencySpread: {enabled: false}
+                alerts:
+                  baseline: {min_samples: 5}
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 10m}
+                """, "t", ENV);
+        assertThat(c.engines().get(0).scenarios().get(0).window()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(problems("""
+                rules:
+                  TailLatencySpread: {enabled: false}
+                engines:
+                  - name: a
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    scenarios:
+                      - {name: chat, interval: 60s, window: 2m}
+                """)).singleElement().asString().contains("window: 2m holds only 1 probes",
+                "alerts.baseline.min_samples (20 probes, for LatencyOverBaseline) and rules.ProbeErrors (3 failed probes) need 20");
+    }
+
+    @Test
     void listenIsValidated() {
         assertThat(problems("server:\n  listen: localhost\n"))
                 .containsExactly("line 2, column 11: server.listen: expected HOST:PORT, got 'localhost'");

@@ -35,7 +35,8 @@ class RulesConfigTest {
         }
         assertThat(Rules.ALL).extracting(RuleDef::name).containsExactly("SwapUsedHigh", "SwapGrowthUnderLoad",
                 "MemoryPressureWarning", "MemoryPressureCritical", "ThermalThrottling", "EngineDown", "ProbeErrors",
-                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow");
+                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow", "SamplerFailing",
+                "OtlpExportFailing", "WebhookNotificationsDropped", "TailwatchDown");
     }
 
     @Test

@@ -94,9 +94,14 @@ class DashboardsIT {
         prometheus = PrometheusServer.start(dir.resolve("prom"), List.of(instance));
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
+        // The fixture's 2 GiB of swap only counts while pages move: once Prometheus holds a paging
+        // sample, pages are swapped in (SwapUsedHigh needs swap used and paging in progress).
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("system_paging_operations_total").path("data").path("result").size() == 2);
+        fx.swapIn(500);
         // Two scrapes with the alert firing, so alert panels and the 10m-window queries have data.
         await().atMost(Duration.ofSeconds(30)).until(() ->
-                prometheus.query("count_over_time(tailwatch_alert_active{alertname=\"SwapUsedHigh\"}[1m]) >= 2")
+                prometheus.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
                         .path("data").path("result").size() == 1);
         try {
             await().atMost(Duration.ofSeconds(20)).until(() ->

@@ -65,8 +65,7 @@ class EngineWatchTest {
         // 8 tokens 20 ms apart: slow enough that a busy CPU does not deliver the whole stream in one read.
         SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(20), 50);
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
-            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, Clock.systemUTC(),
-                    Duration.ofMinutes(10), 100);
+            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, Clock.systemUTC(), 100);
             w.checkHealth();
             MetricSnapshot s = hub.snapshot();
             assertThat(s.value(EngineMetrics.UP, AttrKeys.ENGINE, "sim")).isEqualTo(1.0);
@@ -125,8 +124,7 @@ class EngineWatchTest {
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"))) {
             port = sim.port();
         }
-        EngineWatch w = new EngineWatch(engine("openai", port, "m"), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC(),
-                Duration.ofMinutes(10), 100);
+        EngineWatch w = new EngineWatch(engine("openai", port, "m"), hub, () -> HostSnapshot.EMPTY, Clock.systemUTC(), 100);
         w.checkHealth();
         assertThat(hub.snapshot().value(EngineMetrics.UP, AttrKeys.ENGINE, "sim")).isEqualTo(0.0);
         assertThat(hub.snapshot().of(EngineMetrics.MODELS_LOADED)).isEmpty();
@@ -144,7 +142,7 @@ class EngineWatchTest {
                 .withFaults(1.0, 0, Duration.ZERO);
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, o)) {
             EngineWatch w = new EngineWatch(engine("openai", sim.port(), null), hub, () -> HostSnapshot.EMPTY,
-                    Clock.systemUTC(), Duration.ofMinutes(10), 100);
+                    Clock.systemUTC(), 100);
             w.checkHealth();
             w.probe("interactive");
             w.probe("interactive");
@@ -166,8 +164,14 @@ class EngineWatchTest {
         io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
         SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(5), 500);
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
-            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, snap::get, clock,
-                    Duration.ofMinutes(10), 100);
+            EngineConfig e = engine("ollama", sim.port(), null);
+            EngineConfig.Scenario sc = e.scenarios().get(0);
+            // A 10-minute window (the scenario's window setting).
+            EngineConfig tenMinutes = new EngineConfig(e.name(), e.api(), e.url(), e.model(), e.apiKey(), e.healthInterval(),
+                    e.healthTimeout(), e.skipWhenPressureCritical(), List.of(new EngineConfig.Scenario(sc.name(), sc.interval(),
+                    sc.promptTokens(), sc.maxTokens(), sc.temperature(), sc.connectTimeout(), sc.firstTokenTimeout(),
+                    sc.totalTimeout(), sc.interactive(), Duration.ofMinutes(10))), e.processNames(), e.launchdLabel(), e.signals());
+            EngineWatch w = new EngineWatch(tenMinutes, hub, snap::get, clock, 100);
             w.checkHealth();
             assertThat(w.probe("interactive").success()).isTrue();
             String[] key = {AttrKeys.ENGINE, "sim", AttrKeys.MODEL, o.model(), AttrKeys.SCENARIO, "interactive"};

@@ -71,6 +71,7 @@ class AlertsIT {
                 rules:
                 %s
                 alerts:
+                  runbook_base_url: "https://runbooks.example/tailwatch/runbook.md"
                   webhook: {url: "%s", timeout: 2s}
                   baseline: {file: %s}
                 """.formatted(fx.procfs(), fx.sysfs(), engines, rules, hookUrl(), dir.resolve("baselines.json")));
@@ -106,15 +107,21 @@ class AlertsIT {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         start(fx, "engines: []", "  SwapUsedHigh: {for: 2s}");
 
+        // 2 GiB in swap, but no page moving and pressure normal: stale swap stays silent.
+        await().atMost(Duration.ofSeconds(20)).until(() -> agent.get("/metrics").body()
+                .contains("system_paging_operations_total{system_paging_direction=\"in\"} 1000.0"));
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> state("SwapUsedHigh") == null);
+        // Pages start moving.
+        fx.swapIn(500);
         await().atMost(Duration.ofSeconds(20)).until(() -> "firing".equals(state("SwapUsedHigh")));
         JsonNode a = alerts().get(0);
         assertThat(a.path("severity").asText()).isEqualTo("warning");
         assertThat(a.path("value").asDouble()).isEqualTo(2.0 * (1L << 30));
         assertThat(a.path("threshold").asDouble()).isEqualTo(1.0 * (1L << 30));
         assertThat(a.path("evidence").path("swap_used_bytes").asDouble()).isEqualTo(2.0 * (1L << 30));
-        assertThat(a.path("runbook").asText()).isEqualTo("docs/runbook.md#SwapUsedHigh");
-        assertThat(agent.get("/metrics").body())
-                .contains("tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\",tailwatch_alert_severity=\"warning\",tailwatch_engine_name=\"\",tailwatch_scenario=\"\"} 1.0");
+        assertThat(a.path("runbook").asText()).isEqualTo("https://runbooks.example/tailwatch/runbook.md#SwapUsedHigh");
+        assertThat(agent.get("/metrics").body()).as("a host alert has no empty engine/scenario labels")
+                .contains("tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\",tailwatch_alert_severity=\"warning\"} 1.0");
         assertThat(agent.stderr()).contains("event=alert_transition alertname=SwapUsedHigh from=inactive to=pending",
                 "event=alert_transition alertname=SwapUsedHigh from=pending to=firing");
 
@@ -135,6 +142,14 @@ class AlertsIT {
         await().atMost(Duration.ofSeconds(15)).until(() -> hooks.size() >= 2);
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> hooks.size() == 2);
         assertThat(hooks).extracting(h -> h.path("status").asText()).containsExactly("firing", "resolved");
+        assertThat(hooks.get(0).path("alerts").get(0).path("annotations").path("runbook_url").asText())
+                .isEqualTo("https://runbooks.example/tailwatch/runbook.md#SwapUsedHigh");
+        assertThat(hooks.get(0).path("alerts").get(0).path("labels").has("tailwatch_engine_name")).isFalse();
+        // The sink's counters are in /metrics, from the catalog.
+        await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body()
+                .contains("tailwatch_webhook_notifications_total{tailwatch_webhook_outcome=\"sent\"} 2.0"));
+        assertThat(agent.get("/metrics").body())
+                .contains("tailwatch_webhook_notifications_total{tailwatch_webhook_outcome=\"dropped\"} 0.0");
         assertThat(hooks).allSatisfy(h -> {
             assertThat(h.path("version").asText()).isEqualTo("4");
             assertThat(h.path("alerts").get(0).path("labels").path("alertname").asText()).isEqualTo("SwapUsedHigh");
@@ -187,6 +202,33 @@ class AlertsIT {
         // One firing notification for it, and no repeat while it stays down.
         await().atMost(Duration.ofSeconds(15)).until(() -> notifications("EngineDown", "firing") == 1);
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> notifications("EngineDown", "firing") == 1);
+    }
+
+    @Test
+    void anEngineThatNeverAnsweredIsReportedNotPaged() throws Exception {
+        HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            dead = s.getLocalPort();
+        }
+        start(fx, """
+                engines:
+                  - name: gone
+                    api: openai
+                    url: http://127.0.0.1:%d
+                    health: {interval: 1s}
+                """.formatted(dead), "  EngineDown: {for: 1s}");
+        assumeEngineMonitor();
+        await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body()
+                .contains("tailwatch_engine_reached{tailwatch_engine_name=\"gone\"} 0.0"));
+        // Many failed health checks later, still no EngineDown (not even pending) and nothing sent.
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> state("EngineDown") == null);
+        assertThat(hooks).isEmpty();
+        assertThat(agent.stderr()).contains("engine gone has never answered at http://127.0.0.1:" + dead, "never_reachable");
+        JsonNode engines = Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("engines");
+        assertThat(engines.toString()).contains("\"state\":\"never_reachable\"", "\"severity\":\"warning\"");
+        AgentProcess.Result status = AgentProcess.run(Map.of(), "status", "--url", agent.url(""));
+        assertThat(status.stdout()).contains("gone", "NEVER-REACHED");
     }
 
     private long notifications(String alertname, String status) {

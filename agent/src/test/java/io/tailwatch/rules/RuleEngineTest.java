@@ -10,6 +10,7 @@ import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.SelfMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,6 +59,10 @@ class RuleEngineTest {
         return Point.of(HostMetrics.PAGING_USAGE, used, "system.paging.state", "used");
     }
 
+    private static Point paging(String direction, double count) {
+        return Point.of(HostMetrics.PAGING_OPERATIONS, count, "system.paging.direction", direction);
+    }
+
     private static Point window(io.tailwatch.metrics.MetricDef def, String q, double v) {
         return Point.of(def, v, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive", AttrKeys.PERCENTILE, q);
     }
@@ -88,12 +93,15 @@ class RuleEngineTest {
 
     @Test
     void swapUsedHighPendsThenFiresThenResolves() {
-        host(swap(2 * GIB));
+        host(swap(2 * GIB), paging("in", 1000), paging("out", 5000));
         engine.evaluate(T0);
-        assertThat(state("SwapUsedHigh")).isEqualTo("pending");
-        engine.evaluate(T0.plusSeconds(90));
+        assertThat(state("SwapUsedHigh")).as("one reading: no paging rate yet").isNull();
+        host(swap(2 * GIB), paging("in", 1400), paging("out", 5000));
+        engine.evaluate(T0.plusSeconds(30));
         assertThat(state("SwapUsedHigh")).isEqualTo("pending");
         engine.evaluate(T0.plusSeconds(120));
+        assertThat(state("SwapUsedHigh")).isEqualTo("pending");
+        engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapUsedHigh");
         assertThat(a.state()).isEqualTo("firing");
         assertThat(a.value()).isEqualTo(2 * GIB);
@@ -103,9 +111,11 @@ class RuleEngineTest {
         assertThat(a.runbook()).isEqualTo("docs/runbook.md#SwapUsedHigh");
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh", AttrKeys.ALERT_SEVERITY, "warning"))
                 .isEqualTo(1.0);
+        assertThat(hub.snapshot().of(AlertMetrics.ALERT_ACTIVE).get(0).attributes()).as("host alert: no engine/scenario")
+                .doesNotContainKeys(AttrKeys.ENGINE, AttrKeys.SCENARIO);
 
-        host(swap(GIB)); // exactly the threshold is not above it
-        engine.evaluate(T0.plusSeconds(150));
+        host(swap(GIB), paging("in", 1400), paging("out", 5000)); // exactly the threshold is not above it
+        engine.evaluate(T0.plusSeconds(180));
         assertThat(state("SwapUsedHigh")).isEqualTo("resolved");
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh")).isNull();
         assertThat(transitions).extracting(t -> t.from() + ">" + t.to())
@@ -117,14 +127,34 @@ class RuleEngineTest {
     }
 
     @Test
+    void staleSwapWithoutPagingOrPressureStaysSilent() {
+        // 6 GiB left in swap from an earlier episode, no page moved for an hour, pressure normal.
+        host(swap(6 * GIB), paging("in", 4693446), paging("out", 6168528), Point.of(HostMetrics.PRESSURE_LEVEL, 0));
+        run(T0, Duration.ofMinutes(60));
+        assertThat(state("SwapUsedHigh")).isNull();
+        // A few stray page-ins (below the minimum) do not make it "moving" either.
+        host(swap(6 * GIB), paging("in", 4693446 + 9), paging("out", 6168528), Point.of(HostMetrics.PRESSURE_LEVEL, 0));
+        run(T0.plus(Duration.ofMinutes(61)), Duration.ofMinutes(4));
+        assertThat(state("SwapUsedHigh")).isNull();
+    }
+
+    @Test
+    void swapUsedHighFiresOnPressureWithoutPagingCounters() {
+        host(swap(2 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
+        run(T0, Duration.ofMinutes(2));
+        assertThat(state("SwapUsedHigh")).isEqualTo("firing");
+    }
+
+    @Test
     void pendingAlertIsPublishedAsZeroAndDroppedWhenTheConditionEnds() {
-        host(swap(2 * GIB));
+        host(swap(2 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
         engine.evaluate(T0);
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh")).isEqualTo(0.0);
-        host(swap(0));
+        host(swap(0), Point.of(HostMetrics.PRESSURE_LEVEL, 1));
         engine.evaluate(T0.plusSeconds(30));
         assertThat(alert("SwapUsedHigh")).isNull();
-        assertThat(transitions).extracting(Transition::to).containsExactly("pending", "inactive");
+        assertThat(transitions).filteredOn(t -> t.alert().name().equals("SwapUsedHigh"))
+                .extracting(Transition::to).containsExactly("pending", "inactive");
         assertThat(transitions).noneMatch(Transition::notifiable);
     }
 
@@ -137,8 +167,10 @@ class RuleEngineTest {
         assertThat(state("SwapGrowthUnderLoad")).as("no probe windows: not under load").isNull();
         probes(samples(5));
         engine.evaluate(T0.plusSeconds(90));
+        assertThat(state("SwapGrowthUnderLoad")).as("one reading does not page").isEqualTo("pending");
+        engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapGrowthUnderLoad");
-        assertThat(a.state()).as("for 0: fires at once").isEqualTo("firing");
+        assertThat(a.state()).as("held for 1m").isEqualTo("firing");
         assertThat(a.value()).isEqualTo(3 * GIB);
         assertThat(a.evidence()).containsEntry("swap_change_10m_bytes", 3 * GIB);
     }
@@ -167,26 +199,67 @@ class RuleEngineTest {
     }
 
     @Test
+    void thermalThrottlingOnRisingThrottleCountersOnly() {
+        Point full = Point.of(HostMetrics.CPU_SPEED_LIMIT, 1.0);
+        host(full, Point.of(HostMetrics.CPU_THROTTLE_EVENTS, 40, "tailwatch.cpu.throttle.scope", "core"));
+        Instant t = run(T0, Duration.ofMinutes(5));
+        assertThat(state("ThermalThrottling")).as("old events, not rising").isNull();
+        double events = 40;
+        Instant end = t.plus(Duration.ofMinutes(3));
+        while (t.isBefore(end)) {
+            events += 2;
+            t = t.plusSeconds(30);
+            host(full, Point.of(HostMetrics.CPU_THROTTLE_EVENTS, events, "tailwatch.cpu.throttle.scope", "core"));
+            engine.evaluate(t);
+        }
+        assertThat(state("ThermalThrottling")).isEqualTo("firing");
+    }
+
+    @Test
     void engineDownButNotWhileLoading() {
         probes(Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "mlx"), Point.of(EngineMetrics.LOADING, 0, AttrKeys.ENGINE, "mlx"),
                 Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "ollama"), Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "ollama"));
         run(T0, Duration.ofMinutes(1));
         assertThat(engine.alerts()).filteredOn(a -> a.name().equals("EngineDown"))
                 .extracting(a -> a.labels().get(Rules.ENGINE) + ":" + a.state()).containsExactly("mlx:firing");
-        assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "EngineDown", AttrKeys.ENGINE, "mlx",
-                AttrKeys.ALERT_SEVERITY, "critical", AttrKeys.SCENARIO, "")).isEqualTo(1.0);
+        assertThat(hub.snapshot().of(AlertMetrics.ALERT_ACTIVE)).singleElement().satisfies(p -> {
+            assertThat(p.value()).isEqualTo(1.0);
+            assertThat(p.attributes()).as("no empty scenario label")
+                    .isEqualTo(Map.of(AttrKeys.ALERT_NAME, "EngineDown", AttrKeys.ENGINE, "mlx", AttrKeys.ALERT_SEVERITY, "critical"));
+        });
+    }
+
+    private static Point errorRatio(double r) {
+        return Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, r, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive");
     }
 
     @Test
-    void probeErrorsFireAtOnceAndCleanWindowsStaySilent() {
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"));
+    void oneErrorAmongNineProbesDoesNotPage() {
+        probes(errorRatio(1.0 / 9), samples(9));
+        run(T0, Duration.ofMinutes(15));
+        assertThat(state("ProbeErrors")).isNull();
+    }
+
+    @Test
+    void manyErrorsButFewerThanThreeFailuresStaySilent() {
+        // 2 of 4 probes failed: a high ratio, but only two failures.
+        probes(errorRatio(0.5), samples(4));
+        run(T0, Duration.ofMinutes(15));
+        assertThat(state("ProbeErrors")).isNull();
+    }
+
+    @Test
+    void probeErrorsFireAfterTheirForAndCleanWindowsStaySilent() {
+        probes(errorRatio(0), samples(10));
         engine.evaluate(T0);
         assertThat(state("ProbeErrors")).isNull();
-        probes(Point.of(ProbeMetrics.WINDOW_ERROR_RATIO, 0.2, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"));
-        engine.evaluate(T0.plusSeconds(30));
+        probes(errorRatio(0.3), samples(10));
+        Instant t = run(T0.plusSeconds(30), Duration.ofMinutes(4));
+        assertThat(state("ProbeErrors")).as("3 of 10 failed: pending for 5m").isEqualTo("pending");
+        run(t, Duration.ofMinutes(1));
         assertThat(alert("ProbeErrors").state()).isEqualTo("firing");
         assertThat(alert("ProbeErrors").summary()).isEqualTo("Probe errors on mlx/interactive");
-        assertThat(alert("ProbeErrors").description()).startsWith("20.0% of the probes of mlx (qwen, scenario interactive)");
+        assertThat(alert("ProbeErrors").description()).startsWith("30.0% of the probes of mlx (qwen, scenario interactive)");
     }
 
     @Test
@@ -240,6 +313,8 @@ class RuleEngineTest {
         probes(Point.of(EngineMetrics.KV_HEADROOM, 4000, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
                 Point.of(EngineMetrics.MODEL_CONTEXT, 8192, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"));
         engine.evaluate(T0.plusSeconds(30));
+        assertThat(state("KvHeadroomLow")).as("one reading does not page").isEqualTo("pending");
+        run(T0.plusSeconds(30), Duration.ofMinutes(2));
         assertThat(state("KvHeadroomLow")).isEqualTo("firing");
     }
 
@@ -254,9 +329,79 @@ class RuleEngineTest {
         assertThat(state("SwapUsedHigh")).isNull();
         assertThat(state("MemoryPressureWarning")).isNull();
         assertThat(engine.enabledRules()).doesNotContain("MemoryPressureWarning");
-        host(swap(4 * GIB));
+        host(swap(4 * GIB), Point.of(HostMetrics.PRESSURE_LEVEL, 2));
         engine.evaluate(T0.plus(Duration.ofMinutes(7)));
         assertThat(state("SwapUsedHigh")).as("for 0s").isEqualTo("firing");
+    }
+
+    @Test
+    void runbookBaseUrlMakesTheLinkAbsolute() {
+        engine = new RuleEngine(RulesConfig.defaults(), List.of(), hub, null, 20, Duration.ofMinutes(15),
+                "https://wiki.example/tailwatch/runbook");
+        host(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
+        engine.evaluate(T0);
+        assertThat(alert("MemoryPressureCritical").runbook()).isEqualTo("https://wiki.example/tailwatch/runbook#MemoryPressureCritical");
+    }
+
+    @Test
+    void samplerFailingForFiveMinutesFiresAndARecoveringOneStaysSilent() {
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, AttrKeys.SAMPLER, "memory"));
+        Instant t = run(T0, Duration.ofMinutes(4));
+        assertThat(state("SamplerFailing")).isEqualTo("pending");
+        // One good run resets it: it must fail every run for the whole 5m.
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, AttrKeys.SAMPLER, "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, AttrKeys.SAMPLER, "memory"));
+        t = run(t.plusSeconds(30), Duration.ofSeconds(30));
+        assertThat(state("SamplerFailing")).isNull();
+        host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, AttrKeys.SAMPLER, "memory"));
+        run(t.plusSeconds(30), Duration.ofMinutes(5));
+        Alert a = alert("SamplerFailing");
+        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.labels()).containsEntry(Rules.SAMPLER, "swap");
+        assertThat(a.summary()).isEqualTo("Sampler swap failing");
+    }
+
+    @Test
+    void otlpExportFailingNeedsThreeFailuresWithinFifteenMinutes() {
+        Instant t = T0;
+        for (double failures : new double[] {0, 0, 1, 1, 2, 2}) {
+            host(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures));
+            engine.evaluate(t);
+            t = t.plusSeconds(60);
+        }
+        assertThat(state("OtlpExportFailing")).as("2 failures").isNull();
+        host(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, 3));
+        engine.evaluate(t);
+        assertThat(state("OtlpExportFailing")).isEqualTo("firing");
+        assertThat(alert("OtlpExportFailing").valueText()).isEqualTo("3");
+        // Exports work again: once the failures are older than 15m it resolves.
+        run(t.plusSeconds(60), Duration.ofMinutes(16));
+        assertThat(state("OtlpExportFailing")).isEqualTo("resolved");
+    }
+
+    @Test
+    void droppedOrFailedWebhookNotificationsFireButSentAndSuppressedDoNot() {
+        host(webhook(40, 0, 0, 3));
+        engine.evaluate(T0);
+        host(webhook(55, 0, 0, 9));
+        engine.evaluate(T0.plusSeconds(30));
+        assertThat(state("WebhookNotificationsDropped")).isNull();
+        host(webhook(55, 1, 2, 9));
+        engine.evaluate(T0.plusSeconds(60));
+        assertThat(engine.alerts()).filteredOn(a -> a.name().equals("WebhookNotificationsDropped"))
+                .extracting(a -> a.labels().get(Rules.WEBHOOK_OUTCOME) + ":" + a.state())
+                .containsExactlyInAnyOrder("dropped:firing", "failed:firing");
+    }
+
+    private static Point[] webhook(double sent, double failed, double dropped, double suppressed) {
+        return WebhookMetrics.points(Map.of("sent", (long) sent, "failed", (long) failed, "dropped", (long) dropped,
+                "suppressed_by_cooldown", (long) suppressed)).toArray(new Point[0]);
+    }
+
+    @Test
+    void tailwatchDownIsLeftToPrometheusAndGrafana() {
+        assertThat(engine.enabledRules()).doesNotContain("TailwatchDown").contains("SamplerFailing");
+        run(T0, Duration.ofMinutes(5));
+        assertThat(engine.alerts()).isEmpty();
     }
 
     @Test

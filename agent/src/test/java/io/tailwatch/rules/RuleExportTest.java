@@ -74,9 +74,23 @@ class RuleExportTest {
                       - {name: batch}
                 """, "t", Map.of());
         String out = RuleExport.prometheus(c);
-        assertThat(out).contains("system_paging_usage_bytes{system_paging_state=\"used\"} > 2147483648'\n        for: 5m")
+        assertThat(out).contains("(system_paging_usage_bytes{system_paging_state=\"used\"} > 2147483648) and on(job, instance)")
+                .contains("alert: SwapUsedHigh\n        expr: '(system_paging_usage_bytes")
+                .containsPattern("alert: SwapUsedHigh\n        expr: '[^\n]*'\n        for: 5m\n")
                 .contains("tailwatch_scenario=~\"chat\"").doesNotContain("EngineDown").doesNotContain("batch");
         assertThat(RuleExport.grafana(c)).doesNotContain("EngineDown");
+    }
+
+    @Test
+    void runbookBaseUrlMakesEveryExportedLinkAbsolute() throws Exception {
+        Config c = Config.parse("alerts: {runbook_base_url: 'https://git.example/ops/tailwatch/blob/main/docs/runbook.md'}\n",
+                "t", Map.of());
+        for (String out : List.of(RuleExport.prometheus(c), RuleExport.grafana(c))) {
+            List<String> links = YAML.readTree(out).findValuesAsText("runbook_url");
+            assertThat(links).hasSize(Rules.ALL.size()).allSatisfy(l ->
+                    assertThat(l).startsWith("https://git.example/ops/tailwatch/blob/main/docs/runbook.md#"));
+            assertThat(links).contains("https://git.example/ops/tailwatch/blob/main/docs/runbook.md#EngineDown");
+        }
     }
 
     @Test

@@ -38,6 +38,21 @@ public final class HostFixture {
         return root.resolve("sys");
     }
 
+    /** Adds {@code pages} to /proc/vmstat's pswpin (pages swapped in), written atomically like {@link #setMeminfo}. */
+    public void swapIn(long pages) throws IOException {
+        Path f = procfs().resolve("vmstat");
+        StringBuilder b = new StringBuilder();
+        for (String line : Files.readAllLines(f)) {
+            if (line.startsWith("pswpin ")) {
+                line = "pswpin " + (Long.parseLong(line.substring(7).strip()) + pages);
+            }
+            b.append(line).append('\n');
+        }
+        Path tmp = f.resolveSibling("vmstat.tmp");
+        Files.writeString(tmp, b.toString());
+        Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     /** Replaces a line of /proc/meminfo, writing a temp file and moving it over (readers never see half a file). */
     public void setMeminfo(String key, String value) throws IOException {
         Path f = procfs().resolve("meminfo");

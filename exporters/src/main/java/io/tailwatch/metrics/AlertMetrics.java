@@ -2,6 +2,7 @@ package io.tailwatch.metrics;
 
 import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
+import static io.tailwatch.metrics.AttributeDef.optional;
 
 import java.util.List;
 
@@ -13,8 +14,8 @@ public final class AlertMetrics {
     public static final MetricDef ALERT_ACTIVE = MetricDef.gauge("tailwatch.alert.active", "{bool}",
             "1 while an alert is firing, 0 while pending.",
             free(AttrKeys.ALERT_NAME, "Rule name"), oneOf(AttrKeys.ALERT_SEVERITY, "Rule severity", "info", "warning", "critical"),
-            free(AttrKeys.ENGINE, "Engine the alert is about, or empty for host alerts"),
-            free(AttrKeys.SCENARIO, "Scenario the alert is about, or empty"));
+            optional(AttrKeys.ENGINE, "Engine the alert is about (absent on host alerts)"),
+            optional(AttrKeys.SCENARIO, "Scenario the alert is about (absent unless the alert is about a probe scenario)"));
 
     public static final MetricDef BASELINE_E2E_P95 = MetricDef.gauge("tailwatch.baseline.e2e.p95", "s",
             "Single-request (concurrency 1) p95 end-to-end latency, measured by the ladder or idle-time probes and persisted.",

@@ -34,6 +34,10 @@ public final class AttrKeys {
     public static final String SAMPLER = "tailwatch.sampler.name";
     public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
+    /** What became of a webhook notification: sent, failed, dropped, suppressed. */
+    public static final String WEBHOOK_OUTCOME = "tailwatch.webhook.outcome";
+    /** Scope of a thermal throttle counter: core or package. */
+    public static final String THROTTLE_SCOPE = "tailwatch.cpu.throttle.scope";
     public static final String ALERT_SEVERITY = "tailwatch.alert.severity";
     public static final String PSI_KIND = "tailwatch.psi.kind";
     public static final String PSI_WINDOW = "tailwatch.psi.window";

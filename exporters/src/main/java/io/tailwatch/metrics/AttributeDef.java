@@ -21,7 +21,8 @@ public record AttributeDef(String name, String description, List<String> allowed
 
     /**
      * An attribute that only some series carry (e.g. error.type, set on failures only). OTLP
-     * omits it where absent; Prometheus renders it as an empty label, which PromQL treats as absent.
+     * omits it where absent; so do Prometheus gauges and counters, while histograms render it as an
+     * empty label (one label set per histogram family), which PromQL treats as absent.
      */
     public static AttributeDef optional(String name, String description) {
         return new AttributeDef(name, description, List.of(), true);

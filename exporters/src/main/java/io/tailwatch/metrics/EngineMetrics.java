@@ -16,6 +16,10 @@ public final class EngineMetrics {
     public static final MetricDef UP = MetricDef.gauge("tailwatch.engine.up", "{bool}",
             "1 when the engine's health check passed (or it reports loading), 0 when it failed.", ENGINE);
 
+    public static final MetricDef REACHED = MetricDef.gauge("tailwatch.engine.reached", "{bool}",
+            "1 once the engine has answered a health check since the agent started; 0 while it never has (a configured engine that is not running: reported, not paged as EngineDown).",
+            ENGINE);
+
     public static final MetricDef LOADING = MetricDef.gauge("tailwatch.engine.loading", "{bool}",
             "1 while the engine reports that it is loading a model (e.g. llama.cpp 503 'Loading model').", ENGINE);
 
@@ -43,6 +47,6 @@ public final class EngineMetrics {
     public static final MetricDef KV_HEADROOM = MetricDef.gauge("tailwatch.model.kv_cache.headroom_tokens", "{token}",
             "How many more tokens of KV cache fit in the host's available memory before it must swap.", ENGINE, MODEL);
 
-    public static final List<MetricDef> ALL = List.of(UP, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
+    public static final List<MetricDef> ALL = List.of(UP, REACHED, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
             KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM);
 }

@@ -35,6 +35,10 @@ public final class HostMetrics {
             "Swap space used and free.",
             oneOf("system.paging.state", "Swap state", "used", "free"));
 
+    public static final MetricDef PAGING_OPERATIONS = MetricDef.counter("system.paging.operations", "{operation}",
+            "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count compressor segments). A rising count is paging in progress; swap used alone can be stale.",
+            oneOf("system.paging.direction", "Paging direction", "in", "out"));
+
     public static final MetricDef PRESSURE_LEVEL = MetricDef.gauge("tailwatch.memory.pressure.level", "{level}",
             "Memory pressure: 0 normal, 1 warning, 2 critical (macOS kernel level; Linux derived from PSI, see docs/metrics.md).");
 
@@ -54,7 +58,14 @@ public final class HostMetrics {
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", "temperature"), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
-            "CPU speed limit as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux cpufreq cur/max averaged over CPUs). Not hw.cpu.speed.limit, which is a frequency in Hz.");
+            "CPU speed limit: the highest speed the CPU is allowed, as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux the lowest over CPUs of cpufreq scaling_max_freq / cpuinfo_max_freq). An idle CPU running slowly is not limited. Not hw.cpu.speed.limit, which is a frequency in Hz.");
+
+    public static final MetricDef CPU_FREQUENCY = MetricDef.gauge("tailwatch.cpu.frequency", "Hz",
+            "Current CPU frequency averaged over CPUs (Linux cpufreq scaling_cur_freq); low on an idle host, so not a limit.");
+
+    public static final MetricDef CPU_THROTTLE_EVENTS = MetricDef.counter("tailwatch.cpu.throttle.events", "{event}",
+            "Thermal throttle events since boot (Linux x86 thermal_throttle counters: core summed over CPUs, package once per package).",
+            oneOf(AttrKeys.THROTTLE_SCOPE, "Throttle counter scope", "core", "package"));
 
     /** semconv cpu.mode values this agent reports. */
     static final String[] CPU_MODES = {"user", "system", "nice", "idle", "iowait", "interrupt", "steal"};
@@ -102,9 +113,9 @@ public final class HostMetrics {
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CPU_MODES));
 
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
-            LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PRESSURE_LEVEL, PRESSURE_STALL, THERMAL_LEVEL,
-            THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, POWER, ENERGY, GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS,
-            CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
+            LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
+            THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY,
+            GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
     public static String hwType(String rail) {

@@ -79,7 +79,7 @@ public final class PrometheusExporter implements MetricSink {
     }
 
     private Meter register(MetricDef def, Map<String, String> attrs, Series s) {
-        Tags tags = tags(def, attrs);
+        Tags tags = presentTags(def, attrs);
         if (def.instrument() == Instrument.COUNTER) {
             return FunctionCounter.builder(def.name(), s, x -> x.value)
                     .description(def.description()).baseUnit(def.baseUnit()).tags(tags).register(registry);
@@ -133,6 +133,21 @@ public final class PrometheusExporter implements MetricSink {
         List<Tag> t = new ArrayList<>(def.attributes().size());
         for (AttributeDef a : def.attributes()) {
             t.add(Tag.of(MetricDef.labelName(a.name()), attrs.getOrDefault(a.name(), "")));
+        }
+        return Tags.of(t);
+    }
+
+    /**
+     * Gauges and counters carry only the labels a series has: an absent optional attribute (or an
+     * empty value) is left out rather than rendered as {@code label=""}, which PromQL reads the same way.
+     */
+    private static Tags presentTags(MetricDef def, Map<String, String> attrs) {
+        List<Tag> t = new ArrayList<>(def.attributes().size());
+        for (AttributeDef a : def.attributes()) {
+            String v = attrs.get(a.name());
+            if (v != null && !v.isEmpty()) {
+                t.add(Tag.of(MetricDef.labelName(a.name()), v));
+            }
         }
         return Tags.of(t);
     }

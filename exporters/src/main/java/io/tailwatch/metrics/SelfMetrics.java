@@ -1,6 +1,7 @@
 package io.tailwatch.metrics;
 
 import static io.tailwatch.metrics.AttributeDef.free;
+import static io.tailwatch.metrics.AttributeDef.oneOf;
 
 import java.util.List;
 
@@ -25,6 +26,10 @@ public final class SelfMetrics {
     public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
             "OTLP metric exports that failed after the exporter's own retries.");
 
+    public static final MetricDef WEBHOOK_NOTIFICATIONS = MetricDef.counter("tailwatch.webhook.notifications", "{notification}",
+            "Alert notifications handled by the webhook sink since the agent started, by outcome: sent, failed (gave up after its attempts or a non-retryable answer), dropped (queue full or shut down), suppressed (cooldown). Absent when no webhook is configured.",
+            oneOf(AttrKeys.WEBHOOK_OUTCOME, "What became of the notification", "sent", "failed", "dropped", "suppressed"));
+
     public static final MetricDef SERIES_DROPPED = MetricDef.counter("tailwatch.series.dropped", "{series}",
             "Series dropped because a metric reached its series bound.");
 
@@ -44,7 +49,7 @@ public final class SelfMetrics {
             free("process.runtime.version", "Java runtime version (semconv)"));
 
     public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
-            SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
+            WEBHOOK_NOTIFICATIONS, SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
 
     /** The build-info point of this process. */
     public static Point buildInfo(String version) {

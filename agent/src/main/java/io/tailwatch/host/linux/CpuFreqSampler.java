@@ -7,11 +7,19 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * CPU speed limit as the mean over CPUs of scaling_cur_freq / cpuinfo_max_freq (cpufreq). Hosts
- * without cpufreq (many VMs) export nothing.
+ * What caps the CPU, from sysfs. The speed limit is the lowest over CPUs of
+ * {@code cpufreq/scaling_max_freq / cpuinfo_max_freq}: the ceiling the kernel (thermal or power
+ * policy, a governor limit, a firmware cap) lets each CPU reach, which stays at 1 on an idle host.
+ * The current speed is its own figure, the mean of {@code scaling_cur_freq}. Where the kernel has
+ * x86 thermal throttle counters ({@code thermal_throttle/core_throttle_count}, summed over CPUs, and
+ * {@code package_throttle_count}, once per physical package) they are exported as counters. Hosts
+ * without cpufreq (many VMs) export none of these.
  */
 public final class CpuFreqSampler implements Sampler {
     private final Path dir;
@@ -30,27 +38,78 @@ public final class CpuFreqSampler implements Sampler {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
-        double sum = 0;
-        int n = 0;
+        double lowestLimit = Double.POSITIVE_INFINITY;
+        double curSum = 0;
+        int curCount = 0;
+        long coreThrottles = 0;
+        boolean coreSeen = false;
+        Map<String, Long> packageThrottles = new HashMap<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "cpu[0-9]*")) {
             for (Path cpu : ds) {
-                Path cur = cpu.resolve("cpufreq").resolve("scaling_cur_freq");
-                Path max = cpu.resolve("cpufreq").resolve("cpuinfo_max_freq");
-                if (!Files.exists(cur) || !Files.exists(max)) {
-                    continue;
+                Path freq = cpu.resolve("cpufreq");
+                Path max = freq.resolve("cpuinfo_max_freq");
+                if (Files.exists(max)) {
+                    long m = ProcFiles.readLong(max);
+                    if (m <= 0) {
+                        throw new IOException(max + ": impossible maximum frequency " + m);
+                    }
+                    Path cap = freq.resolve("scaling_max_freq");
+                    if (Files.exists(cap)) {
+                        long c = ProcFiles.readLong(cap);
+                        if (c <= 0) {
+                            throw new IOException(cap + ": impossible frequency " + c);
+                        }
+                        lowestLimit = Math.min(lowestLimit, Math.min(1.0, (double) c / m));
+                    }
+                    Path cur = freq.resolve("scaling_cur_freq");
+                    if (Files.exists(cur)) {
+                        long c = ProcFiles.readLong(cur);
+                        if (c < 0) {
+                            throw new IOException(cur + ": impossible frequency " + c);
+                        }
+                        curSum += c * 1000.0;
+                        curCount++;
+                    }
                 }
-                long c = ProcFiles.readLong(cur);
-                long m = ProcFiles.readLong(max);
-                if (m <= 0 || c < 0) {
-                    throw new IOException(cpu + "/cpufreq: impossible frequencies cur=" + c + " max=" + m);
+                Path throttle = cpu.resolve("thermal_throttle");
+                Path core = throttle.resolve("core_throttle_count");
+                if (Files.exists(core)) {
+                    coreThrottles += nonNegative(core);
+                    coreSeen = true;
                 }
-                sum += Math.min(1.0, (double) c / m);
-                n++;
+                Path pkg = throttle.resolve("package_throttle_count");
+                if (Files.exists(pkg)) {
+                    Path id = cpu.resolve("topology").resolve("physical_package_id");
+                    String key = Files.exists(id) ? ProcFiles.read(id).trim() : "0";
+                    packageThrottles.merge(key, nonNegative(pkg), Math::max);
+                }
             }
         }
-        if (n == 0) {
-            return List.of();
+        List<Point> out = new ArrayList<>(4);
+        if (lowestLimit != Double.POSITIVE_INFINITY) {
+            out.add(Point.of(HostMetrics.CPU_SPEED_LIMIT, lowestLimit));
         }
-        return List.of(Point.of(HostMetrics.CPU_SPEED_LIMIT, sum / n));
+        if (curCount > 0) {
+            out.add(Point.of(HostMetrics.CPU_FREQUENCY, curSum / curCount));
+        }
+        if (coreSeen) {
+            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, coreThrottles, "tailwatch.cpu.throttle.scope", "core"));
+        }
+        if (!packageThrottles.isEmpty()) {
+            long sum = 0;
+            for (long v : packageThrottles.values()) {
+                sum += v;
+            }
+            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, sum, "tailwatch.cpu.throttle.scope", "package"));
+        }
+        return out;
+    }
+
+    private static long nonNegative(Path file) throws IOException {
+        long v = ProcFiles.readLong(file);
+        if (v < 0) {
+            throw new IOException(file + ": negative count " + v);
+        }
+        return v;
     }
 }

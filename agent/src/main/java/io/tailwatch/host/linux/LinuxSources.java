@@ -22,6 +22,7 @@ public final class LinuxSources {
                 new MemorySampler(h.procfs()),
                 new CpuStatSampler(h.procfs()),
                 new SwapSampler(h.procfs()),
+                new PagingSampler(h.procfs()),
                 new PressureSampler(h.procfs()),
                 new ThermalSampler(h.sysfs()),
                 new CpuFreqSampler(h.sysfs()),

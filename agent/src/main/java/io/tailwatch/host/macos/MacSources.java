@@ -35,6 +35,7 @@ public final class MacSources {
                 new MacMemorySampler(system),
                 new MacCpuSampler(system),
                 new MacSwapSampler(system),
+                new MacPagingSampler(system),
                 new MacMemoryPressureSampler(system),
                 new MacThermalPressureSampler(notify),
                 new MacCpuSpeedLimitSampler(power),

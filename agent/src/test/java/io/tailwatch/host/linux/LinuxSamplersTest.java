@@ -159,14 +159,48 @@ class LinuxSamplersTest {
     }
 
     @Test
-    void cpuSpeedLimitIsMeanCurOverMax(@TempDir Path sys) throws Exception {
+    void idleCpusAtFullCeilingAreNotLimited() throws Exception {
+        // 4 CPUs idling at 800 MHz of 3.5 GHz, every ceiling at 3.5 GHz.
+        MetricSnapshot s = snap(new CpuFreqSampler(fixture("linux-cpu-idle/sys")).sample());
+        assertThat(s.value(HostMetrics.CPU_SPEED_LIMIT)).isEqualTo(1.0);
+        assertThat(s.value(HostMetrics.CPU_FREQUENCY)).isEqualTo(800e6);
+        assertThat(s.value(HostMetrics.CPU_THROTTLE_EVENTS, "tailwatch.cpu.throttle.scope", "core")).isEqualTo(0.0);
+        assertThat(s.value(HostMetrics.CPU_THROTTLE_EVENTS, "tailwatch.cpu.throttle.scope", "package")).isEqualTo(0.0);
+    }
+
+    @Test
+    void cappedCpuGivesTheLowestCeiling() throws Exception {
+        // cpu2 is capped at 1.4 GHz of 3.5 GHz (0.4); the others at 3.5 GHz. Core counters 3+5+0+1,
+        // package counters 7 (package 0: cpu0, cpu1) and 2 (package 1: cpu2, cpu3).
+        MetricSnapshot s = snap(new CpuFreqSampler(fixture("linux-cpu-capped/sys")).sample());
+        assertThat(s.value(HostMetrics.CPU_SPEED_LIMIT)).isCloseTo(0.4, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(s.value(HostMetrics.CPU_FREQUENCY)).isEqualTo((3500e6 + 3500e6 + 1400e6 + 800e6) / 4);
+        assertThat(s.value(HostMetrics.CPU_THROTTLE_EVENTS, "tailwatch.cpu.throttle.scope", "core")).isEqualTo(9.0);
+        assertThat(s.value(HostMetrics.CPU_THROTTLE_EVENTS, "tailwatch.cpu.throttle.scope", "package")).isEqualTo(9.0);
+    }
+
+    @Test
+    void impossibleCeilingFailsWithTheFile(@TempDir Path sys) throws Exception {
         Path cpu = sys.resolve("devices/system/cpu");
-        write(cpu.resolve("cpu0/cpufreq/scaling_cur_freq"), "1800000");
+        write(cpu.resolve("cpu0/cpufreq/scaling_max_freq"), "0");
         write(cpu.resolve("cpu0/cpufreq/cpuinfo_max_freq"), "3600000");
-        write(cpu.resolve("cpu1/cpufreq/scaling_cur_freq"), "3600000");
-        write(cpu.resolve("cpu1/cpufreq/cpuinfo_max_freq"), "3600000");
-        MetricSnapshot s = snap(new CpuFreqSampler(sys).sample());
-        assertThat(s.value(HostMetrics.CPU_SPEED_LIMIT)).isEqualTo(0.75);
+        assertThatThrownBy(() -> new CpuFreqSampler(sys).sample()).isInstanceOf(IOException.class)
+                .hasMessageContaining("scaling_max_freq");
+    }
+
+    @Test
+    void pagingCountersComeFromVmstat() throws Exception {
+        MetricSnapshot s = snap(new PagingSampler(fixture("linux-swap/proc")).sample());
+        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "in")).isEqualTo(123456.0);
+        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "out")).isEqualTo(654321.0);
+    }
+
+    @Test
+    void pagingWithoutVmstatIsAbsentAndGarbledVmstatNamesTheLine(@TempDir Path proc) throws Exception {
+        assertThat(new PagingSampler(proc).sample()).isEmpty();
+        Files.writeString(proc.resolve("vmstat"), "nr_free_pages 5\npswpin 12\npswpout many\n");
+        assertThatThrownBy(() -> new PagingSampler(proc).sample()).isInstanceOf(IOException.class)
+                .hasMessageContaining("vmstat line 3");
     }
 
     @Test

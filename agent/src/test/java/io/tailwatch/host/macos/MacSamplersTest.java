@@ -62,6 +62,15 @@ class MacSamplersTest {
     }
 
     @Test
+    void pagingActivityIsTheSwapinAndSwapoutCountersOfTheCapture() throws Exception {
+        // docs/macos.md vm_stat capture: "Swapins: 4693446." and "Swapouts: 6168528."
+        List<Point> p = new MacPagingSampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
+        assertThat(p).hasSize(2);
+        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "in")).isEqualTo(4693446.0);
+        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "out")).isEqualTo(6168528.0);
+    }
+
+    @Test
     void swapComesFromTheStruct() throws Exception {
         List<Point> p = new MacSwapSampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
         assertThat(value(p, HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(2744.0 * (1 << 20));
