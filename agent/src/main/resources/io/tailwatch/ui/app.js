@@ -298,7 +298,8 @@ function renderEngines(engines, host, sig) {
 }
 
 function engineCard(e, proc, sig) {
-  const state = e.up == null ? pill("unknown", "warn") : e.loading ? pill("loading", "warn")
+  const state = e.state === "never_reachable" ? pill("never reached", "warn", { title: "configured, but it has not answered since the agent started" })
+    : e.up == null ? pill("unknown", "warn") : e.loading ? pill("loading", "warn")
     : e.up ? pill("up", "ok") : pill("down", "bad");
   const q = sig.queue || {};
   const headroom = {};

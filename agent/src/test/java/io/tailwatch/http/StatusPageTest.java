@@ -81,6 +81,33 @@ class StatusPageTest {
     }
 
     @Test
+    void basicAuthOfTheWebConfigGuardsThePageAsEveryOtherPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path web = dir.resolve("web.yml");
+        java.nio.file.Files.writeString(web, "basic_auth_users: {viewer: '%s'}\n"
+                .formatted(io.tailwatch.testing.TestCerts.bcrypt("pw")));
+        Javalin guarded = Javalin.create(ApiServer::smallServer);
+        // As ApiServer.withWebConfig applies it: one guard before every handler.
+        guarded.before(new io.tailwatch.web.BasicAuthGuard(io.tailwatch.web.LiveWebConfig.load(web), false));
+        StatusPage.register(guarded);
+        guarded.start("127.0.0.1", 0);
+        try {
+            for (String path : new String[] {"/ui/", "/ui/app.js", "/ui/runbook"}) {
+                HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + guarded.port() + path))
+                        .timeout(Duration.ofSeconds(10));
+                assertThat(http.send(b.build(), HttpResponse.BodyHandlers.ofString()).statusCode()).as(path).isEqualTo(401);
+                String creds = java.util.Base64.getEncoder().encodeToString("viewer:pw".getBytes(StandardCharsets.UTF_8));
+                HttpResponse<String> ok = http.send(b.header("Authorization", "Basic " + creds).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(ok.statusCode()).as(path).isEqualTo(200);
+                assertThat(ok.headers().firstValue("Content-Security-Policy")).hasValue(StatusPage.CSP);
+            }
+        } finally {
+            guarded.stop();
+        }
+    }
+
+    @Test
     void runbookHasOneAnchoredSectionPerAlertWithItsTextEscaped() throws Exception {
         String page = get("/ui/runbook").body();
         for (String alert : new String[] {"SwapUsedHigh", "EngineDown", "TtftOverSlo", "KvHeadroomLow"}) {

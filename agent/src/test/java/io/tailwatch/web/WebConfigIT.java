@@ -165,12 +165,14 @@ class WebConfigIT {
         assertThat(get(trustCa, https(agent, "/metrics"), null, null).statusCode()).isEqualTo(401);
         assertThat(get(trustCa, https(agent, "/api/v1/status"), "nobody", PASSWORD).statusCode()).isEqualTo(401);
         assertThat(get(trustCa, https(agent, "/"), null, null).statusCode()).isEqualTo(401);
+        assertThat(get(trustCa, https(agent, "/ui/"), null, null).statusCode()).isEqualTo(401);
+        assertThat(get(trustCa, https(agent, "/ui/"), "prometheus", PASSWORD).statusCode()).isEqualTo(200);
         // /healthz is left open (docs/fleet.md says why).
         assertThat(get(trustCa, https(agent, "/healthz"), null, null).statusCode()).isIn(200, 503);
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
             String m = get(trustCa, https(agent, "/metrics"), "prometheus", PASSWORD).body();
             assertThat(m).contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"wrong_password\"} 1")
-                    .contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"missing\"} 2")
+                    .contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"missing\"} 3")
                     .contains("tailwatch_http_auth_failures_total{tailwatch_http_auth_failure_reason=\"unknown_user\"} 1");
         });
         // Logged with the user, never the password.
