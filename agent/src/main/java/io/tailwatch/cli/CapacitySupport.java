@@ -74,7 +74,7 @@ final class CapacitySupport {
 
     static RunMetadata metadata(EngineTarget t, String model, EngineFacts facts, HostFigures host,
                                 Map<String, Object> parameters, int promptTokens) {
-        return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), t.url().toString(), facts.version(), model,
+        return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), io.tailwatch.config.Redact.url(t.url()), facts.version(), model,
                 facts.modelDigest(), facts.modelFormat(), facts.quantization(), ResourceInfo.hostName(),
                 HostFacts.chip(), HostFacts.os(), host.memoryTotalBytes(), HostFigures.thermalName(host.thermalLevel()),
                 HostFigures.pressureName(host.pressureLevel()), null, null, parameters, promptHash(promptTokens));

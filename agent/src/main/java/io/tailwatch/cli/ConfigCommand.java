@@ -20,7 +20,16 @@ public final class ConfigCommand {
         @Override
         public Integer call() {
             try {
-                Config.load(file, System.getenv());
+                Config c = Config.load(file, System.getenv());
+                String otlp = io.tailwatch.metrics.OtlpExporter.check(c.otlp().settings(), System.getenv());
+                if (otlp != null) {
+                    System.err.println(file + ": otlp: " + otlp);
+                    return TailwatchCommand.EXIT_CONFIG;
+                }
+                String exposure = io.tailwatch.web.ListenerSecurity.warning(c.server());
+                if (exposure != null) {
+                    System.out.println(file + ": warning: " + exposure);
+                }
                 System.out.println(file + ": ok");
                 return TailwatchCommand.EXIT_OK;
             } catch (ConfigException e) {

@@ -177,7 +177,7 @@ public final class LadderCommand implements Callable<Integer> {
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
             System.err.printf(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s%n", target.name(),
-                    target.url(), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
+                    io.tailwatch.config.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
             LadderResult result;
             try {
                 result = ladder.run(pre, new Ladder.Listener() {

@@ -48,9 +48,8 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
         int attempts = w.integer("max_attempts", 5, 1, 20);
         w.finish();
         Section b = s.section("baseline");
-        String file = b.string("file", "");
-        Path baselineFile = file == null || file.isBlank() ? defaultDataDir(s.env()).resolve("baselines.json")
-                : expandHome(file.strip(), s.env());
+        Path file = b.path("file", "");
+        Path baselineFile = file == null ? defaultDataDir(s.env()).resolve("baselines.json") : file;
         int minSamples = b.integer("min_samples", 20, 1, 100_000);
         b.finish();
         s.finish();
@@ -102,12 +101,5 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
             return Path.of(xdg, "tailwatch");
         }
         return Path.of(home, ".local", "share", "tailwatch");
-    }
-
-    private static Path expandHome(String p, Map<String, String> env) {
-        if (p.equals("~") || p.startsWith("~/")) {
-            return Path.of(env.getOrDefault("HOME", System.getProperty("user.home")) + p.substring(1));
-        }
-        return Path.of(p);
     }
 }

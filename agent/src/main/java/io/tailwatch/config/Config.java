@@ -74,6 +74,7 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
     }
 
     public Config withListen(String host, int port) {
-        return new Config(source, new ServerConfig(host, port, server.authToken(), server.webConfigFile()), this.host, otlp, engines, rules, alerts);
+        return new Config(source, new ServerConfig(host, port, server.authToken(), server.webConfigFile(),
+                server.allowedHosts()), this.host, otlp, engines, rules, alerts);
     }
 }

@@ -90,7 +90,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
 
     @Override
     public String toString() {
-        return "EngineConfig[name=" + name + ", api=" + api + ", url=" + url + ", model=" + model
+        return "EngineConfig[name=" + name + ", api=" + api + ", url=" + Redact.url(url) + ", model=" + model
                 + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + ", signals=" + signals + "]";
     }
 

@@ -13,9 +13,13 @@ public record HostConfig(Duration interval, Duration timeout, Path procfs, Path 
         if (timeout.compareTo(interval) > 0) {
             s.problem("timeout", "must not be longer than host.interval (" + Units.format(interval) + ")");
         }
-        Path procfs = Path.of(s.string("procfs", "/proc"));
-        Path sysfs = Path.of(s.string("sysfs", "/sys"));
+        Path procfs = orDefault(s.path("procfs", "/proc"), "/proc");
+        Path sysfs = orDefault(s.path("sysfs", "/sys"), "/sys");
         s.finish();
         return new HostConfig(interval, timeout, procfs, sysfs);
+    }
+
+    private static Path orDefault(Path p, String def) {
+        return p == null ? Path.of(def) : p;
     }
 }

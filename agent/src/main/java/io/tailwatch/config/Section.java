@@ -59,6 +59,12 @@ public final class Section {
         return node.entries().containsKey(key);
     }
 
+    /** The key is present with no value ({@code key:} or {@code key: null}). */
+    public boolean isNull(String key) {
+        ConfigNode.Entry e = node.entries().get(key);
+        return e != null && e.value() instanceof ConfigNode.Null;
+    }
+
     public Set<String> keys() {
         return node.entries().keySet();
     }
@@ -112,6 +118,31 @@ public final class Section {
         }
         m.appendTail(b);
         return b.toString();
+    }
+
+    /**
+     * A file system path; a value the OS cannot take (a NUL byte, say) is a problem naming the key,
+     * not an uncaught exception. {@code ~/} expands to $HOME.
+     */
+    public java.nio.file.Path path(String key, String def) {
+        String v = string(key, def);
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        v = v.strip();
+        if (v.indexOf('\0') >= 0) {
+            problem(key, "a path must not contain a NUL character");
+            return null;
+        }
+        if (v.equals("~") || v.startsWith("~/")) {
+            v = env.getOrDefault("HOME", System.getProperty("user.home")) + v.substring(1);
+        }
+        try {
+            return java.nio.file.Path.of(v);
+        } catch (java.nio.file.InvalidPathException e) {
+            problem(key, "not a valid path: " + e.getReason());
+            return null;
+        }
     }
 
     public String string(String key, String def) {

@@ -148,7 +148,8 @@ public final class Daemon implements AutoCloseable {
         }
         boolean token = config.server().authToken() != null;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), routes, ResourceInfo::version);
+            http = new ApiServer(prometheus, health, status, config.server().authToken(), config.server().allowedHosts(),
+                    routes, ResourceInfo::version);
             if (web != null) {
                 BasicAuthGuard guard = new BasicAuthGuard(web, token);
                 guard.publishTo(hub);

@@ -61,7 +61,7 @@ public final class EngineMonitor implements AutoCloseable {
             return this;
         }
         LOG.info("watching {} engine(s): {}", watches.size(),
-                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + w.config().url() + ")").toList());
+                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + io.tailwatch.config.Redact.url(w.config().url()) + ")").toList());
         scheduler = new ScheduledThreadPoolExecutor(Math.min(8, watches.size() + 1), r -> {
             Thread t = new Thread(r, "tailwatch-engines");
             t.setDaemon(true);

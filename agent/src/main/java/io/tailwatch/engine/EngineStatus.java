@@ -22,7 +22,7 @@ final class EngineStatus {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("name", w.config().name());
             e.put("api", w.config().api());
-            e.put("url", w.config().url().toString());
+            e.put("url", io.tailwatch.config.Redact.url(w.config().url()));
             e.put("provider", w.provider());
             EngineHealth h = w.health();
             e.put("checked_at", h == null ? null : h.checkedAt());

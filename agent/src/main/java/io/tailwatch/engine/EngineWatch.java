@@ -144,9 +144,11 @@ public final class EngineWatch {
             }
         } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
-                LOG.info("engine {} is up ({} {})", config.name(), h.provider(), h.version() == null ? "" : h.version());
+                LOG.info("engine {} is up ({} {})", config.name(), io.tailwatch.logging.LogGuard.value(h.provider()),
+                        h.version() == null ? "" : io.tailwatch.logging.LogGuard.value(h.version()));
             } else {
-                LOG.info("engine {} is down: {}", config.name(), h.error());
+                LOG.info("engine {} is down: {}", config.name(),
+                        io.tailwatch.logging.LogGuard.value(io.tailwatch.config.Redact.text(h.error())));
             }
         }
         if (h.limit() != null && (before == null || before.limit() == null)) {

@@ -27,7 +27,37 @@ public final class ApiServer implements AutoCloseable {
         String problem();
     }
 
+    /**
+     * A blocked response write fails after this long and closes its connection (Jetty's idle timeout
+     * bounds blocking writes): a client that does not read holds a thread at most this long.
+     */
+    public static final long WRITE_TIMEOUT_MILLIS = 5_000;
+    /**
+     * Within a lane the bound is tighter: a whole /metrics or /api answer goes out in microseconds to a
+     * client that reads (loopback) and in milliseconds over a LAN.
+     */
+    static final long LANE_WRITE_TIMEOUT_MILLIS = 1_000;
+    /** Responses other than /healthz written at once; the rest of the pool stays free for /healthz. */
+    static final int BULK_LANES = 4;
+    /**
+     * A connection that has carried this many requests is closed after the current answer: a normal
+     * client reconnects unnoticed (Prometheus every 100 scrapes), a client that pipelines thousands of
+     * requests gets 100 answers, not thousands, and gives the threads back.
+     */
+    static final long MAX_REQUESTS_PER_CONNECTION = 100;
+    /** How long a request waits for a free lane before its connection is closed unanswered. */
+    static final long LANE_WAIT_MILLIS = 500;
+    private static final String LANE = "tailwatch.lane";
+
+    /** A rendered exposition is served again for this long (the host interval is seconds). */
+    static final long SCRAPE_REUSE_NANOS = 500_000_000L;
+
+    private record Rendered(long at, byte[] body) {
+    }
+
     private final Javalin app;
+    private final java.util.Map<String, Rendered> rendered = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.Semaphore bulk = new java.util.concurrent.Semaphore(BULK_LANES);
     private volatile String listenHost;
     private volatile int listenPort;
 
@@ -58,15 +88,45 @@ public final class ApiServer implements AutoCloseable {
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
+        this(prometheus, health, status, authToken, List.of(), extraRoutes, version);
+    }
+
+    /**
+     * {@code allowedHosts}: names besides IP literals and localhost that the Host header may carry; any
+     * other name is answered 421 (a page on another site cannot read the API through DNS rebinding).
+     */
+    public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
+                     List<String> allowedHosts, List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
         this.app = Javalin.create(ApiServer::smallServer);
+        HostCheck hosts = new HostCheck(allowedHosts);
+        app.before(ctx -> {
+            if (!hosts.allowed(ctx.header("Host"))) {
+                ctx.status(421).contentType("text/plain; charset=utf-8")
+                        .result("misdirected request: this agent does not answer to that Host name "
+                                + "(add it to server.allowed_hosts)\n");
+                ctx.skipRemainingHandlers();
+                return;
+            }
+            ctx.attribute(LANE, bulk);
+        });
         app.get("/", ctx -> {
             ctx.contentType("text/html; charset=utf-8");
             ctx.result(LANDING);
         });
         app.get("/metrics", ctx -> {
             String accept = ctx.header("Accept");
-            ctx.contentType(prometheus.contentType(accept));
-            ctx.result(prometheus.scrape(accept));
+            String type = prometheus.contentType(accept);
+            write(ctx, type, () -> {
+                // One rendering per format and SCRAPE_REUSE_NANOS serves every scrape in that time: a
+                // client that pipelines /metrics costs bytes to write, not a rendering each.
+                long now = System.nanoTime();
+                Rendered r = rendered.get(type);
+                if (r == null || now - r.at() > SCRAPE_REUSE_NANOS) {
+                    r = new Rendered(now, prometheus.scrape(accept).getBytes(StandardCharsets.UTF_8));
+                    rendered.put(type, r);
+                }
+                return r.body();
+            });
         });
         app.get("/healthz", ctx -> {
             String problem = health.problem();
@@ -104,8 +164,56 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public static void json(Context ctx, Object body) {
-        ctx.contentType("application/json");
-        ctx.result(Json.write(body));
+        write(ctx, "application/json", () -> Json.write(body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Renders and writes a whole response inside the handler, holding one of the {@link #BULK_LANES} lanes
+     * while it is rendered and while the bytes go out and with the write bounded by {@link #LANE_WRITE_TIMEOUT_MILLIS}, so clients that do not
+     * read hold at most that many threads for at most that long, and /healthz (which needs no lane) always
+     * finds one. No free lane within {@link #LANE_WAIT_MILLIS}: the connection is closed unanswered (an
+     * answer could block on the same full socket).
+     */
+    static void write(Context ctx, String contentType, Supplier<byte[]> render) {
+        java.util.concurrent.Semaphore lane = ctx.attribute(LANE);
+        org.eclipse.jetty.server.Request base = org.eclipse.jetty.server.Request.getBaseRequest(ctx.req());
+        org.eclipse.jetty.io.EndPoint endPoint = base == null ? null : base.getHttpChannel().getEndPoint();
+        boolean held = false;
+        long idle = endPoint == null ? 0 : endPoint.getIdleTimeout();
+        try {
+            if (lane != null) {
+                held = lane.tryAcquire(LANE_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (!held) {
+                    if (endPoint != null) {
+                        endPoint.close();
+                    }
+                    return;
+                }
+            }
+            byte[] body = render.get();
+            org.eclipse.jetty.server.HttpConnection connection = org.eclipse.jetty.server.HttpConnection.getCurrentConnection();
+            if (connection != null && connection.getMessagesIn() >= MAX_REQUESTS_PER_CONNECTION) {
+                ctx.header("Connection", "close");
+            }
+            if (endPoint != null) {
+                endPoint.setIdleTimeout(LANE_WRITE_TIMEOUT_MILLIS);
+            }
+            ctx.contentType(contentType);
+            ctx.res().setContentLength(body.length);
+            ctx.res().getOutputStream().write(body);
+            ctx.res().flushBuffer();
+            if (endPoint != null) {
+                endPoint.setIdleTimeout(idle);
+            }
+        } catch (java.io.IOException e) {
+            // The client went away or did not read in time: Jetty closes the connection.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (held) {
+                lane.release();
+            }
+        }
     }
 
     /**
@@ -151,15 +259,48 @@ public final class ApiServer implements AutoCloseable {
             app.start(host, port);
         } catch (RuntimeException e) {
             Throwable t = e;
+            java.io.IOException io = null;
             while (t != null) {
-                if (t instanceof java.net.BindException || t instanceof java.io.IOException) {
-                    throw new BindFailure(host, port, t.getMessage());
+                if (t instanceof java.net.BindException b) {
+                    throw new BindFailure(host, port, bindReason(b));
+                }
+                if (io == null && t instanceof java.io.IOException i) {
+                    io = i;
                 }
                 t = t.getCause();
             }
+            if (io != null) {
+                throw new BindFailure(host, port, io.getMessage());
+            }
             throw e;
         }
+        for (org.eclipse.jetty.server.Connector c : app.jettyServer().server().getConnectors()) {
+            if (c instanceof org.eclipse.jetty.server.AbstractConnector a) {
+                a.setIdleTimeout(WRITE_TIMEOUT_MILLIS);
+            }
+        }
         return this;
+    }
+
+    /** Jetty's "Failed to bind to /127.0.0.1:9531" drops the OS's reason; say it in words. */
+    static String bindReason(java.net.BindException b) {
+        String m = String.valueOf(b.getMessage());
+        for (Throwable t = b.getCause(); t != null; t = t.getCause()) {
+            if (t.getMessage() != null) {
+                m = m + ": " + t.getMessage();
+            }
+        }
+        String low = m.toLowerCase(java.util.Locale.ROOT);
+        if (low.contains("in use")) {
+            return "address already in use (another tailwatch, or another program, listens there)";
+        }
+        if (low.contains("assign") || low.contains("not available")) {
+            return "address not available on this host (" + m + ")";
+        }
+        if (low.contains("permission")) {
+            return "permission denied (" + m + ")";
+        }
+        return m;
     }
 
     public int port() {
@@ -175,6 +316,37 @@ public final class ApiServer implements AutoCloseable {
     public static final class BindFailure extends RuntimeException {
         public BindFailure(String host, int port, String why) {
             super("cannot listen on " + io.tailwatch.config.HostPort.format(host, port) + ": " + why);
+        }
+    }
+
+    /** The Host header check against DNS rebinding: IP literals, localhost and the configured names pass. */
+    static final class HostCheck {
+        private final java.util.Set<String> names;
+
+        HostCheck(List<String> allowed) {
+            java.util.Set<String> n = new java.util.HashSet<>();
+            n.add("localhost");
+            for (String a : allowed) {
+                n.add(a.toLowerCase(java.util.Locale.ROOT));
+            }
+            this.names = java.util.Set.copyOf(n);
+        }
+
+        boolean allowed(String hostHeader) {
+            if (hostHeader == null || hostHeader.isEmpty()) {
+                return true; // HTTP/1.0 without Host: no name to rebind (browsers always send one)
+            }
+            String h = hostHeader.strip().toLowerCase(java.util.Locale.ROOT);
+            if (h.startsWith("[")) {
+                int end = h.indexOf(']');
+                return end > 0 && h.substring(1, end).matches("[0-9a-f:.]+");
+            }
+            int colon = h.lastIndexOf(':');
+            String name = colon >= 0 ? h.substring(0, colon) : h;
+            if (name.endsWith(".")) {
+                name = name.substring(0, name.length() - 1);
+            }
+            return name.matches("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}") || names.contains(name);
         }
     }
 }

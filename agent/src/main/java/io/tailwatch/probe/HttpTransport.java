@@ -58,11 +58,11 @@ public final class HttpTransport {
         }
 
         /** The exchange, not yet started (so that another thread can close it from the first step on). */
-        HttpExchange prepare() throws java.net.ProtocolException {
+        public HttpExchange prepare() throws java.net.ProtocolException {
             return HttpExchange.prepare(uri, null);
         }
 
-        void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
+        public void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
             int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
             x.start(method, headers, body, connectMillis, deadlineNanos);
         }
@@ -160,7 +160,7 @@ public final class HttpTransport {
             return new JsonReply(0, null, null, "no complete answer within " + deadline.toMillis() + " ms",
                     ProbeErrors.TOTAL_TIMEOUT);
         } catch (IOException | RuntimeException e) {
-            LOG.debug("{} failed", uri, e);
+            LOG.debug("{} failed: {}", io.tailwatch.config.Redact.url(uri), io.tailwatch.logging.LogGuard.value(e));
             return new JsonReply(0, null, null, ProbeErrors.describe(e), ProbeErrors.beforeHeaders(e));
         }
     }

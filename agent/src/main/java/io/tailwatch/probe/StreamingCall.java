@@ -52,6 +52,13 @@ final class StreamingCall {
                 m.errorBody(errorBody(x, Math.min(totalDeadline, System.nanoTime() + ERROR_BODY_NANOS)));
                 return m;
             }
+            String encoding = x.header("Content-Encoding");
+            if (encoding != null && !encoding.isBlank() && !encoding.strip().equalsIgnoreCase("identity")) {
+                // The probe asks for no encoding; a compressed stream cannot be timed token by token.
+                m.fail(ProbeErrors.MALFORMED, "response is Content-Encoding: "
+                        + io.tailwatch.logging.LogGuard.value(encoding.strip()) + ", which the probe did not ask for");
+                return m;
+            }
             byte[] buf = new byte[8192];
             while (!m.isFinished()) {
                 boolean beforeFirst = m.firstContentAt < 0;
@@ -73,6 +80,8 @@ final class StreamingCall {
                 }
                 parser.bytes(ByteBuffer.wrap(buf, 0, n), now, m);
             }
+        } catch (java.net.ProtocolException e) {
+            m.fail(ProbeErrors.MALFORMED, "malformed framing: " + ProbeErrors.describe(e));
         } catch (IOException e) {
             m.fail(ProbeErrors.CUT, "stream broke: " + ProbeErrors.describe(e));
         } catch (RuntimeException e) {

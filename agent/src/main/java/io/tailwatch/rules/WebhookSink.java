@@ -2,6 +2,7 @@ package io.tailwatch.rules;
 
 import io.tailwatch.config.AlertsConfig;
 import io.tailwatch.daemon.Json;
+import io.tailwatch.logging.LogGuard;
 import io.tailwatch.probe.HttpExchange;
 import io.tailwatch.probe.HttpTransport;
 import java.net.URI;
@@ -27,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * format (version 4), one alert per POST. The evaluator only offers to a bounded queue (the oldest
  * notification is dropped when it is full); one worker thread posts with a deadline and retries with
  * exponential backoff. The same alert in the same state is sent at most once per cooldown.
+ * At shutdown ({@link #close(Duration)}) the worker keeps delivering what is queued, one attempt each,
+ * until the grace period ends; what is left then (and a delivery cut short) is counted as dropped and
+ * logged, one line per notification, so a lost "resolved" is visible.
  */
 public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WebhookSink.class);
@@ -46,8 +50,17 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong suppressed = new AtomicLong();
+    private final AtomicLong droppedAtShutdown = new AtomicLong();
     private final Thread worker;
     private volatile boolean closed;
+    /** Set by close: no new notifications, deliver what is queued until {@link #drainDeadline}. */
+    private volatile boolean draining;
+    private volatile long drainDeadline = Long.MAX_VALUE;
+    private volatile boolean idle;
+    private volatile HttpExchange inFlight;
+    private final java.util.concurrent.atomic.AtomicReference<Transition> current = new java.util.concurrent.atomic.AtomicReference<>();
+    /** Default grace period for {@link #close()}. */
+    public static final Duration SHUTDOWN_GRACE = Duration.ofMillis(1500);
 
     public WebhookSink(AlertsConfig.Webhook config, String externalUrl, Clock clock) {
         this(config, externalUrl, clock, Duration.ofSeconds(1));
@@ -70,7 +83,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     /** Never blocks: a notification that does not fit pushes the oldest one out. */
     @Override
     public void accept(Transition t) {
-        if (!t.notifiable() || closed) {
+        if (!t.notifiable() || closed || draining) {
             return;
         }
         String key = t.alert().fingerprint() + "/" + t.to();
@@ -100,17 +113,36 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         while (!closed) {
             Transition t;
             try {
-                t = queue.poll(1, TimeUnit.SECONDS);
+                idle = true;
+                t = draining ? queue.poll() : queue.poll(1, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
+                if (draining && !closed) {
+                    continue;
+                }
                 return;
+            } finally {
+                idle = false;
             }
-            if (t != null) {
-                deliver(t);
+            if (t == null) {
+                if (draining) {
+                    return;
+                }
+                continue;
+            }
+            if (draining) {
+                Thread.interrupted(); // a wake-up meant for the idle poll
+            }
+            current.set(t);
+            boolean done = deliver(t);
+            // Whoever takes it out of current (this worker, or close() when the worker is stuck) counts it.
+            if (current.compareAndSet(t, null) && !done) {
+                dropAtShutdown(t, "the grace period ended during delivery");
             }
         }
     }
 
-    private void deliver(Transition t) {
+    /** Delivers with retries; false when shutdown cut it short (neither sent nor failed). */
+    private boolean deliver(Transition t) {
         String body = Json.write(payload(t, externalUrl));
         Duration wait = backoffBase;
         for (int attempt = 1; attempt <= maxAttempts && !closed; attempt++) {
@@ -119,35 +151,53 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
                 HttpTransport.Request req = HttpTransport.Request.postJson(url, body.getBytes(StandardCharsets.UTF_8),
                         "*/*", null);
                 int status;
-                long deadline = System.nanoTime() + timeout.toNanos();
-                try (HttpExchange x = req.send(timeout, deadline)) {
+                long deadline = Math.min(System.nanoTime() + timeout.toNanos(), drainDeadline);
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+                try (HttpExchange x = req.prepare()) {
+                    inFlight = x;
+                    if (closed) {
+                        return false;
+                    }
+                    req.start(x, timeout, deadline);
                     status = x.status(); // the body is not needed: the connection closes with the exchange
+                } finally {
+                    inFlight = null;
                 }
                 if (status / 100 == 2) {
                     sent.incrementAndGet();
-                    return;
+                    return true;
                 }
                 problem = "HTTP " + status;
                 if (status / 100 == 4 && status != 429 && status != 408) {
                     attempt = maxAttempts; // the receiver refuses it: retrying will not help
                 }
             } catch (Exception e) {
+                if (closed || (draining && System.nanoTime() - drainDeadline >= 0)) {
+                    return false;
+                }
                 problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
             }
-            if (attempt >= maxAttempts) {
+            if (attempt >= maxAttempts || draining) {
                 failed.incrementAndGet();
-                LOG.warn("event=webhook_failed alertname={} status={} attempts={} error=\"{}\"", t.alert().name(),
-                        t.to(), attempt, problem.replace("\"", "'"));
-                return;
+                LOG.warn("event=webhook_failed alertname={} status={} attempts={} error=\"{}\"",
+                        LogGuard.value(t.alert().name()), t.to(), attempt, LogGuard.value(problem.replace("\"", "'")));
+                return true;
             }
             try {
                 Thread.sleep(wait.toMillis());
             } catch (InterruptedException e) {
+                if (draining && !closed) {
+                    attempt = maxAttempts - 1; // shutdown: one last attempt, within the grace period
+                    continue;
+                }
                 Thread.currentThread().interrupt();
-                return;
+                return false;
             }
             wait = wait.multipliedBy(2).compareTo(Duration.ofSeconds(60)) > 0 ? Duration.ofSeconds(60) : wait.multipliedBy(2);
         }
+        return false; // closed between attempts
     }
 
     /** The Alertmanager webhook body for one transition. */
@@ -196,12 +246,70 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         m.put("failed", failed.get());
         m.put("dropped", dropped.get());
         m.put("suppressed_by_cooldown", suppressed.get());
+        m.put("dropped_at_shutdown", droppedAtShutdown.get());
         return m;
+    }
+
+    /** Notifications lost to a full queue or to shutdown. */
+    public long dropped() {
+        return dropped.get();
     }
 
     @Override
     public void close() {
+        close(SHUTDOWN_GRACE);
+    }
+
+    /**
+     * Stops taking notifications, delivers what is queued within {@code grace} (one attempt each), then
+     * counts and logs what is left. Returns within about {@code grace} plus 100 ms.
+     */
+    public void close(Duration grace) {
+        if (closed || draining) {
+            return;
+        }
+        long start = System.nanoTime();
+        drainDeadline = start + grace.toNanos();
+        draining = true;
+        if (idle) {
+            worker.interrupt();
+        }
+        int queuedAtStart = queue.size();
+        try {
+            worker.join(Math.max(1, grace.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         closed = true;
+        HttpExchange x = inFlight;
+        if (x != null) {
+            x.close(); // aborts a delivery stuck on a receiver that does not answer
+        }
         worker.interrupt();
+        try {
+            worker.join(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Transition cut = worker.isAlive() ? current.getAndSet(null) : null;
+        if (cut != null) {
+            dropAtShutdown(cut, "the grace period ended during delivery");
+        }
+        List<Transition> left = new ArrayList<>();
+        queue.drainTo(left);
+        for (Transition t : left) {
+            dropAtShutdown(t, "the grace period ended before delivery");
+        }
+        long lost = droppedAtShutdown.get();
+        if (queuedAtStart > 0 || lost > 0) {
+            LOG.info("event=webhook_shutdown queued={} dropped={} grace_ms={}", queuedAtStart, lost, grace.toMillis());
+        }
+    }
+
+    private void dropAtShutdown(Transition t, String why) {
+        dropped.incrementAndGet();
+        droppedAtShutdown.incrementAndGet();
+        LOG.warn("event=webhook_dropped reason=shutdown alertname={} status={} fingerprint={} detail=\"{}\"",
+                LogGuard.value(t.alert().name()), t.to(), t.alert().fingerprint(), why);
     }
 }

@@ -49,6 +49,9 @@ public record AgentPlist(Path java, List<String> jvmFlags, Path jar, Path config
             args.add("--config");
             args.add(config.toString());
         }
+        // The agent writes its own log into the stderr file and caps it (10 MiB, one older copy).
+        args.add("--log-file");
+        args.add(stderrLog(logDir).toString());
         return args;
     }
 

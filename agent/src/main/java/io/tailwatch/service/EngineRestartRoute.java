@@ -69,10 +69,13 @@ public final class EngineRestartRoute implements Consumer<Javalin> {
                 ApiServer.json(ctx.status(502), body);
             }
         } catch (Launchctl.NotFound e) {
-            body.put("error", e.getMessage());
+            // Not e.getMessage(): it lists the daemon's PATH, which is not for HTTP clients.
+            body.put("error", "launchctl not found on the agent's PATH; launchd services exist on macOS only");
+            LOG.warn("engine restart over the API: {}", e.getMessage());
             ApiServer.json(ctx.status(501), body);
         } catch (java.io.IOException e) {
-            body.put("error", "cannot run launchctl: " + e.getMessage());
+            body.put("error", "cannot run launchctl: " + e.getClass().getSimpleName());
+            LOG.warn("engine restart over the API: cannot run launchctl: {}", e.toString());
             ApiServer.json(ctx.status(500), body);
         }
     }

@@ -95,7 +95,7 @@ public final class EngineSignalWatch {
         if (redetectDue(now)) {
             SignalDetector.Detection d = SignalDetector.detect(endpoint, config.signals(), estimate, deadline);
             if (detection == null || !d.note().equals(detection.note())) {
-                LOG.info("engine {}: signals: {}", config.name(), d.note());
+                LOG.info("engine {}: signals: {}", config.name(), io.tailwatch.logging.LogGuard.value(d.note()));
             }
             detection = d;
             detectedAt = now;

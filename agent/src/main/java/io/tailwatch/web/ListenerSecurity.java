@@ -55,6 +55,20 @@ public final class ListenerSecurity implements StatusContributor {
         return warning(host, port, tls(), basicAuth(), token);
     }
 
+    /** The same warning from a config alone (for `config check`, before anything listens). */
+    public static String warning(io.tailwatch.config.ServerConfig server) {
+        WebConfig web = null;
+        if (server.webConfigFile() != null) {
+            try {
+                web = WebConfig.load(server.webConfigFile());
+            } catch (io.tailwatch.config.ConfigException e) {
+                web = null; // reported as a config problem already
+            }
+        }
+        return warning(server.host(), server.port(), web != null && web.tls() != null, web != null && web.basicAuth(),
+                server.authToken() != null);
+    }
+
     static String warning(String host, int port, boolean tls, boolean basicAuth, boolean token) {
         if (loopback(host)) {
             return null;

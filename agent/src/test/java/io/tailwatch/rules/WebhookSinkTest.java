@@ -149,4 +149,33 @@ class WebhookSinkTest {
         assertThat((Long) s.stats().get("dropped")).isGreaterThanOrEqualTo(195L);
         await().atMost(Duration.ofSeconds(10)).until(() -> ((Long) s.stats().get("failed")) >= 1L);
     }
+
+    @Test
+    void closeDeliversWhatIsQueuedWithinTheGracePeriod() throws Exception {
+        WebhookSink s = sink(receiver(0, false), Duration.ofSeconds(2), Duration.ZERO, 64, 3);
+        for (int i = 0; i < 20; i++) {
+            s.accept(new Transition(Alert.FIRING, Alert.RESOLVED, alert(Alert.RESOLVED, "e" + i)));
+        }
+        s.close(Duration.ofSeconds(5));
+        assertThat(received).hasSize(20);
+        assertThat(s.stats()).containsEntry("sent", 20L).containsEntry("dropped", 0L).containsEntry("queued", 0);
+    }
+
+    @Test
+    void closeWithAHungReceiverEndsInTimeAndCountsEveryDropped() throws Exception {
+        WebhookSink s = sink(receiver(0, true), Duration.ofSeconds(5), Duration.ZERO, 64, 3);
+        for (int i = 0; i < 10; i++) {
+            s.accept(new Transition(Alert.FIRING, Alert.RESOLVED, alert(Alert.RESOLVED, "e" + i)));
+        }
+        long t0 = System.nanoTime();
+        s.close(Duration.ofMillis(800));
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(tookMs).isLessThan(1_800);
+        assertThat(received).isEmpty();
+        assertThat((Long) s.stats().get("dropped") + (Long) s.stats().get("failed")).isEqualTo(10L);
+        assertThat(s.stats()).containsEntry("dropped_at_shutdown", 10L);
+        assertThat(s.stats()).containsEntry("queued", 0);
+        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "late")));
+        assertThat(s.stats()).containsEntry("queued", 0);
+    }
 }

@@ -117,4 +117,30 @@ class EngineRestartApiIT {
             p.waitFor();
         }
     }
+
+    @Test
+    void without_launchctl_the_answer_does_not_reveal_the_daemons_path() throws Exception {
+        int port = freePort();
+        Path cfg = dir.resolve("tailwatch.yaml");
+        Files.writeString(cfg, "server:\n  listen: 127.0.0.1:" + port + "\n  auth_token: ${TW_TEST_TOKEN}\n" + ServiceIT.ENGINES);
+        String secretPath = dir.resolve("private-bin-of-the-daemon").toString();
+        Process p = JarRun.builder(Map.of("PATH", secretPath, "TW_TEST_TOKEN", "t0ken-for-tests"), dir,
+                        "run", "--config", cfg.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile()).start();
+        try {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                try {
+                    return get(port, "/healthz").statusCode() > 0;
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            });
+            HttpResponse<String> r = restart(port, "mlx", "t0ken-for-tests");
+            assertThat(r.statusCode()).isEqualTo(501);
+            assertThat(r.body()).contains("launchctl not found").doesNotContain("private-bin-of-the-daemon");
+        } finally {
+            p.destroy();
+            p.waitFor();
+        }
+    }
 }

@@ -79,7 +79,8 @@ class PlistsTest {
         assertThat(args.get(0)).endsWith("/bin/java");
         assertThat(args).containsSubsequence("-XX:+UseSerialGC", "-Xss256k", "-XX:TieredStopAtLevel=1", "-jar",
                 "/Users/alice/tailwatch-0.1.0/lib/tailwatch.jar", "run", "--config",
-                "/Users/alice/tailwatch-0.1.0/config/tailwatch.yaml");
+                "/Users/alice/tailwatch-0.1.0/config/tailwatch.yaml", "--log-file",
+                "/Users/alice/Library/Logs/tailwatch/tailwatch.err.log");
     }
 
     @Test
@@ -138,7 +139,7 @@ class PlistsTest {
                 Path.of("/tmp/logs"), Map.of("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer a<b>&\"c\""));
         NSDictionary d = PlistText.parse(p.xml());
         assertThat(strings(d.objectForKey("ProgramArguments"))).containsExactly("/opt/j dk/bin/java", "-Xmx24m", "-jar",
-                "/tmp/a&b/<x>.jar", "run");
+                "/tmp/a&b/<x>.jar", "run", "--log-file", "/tmp/logs/tailwatch.err.log");
         assertThat(((NSDictionary) d.objectForKey("EnvironmentVariables")).objectForKey("OTEL_EXPORTER_OTLP_HEADERS").toString())
                 .isEqualTo("Authorization=Bearer a<b>&\"c\"");
     }

@@ -8,6 +8,31 @@ public final class Attrs {
     private Attrs() {
     }
 
+    /** Longest attribute value exported; longer values (from engines: versions, model names) are cut. */
+    public static final int MAX_VALUE_CHARS = 128;
+
+    /**
+     * {@code v} if it fits in {@link #MAX_VALUE_CHARS}, else its first 111 characters, "~" and 16 hex digits
+     * of its hash: bounded, and two long values that share a prefix stay two series.
+     */
+    public static String bound(String v) {
+        if (v == null || v.length() <= MAX_VALUE_CHARS) {
+            return v;
+        }
+        long h = 1125899906842597L;
+        for (int i = 0; i < v.length(); i++) {
+            h = 31 * h + v.charAt(i);
+        }
+        return v.substring(0, MAX_VALUE_CHARS - 17) + "~" + String.format("%016x", h);
+    }
+
+    /** A sorted copy with every value bounded by {@link #bound(String)}. */
+    public static Map<String, String> bounded(Map<String, String> attributes) {
+        Map<String, String> m = new TreeMap<>();
+        attributes.forEach((k, v) -> m.put(k, bound(v)));
+        return m;
+    }
+
     public static Map<String, String> of(String... keyValues) {
         if (keyValues.length % 2 != 0) {
             throw new IllegalArgumentException("attributes come in key/value pairs");

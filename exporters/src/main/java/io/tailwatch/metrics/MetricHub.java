@@ -151,7 +151,7 @@ public final class MetricHub {
         if (histogram.instrument() != Instrument.HISTOGRAM) {
             throw new IllegalArgumentException(histogram.name() + " is not a histogram");
         }
-        Map<String, String> attrs = new TreeMap<>(attributes);
+        Map<String, String> attrs = Attrs.bounded(attributes);
         check(histogram, attrs);
         synchronized (this) {
             expireIfDue();

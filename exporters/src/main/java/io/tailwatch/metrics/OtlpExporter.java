@@ -14,7 +14,6 @@ import io.opentelemetry.sdk.resources.Resource;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -79,7 +78,51 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
         return v != null && !v.isBlank();
     }
 
-    /** Builds the SDK and registers an instrument for every catalog metric. */
+    /** Bound on the final export at shutdown: a hung collector costs SIGTERM at most this long. */
+    public static final long SHUTDOWN_MILLIS = 1_500;
+
+    /** OTLP settings the SDK refuses (a malformed OTEL_* variable, say), with the variable named. */
+    public static final class BadSettings extends RuntimeException {
+        BadSettings(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Builds the exporter exactly as {@link #start} does and shuts it down: null when {@code run} would
+     * start OTLP with these settings and this environment, else the reason. `config check` uses it, so
+     * the two cannot disagree.
+     */
+    public static String check(OtlpSettings settings, Map<String, String> env) {
+        if (!enabled(settings, env)) {
+            return null;
+        }
+        try {
+            OtlpExporter e = start(settings, new MetricHub(), Map.of());
+            e.meterProvider.shutdown().join(1, TimeUnit.SECONDS);
+            return null;
+        } catch (BadSettings e) {
+            return e.getMessage();
+        }
+    }
+
+    /** "otel.exporter.otlp.headers" -> "otel.exporter.otlp.headers (OTEL_EXPORTER_OTLP_HEADERS)". */
+    static String nameVariables(String message) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("otel(\\.[a-z_]+)+").matcher(String.valueOf(message));
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String var = m.group().toUpperCase(java.util.Locale.ROOT).replace('.', '_');
+            m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(m.group() + " (" + var + ")"));
+        }
+        m.appendTail(b);
+        return b.toString();
+    }
+
+    /**
+     * Builds the SDK and registers an instrument for every catalog metric. Header values from the config
+     * go to the exporter as they are (the SDK's own variable format, comma-separated and URL-decoded, is
+     * kept for OTEL_EXPORTER_OTLP_HEADERS, which replaces them when set). Throws {@link BadSettings}.
+     */
     public static OtlpExporter start(OtlpSettings settings, MetricHub hub, Map<String, String> resourceAttributes) {
         String version = resourceAttributes.getOrDefault("service.version", "dev");
         Map<String, String> defaults = new HashMap<>();
@@ -96,17 +139,14 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
         if (settings.interval() != null) {
             defaults.put("otel.metric.export.interval", Long.toString(settings.interval().toMillis()));
         }
-        if (!settings.headers().isEmpty()) {
-            StringJoiner j = new StringJoiner(",");
-            settings.headers().forEach((k, v) -> j.add(k + "=" + v));
-            defaults.put("otel.exporter.otlp.headers", j.toString());
-        }
         AtomicLong failures = new AtomicLong();
         Runnable publishFailures = () -> hub.publish("otlp",
                 java.util.List.of(Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, failures.get())));
         publishFailures.run();
         String[] used = {""};
-        OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
+        OpenTelemetrySdk sdk;
+        try {
+            sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> defaults)
                 .addResourceCustomizer((resource, config) -> {
                     AttributesBuilder b = Attributes.builder();
@@ -120,13 +160,19 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                                     config.getString("otel.exporter.otlp.protocol", "http/protobuf")),
                             config.getString("otel.exporter.otlp.metrics.endpoint"),
                             config.getString("otel.exporter.otlp.endpoint"));
-                    return new CountingExporter(withoutSelfTelemetry(exporter), failures, publishFailures);
+                    boolean envHeaders = !config.getMap("otel.exporter.otlp.headers").isEmpty()
+                            || !config.getMap("otel.exporter.otlp.metrics.headers").isEmpty();
+                    return new CountingExporter(withoutSelfTelemetry(exporter,
+                            envHeaders ? Map.of() : settings.headers()), failures, publishFailures);
                 })
                 .addMeterProviderCustomizer((builder, config) ->
                         builder.registerMetricProducer(new HubHistogramProducer(hub, version)))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
+        } catch (io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException e) {
+            throw new BadSettings(nameVariables(e.getMessage()));
+        }
         OtlpExporter out = new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures, version);
         out.endpoint = used[0];
         return out;
@@ -161,12 +207,16 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
      * The OTLP exporters report their own counters (otlp.exporter.*) through the SDK; those are not
      * in the catalog and would reach users undocumented, so they are switched off.
      */
-    private static MetricExporter withoutSelfTelemetry(MetricExporter exporter) {
+    private static MetricExporter withoutSelfTelemetry(MetricExporter exporter, Map<String, String> headers) {
         MetricExporter quiet = exporter;
         if (exporter instanceof io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter h) {
-            quiet = h.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop).build();
+            var b = h.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop);
+            headers.forEach(b::addHeader);
+            quiet = b.build();
         } else if (exporter instanceof io.opentelemetry.exporter.otlp.metrics.OtlpGrpcMetricExporter g) {
-            quiet = g.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop).build();
+            var b = g.toBuilder().setMeterProvider(io.opentelemetry.api.metrics.MeterProvider::noop);
+            headers.forEach(b::addHeader);
+            quiet = b.build();
         }
         if (quiet != exporter) {
             exporter.shutdown();
@@ -234,7 +284,8 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
 
     @Override
     public void close() {
-        meterProvider.shutdown().join(4, TimeUnit.SECONDS);
+        // The final export; a collector that does not answer is not waited for beyond the bound.
+        meterProvider.shutdown().join(SHUTDOWN_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Counts failed exports and logs them at most once a minute. */

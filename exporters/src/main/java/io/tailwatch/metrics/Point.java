@@ -2,13 +2,12 @@ package io.tailwatch.metrics;
 
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /** One observed value of a gauge or counter series. Attributes are kept sorted and immutable. */
 public record Point(MetricDef metric, Map<String, String> attributes, double value) {
     public Point {
         Objects.requireNonNull(metric, "metric");
-        attributes = java.util.Collections.unmodifiableMap(new TreeMap<>(attributes));
+        attributes = java.util.Collections.unmodifiableMap(Attrs.bounded(attributes));
     }
 
     public static Point of(MetricDef metric, double value, String... keyValues) {

@@ -1,0 +1,34 @@
+package io.tailwatch.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Label values from outside (an engine's 100 KB version string) are bounded before they are exported. */
+class AttrsBoundTest {
+    @Test
+    void aHugeEngineVersionIsCutButStaysDistinct() {
+        PrometheusExporter prom = new PrometheusExporter(Map.of());
+        MetricHub hub = new MetricHub();
+        hub.addSink(prom);
+        String huge = "v".repeat(100_000);
+        hub.publish("engine", List.of(
+                Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, "a", AttrKeys.ENGINE_API, "openai",
+                        AttrKeys.ENGINE_VERSION, huge + "1"),
+                Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, "b", AttrKeys.ENGINE_API, "openai",
+                        AttrKeys.ENGINE_VERSION, huge + "2")));
+        String text = prom.scrape(null);
+        assertThat(text.length()).isLessThan(8_000);
+        List<String> lines = text.lines().filter(l -> l.startsWith("tailwatch_engine_info{")).toList();
+        assertThat(lines).hasSize(2);
+        for (String l : lines) {
+            String version = l.replaceAll(".*_version=\"([^\"]*)\".*", "$1");
+            assertThat(version).hasSize(Attrs.MAX_VALUE_CHARS).contains("~");
+        }
+        assertThat(lines.get(0).replaceAll(".*_version=\"([^\"]*)\".*", "$1"))
+                .isNotEqualTo(lines.get(1).replaceAll(".*_version=\"([^\"]*)\".*", "$1"));
+        assertThat(Attrs.bound("0.6.2")).isEqualTo("0.6.2");
+    }
+}
