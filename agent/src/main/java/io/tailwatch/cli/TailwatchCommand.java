@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 BenchCommand.class,
                 HistoryCommand.class,
                 KvBudgetCommand.class,
+                DetectCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {

@@ -103,6 +103,20 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     public static final int MAX_SCENARIOS_PER_ENGINE = 8;
     public static final int MAX_SCENARIOS = 64;
 
+    /** {@code engines: auto} (a scalar instead of a list); any other scalar is a problem named at its line. */
+    static boolean isAuto(Section root) {
+        if (!(root.node() instanceof ConfigNode.MapNode m) || m.entries().get("engines") == null
+                || !(m.entries().get("engines").value() instanceof ConfigNode.Scalar)) {
+            return false;
+        }
+        String v = root.string("engines", null);
+        if ("auto".equals(v)) {
+            return true;
+        }
+        root.problem("engines", "must be a list of engines, or auto (find them on this host's loopback ports), got '" + v + "'");
+        return true;
+    }
+
     static List<EngineConfig> readAll(Section root) {
         return readAll(root, WindowRequirements.defaults());
     }

@@ -34,6 +34,9 @@ public final class RuleExport {
 
     public static List<String> interactiveScenarios(Config config) {
         List<String> out = new ArrayList<>();
+        if (config.autoEngines()) {
+            out.add("interactive"); // the scenario discovered engines are probed with
+        }
         for (EngineConfig e : config.engines()) {
             for (EngineConfig.Scenario s : e.scenarios()) {
                 if (s.interactive() && !out.contains(s.name())) {
