@@ -117,7 +117,7 @@ abstract class AbstractEngineClient implements EngineClient {
             }
             return new ProbeResult(success, m.errorType, m.errorMessage, started, model, toHeaders, ttft, e2e,
                     decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
-                    m.loadSeconds, m.gaps);
+                    m.loadSeconds, m.gaps, m.responseModel);
         }
     }
 

@@ -332,4 +332,30 @@ public class ConfigTest {
         assertThatThrownBy(() -> HostPort.parse("127.0.0.1:70000")).hasMessageContaining("out of range");
         assertThat(HostPort.parse("[::1]:9531").host()).isEqualTo("::1");
     }
+
+    @Test
+    void engineAndScenarioCountsAreBounded() throws Exception {
+        StringBuilder many = new StringBuilder("engines:\n");
+        for (int i = 0; i < 1000; i++) {
+            many.append("  - name: e").append(i).append("\n    api: openai\n    url: http://127.0.0.1:").append(20000 + i)
+                    .append("\n");
+        }
+        assertThat(problems(many.toString()))
+                .containsExactly("line 2, column 3: engines: 1000 engines, more than the 32 the agent supports",
+                        "line 2, column 3: engines: 1000 scenarios over all engines, more than the 64 the agent supports");
+
+        StringBuilder scenarios = new StringBuilder("engines:\n  - name: e\n    api: openai\n    url: http://127.0.0.1:8080\n    scenarios:\n");
+        for (int i = 0; i < 9; i++) {
+            scenarios.append("      - name: s").append(i).append("\n");
+        }
+        assertThat(problems(scenarios.toString()))
+                .containsExactly("line 6, column 7: engines[0].scenarios: 9 scenarios, more than the 8 one engine may have");
+
+        StringBuilder largest = new StringBuilder("engines:\n");
+        for (int i = 0; i < EngineConfig.MAX_ENGINES; i++) {
+            largest.append("  - name: e").append(i).append("\n    api: openai\n    url: http://127.0.0.1:").append(20000 + i)
+                    .append("\n    scenarios:\n      - name: a\n      - name: b\n");
+        }
+        assertThat(Config.parse(largest.toString(), "test.yaml", ENV).engines()).hasSize(EngineConfig.MAX_ENGINES);
+    }
 }
