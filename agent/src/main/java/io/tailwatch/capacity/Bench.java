@@ -89,8 +89,25 @@ public final class Bench {
         return r.decodeTokensPerSecond() == null ? null : "client";
     }
 
+    /** Progress callbacks, on the thread that runs the benchmark. */
+    public interface Listener {
+        /** An engine's measurement starts: {@code requests} = the warm-up plus the measured runs. */
+        default void engine(Target t, int requests) {
+        }
+
+        /** {@code done} requests of this engine finished (1 = the warm-up); {@code run} is null for the warm-up. */
+        default void request(Target t, int done, ProbeResult r, Run run) {
+        }
+
+        /** The cool-down before the next engine starts. */
+        default void coolDown(Target next) {
+        }
+    }
+
     private final Supplier<HostFigures> host;
     private final Options options;
+    private volatile Listener listener = new Listener() {
+    };
     private final Clock clock;
     private final Sleeper sleeper;
     private volatile boolean cancelled;
@@ -115,6 +132,11 @@ public final class Bench {
         }
     }
 
+    public Bench listener(Listener l) {
+        this.listener = l;
+        return this;
+    }
+
     public boolean cancelled() {
         return cancelled;
     }
@@ -132,6 +154,7 @@ public final class Bench {
                 if (previous.unload() != null) {
                     previous.unload().run();
                 }
+                listener.coolDown(t);
                 coolDown = coolDown();
                 if (cancelled) {
                     break;
@@ -153,15 +176,24 @@ public final class Bench {
         Instant start = clock.instant();
         Instant until = start.plus(options.coolDownMaxWait());
         HostFigures h = host.get();
+        boolean waitedAtAll = false;
         while (h.pressureLevel() != null && h.pressureLevel() > 0 && clock.instant().isBefore(until)) {
+            waitedAtAll = true;
             sleeper.sleep(options.coolDownPoll());
             h = host.get();
         }
         double waited = Duration.between(start, clock.instant()).toMillis() / 1000.0;
         String pressure = HostFigures.pressureName(h.pressureLevel());
         sleeper.sleep(options.coolDownSettle());
-        return String.format(Locale.ROOT, "waited %.1f s for memory pressure (now %s), then %s", waited, pressure,
-                io.tailwatch.config.Units.format(options.coolDownSettle()));
+        String settle = io.tailwatch.config.Units.format(options.coolDownSettle());
+        if (h.pressureLevel() == null) {
+            return "memory pressure unknown on this host; paused " + settle;
+        }
+        if (!waitedAtAll) {
+            return "memory pressure normal; paused " + settle;
+        }
+        return String.format(Locale.ROOT, "waited %.1f s for memory pressure to be normal (now %s), then paused %s", waited,
+                pressure, settle);
     }
 
     EngineResult measure(Target t, String coolDown) {
@@ -175,9 +207,13 @@ public final class Bench {
         }
         ProbeRequest req = new ProbeRequest(t.model(), options.promptTokens(), options.maxTokens(), 0.0,
                 options.connectTimeout(), options.firstTokenTimeout(), options.requestTimeout());
+        listener.engine(t, options.runs() + 1);
         // A warm-up the interruption aborted is neither a success nor the engine's failure: none.
         ProbeResult warmup = cancelled ? null : t.client().probe(req);
         warmup = cancelled ? null : warmup;
+        if (warmup != null) {
+            listener.request(t, 1, warmup, null);
+        }
         List<String> warnings = new ArrayList<>();
         if (warmup != null && !warmup.success()) {
             warnings.add("warm-up failed: " + warmup.errorType()
@@ -208,7 +244,9 @@ public final class Bench {
                 w.add(String.format(Locale.ROOT, "TTFT %.1f s is above %.0f s: suspect swap or a model load", r.ttftSeconds(),
                         MAX_PLAUSIBLE_TTFT_SECONDS));
             }
-            runs.add(new Run(i, r, after, discard, List.copyOf(w)));
+            Run run = new Run(i, r, after, discard, List.copyOf(w));
+            runs.add(run);
+            listener.request(t, i + 1, r, run);
         }
         for (Run r : runs) {
             r.warnings().forEach(w -> warnings.add("run " + r.index() + ": " + w));

@@ -109,33 +109,70 @@ public final class BenchReport {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < results.size(); i++) {
             Bench.EngineResult r = results.get(i);
+            if (i > 0) {
+                sb.append('\n');
+            }
+            // The cool-down happened before this engine: say so between the two engines, not under either.
+            if (r.coolDown() != null) {
+                sb.append("cool-down before ").append(r.target().engine()).append(": ").append(r.coolDown()).append("\n\n");
+            }
             sb.append(r.target().engine()).append(r.target().model() == null ? "" : " / " + r.target().model()).append('\n');
             if (!r.refused().isEmpty()) {
                 sb.append("  refused by the preflight gate: ").append(String.join("; ", r.refused())).append('\n');
                 continue;
             }
-            sb.append(String.format(Locale.ROOT, "  decode tok/s: median %s (mean %s, stddev %s, CV %s %% %s) over %d of %d runs%n",
-                    fmt(r.medianTps(), 1), fmt(r.meanTps(), 1), fmt(r.stddevTps(), 2), fmt(r.cv() * 100, 1),
-                    r.stability().label(), r.valid(), r.runs().size()));
-            sb.append(String.format(Locale.ROOT, "  TTFT median %s s; power %s W; %s tok/s per W%n", fmt(r.medianTtft(), 3),
-                    fmt(r.medianWatts(), 1), fmt(r.tpsPerWatt(), 2)));
+            sb.append("  decode: ").append(decodeLine(r)).append('\n');
+            if (!Double.isNaN(r.medianTtft())) {
+                sb.append("  TTFT median ").append(fmt(r.medianTtft(), 3)).append(" s\n");
+            }
+            if (Double.isNaN(r.medianWatts())) {
+                sb.append("  power: not measured (this host reports no power reading)\n");
+            } else {
+                sb.append(String.format(Locale.ROOT, "  power: median %s W, %s tok/s per W%n", fmt(r.medianWatts(), 1),
+                        fmt(r.tpsPerWatt(), 2)));
+            }
             if (regressions != null) {
                 Regression g = regressions.get(i);
                 if (Double.isNaN(g.reference())) {
-                    sb.append("  history: no runs in the last 7 days to compare with\n");
+                    sb.append("  history: no bench of this engine and model in the last 7 days to compare with\n");
                 } else {
-                    sb.append(String.format(Locale.ROOT, "  history: %+.1f %% against the 7-day median %s tok/s (%d runs)%s%n",
-                            g.change() * 100, fmt(g.reference(), 1), g.pastRuns(), g.regressed() ? " REGRESSION" : ""));
+                    sb.append(String.format(Locale.ROOT, "  history: %s against the 7-day median %s tok/s (%s)%s%n",
+                            signedPercent(g.change()), fmt(g.reference(), 1), plural(g.pastRuns(), "run"),
+                            g.regressed() ? " REGRESSION" : ""));
                 }
-            }
-            if (r.coolDown() != null) {
-                sb.append("  cool-down: ").append(r.coolDown()).append('\n');
             }
             for (String w : r.warnings()) {
                 sb.append("  warning: ").append(w).append('\n');
             }
         }
         return sb.toString();
+    }
+
+    /** "35.2 tok/s, median of 3 runs (mean 35.1, stddev 0.41, CV 1.2 %: stable)", or what is missing. */
+    static String decodeLine(Bench.EngineResult r) {
+        int valid = r.valid();
+        int all = r.runs().size();
+        String discarded = valid < all ? String.format(Locale.ROOT, " (%d of %d discarded)", all - valid, all) : "";
+        if (valid == 0) {
+            return "no valid run" + (all == 0 ? "" : " of " + plural(all, "run"));
+        }
+        if (valid == 1) {
+            return fmt(r.medianTps(), 1) + " tok/s from 1 run" + discarded
+                    + "; one run has no spread (use --runs 3 or more for stability figures)";
+        }
+        return String.format(Locale.ROOT, "%s tok/s, median of %s%s (mean %s, stddev %s, CV %s %%: %s)",
+                fmt(r.medianTps(), 1), plural(valid, "run"), discarded, fmt(r.meanTps(), 1), fmt(r.stddevTps(), 2),
+                fmt(Math.abs(r.cv()) * 100, 1), r.stability().label());
+    }
+
+    /** "+2.1 %", "-4.0 %", and "0.0 %" for a change that rounds to zero (never "-0.0 %"). */
+    static String signedPercent(double change) {
+        String s = String.format(Locale.ROOT, "%+.1f %%", change * 100);
+        return s.equals("+0.0 %") || s.equals("-0.0 %") ? "0.0 %" : s;
+    }
+
+    static String plural(long n, String word) {
+        return n + " " + word + (n == 1 ? "" : "s");
     }
 
     public static String markdown(List<Bench.EngineResult> results, List<RunMetadata> metas, List<Regression> regressions) {
@@ -148,11 +185,11 @@ public final class BenchReport {
             sb.append("| ").append(r.target().engine()).append(" | ").append(r.target().model() == null ? "" : r.target().model())
                     .append(" | ").append(r.refused().isEmpty() ? fmt(r.medianTps(), 1) : "refused").append(" | ")
                     .append(fmt(r.meanTps(), 1)).append(" | ").append(fmt(r.stddevTps(), 2)).append(" | ")
-                    .append(fmt(r.cv() * 100, 1)).append(" % | ").append(r.stability().label()).append(" | ")
-                    .append(fmt(r.medianTtft(), 3)).append(" s | ").append(fmt(r.medianWatts(), 1)).append(" | ")
+                    .append(Double.isNaN(r.cv()) ? "n/a" : fmt(Math.abs(r.cv()) * 100, 1) + " %").append(" | ").append(r.stability().label()).append(" | ")
+                    .append(Double.isNaN(r.medianTtft()) ? "n/a" : fmt(r.medianTtft(), 3) + " s").append(" | ").append(fmt(r.medianWatts(), 1)).append(" | ")
                     .append(fmt(r.tpsPerWatt(), 2)).append(" | ").append(Double.isNaN(r.drift()) ? "no" : "yes")
                     .append(" | ").append(g == null || Double.isNaN(g.change()) ? "n/a"
-                            : String.format(Locale.ROOT, "%+.1f %%%s", g.change() * 100, g.regressed() ? " REGRESSION" : ""))
+                            : signedPercent(g.change()) + (g.regressed() ? " REGRESSION" : ""))
                     .append(" |\n");
         }
         for (int i = 0; i < results.size(); i++) {

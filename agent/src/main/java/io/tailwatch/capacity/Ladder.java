@@ -30,6 +30,10 @@ public final class Ladder {
         default void warmup(ProbeResult r) {
         }
 
+        /** A step starts: {@code planned} requests at {@code concurrency}. */
+        default void level(int concurrency, int planned) {
+        }
+
         default void request(int concurrency, ProbeResult r) {
         }
 
@@ -200,6 +204,7 @@ public final class Ladder {
             return t;
         });
         Instant levelStart = clock.instant();
+        listener.level(concurrency, planned);
         synchronized (lock) {
             running = new LevelResult(concurrency, planned, List.of(), false, levelStart, null, before, null, null);
         }

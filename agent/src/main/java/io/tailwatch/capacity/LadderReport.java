@@ -48,7 +48,7 @@ public final class LadderReport {
         ReportFiles.writeAtomically(dir.resolve(REQUESTS), requestsCsv(r));
         ReportFiles.writeAtomically(dir.resolve(SUMMARY), Json.write(summary(r, meta, gate, verdict)) + "\n");
         ReportFiles.writeAtomically(dir.resolve(REPORT), markdown(r, meta, gate, verdict));
-        LadderChart.write(dir.resolve(CHART), r, "Concurrency ladder" + (meta.model() == null ? "" : ": " + meta.model()));
+        LadderChart.write(dir.resolve(CHART), r, meta);
     }
 
     static String requestsCsv(LadderResult r) {

@@ -83,6 +83,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Also write bench.json and bench.md to DIR.")
     Path out;
 
+    @Option(names = "--quiet", description = "No progress on stderr (a bar on a terminal, plain lines otherwise).")
+    boolean quiet;
+
     @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
     Path historyDb;
 
@@ -143,6 +146,8 @@ public final class BenchCommand implements Callable<Integer> {
             // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
             CountDownLatch stop = new CountDownLatch(1);
             Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> stop.await(d.toMillis(), TimeUnit.MILLISECONDS));
+            Progress progress = Progress.forStderr(quiet);
+            bench.listener(listener(progress));
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-bench-interrupt", () -> {
                 bench.cancel();
@@ -155,6 +160,8 @@ public final class BenchCommand implements Callable<Integer> {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return CapacitySupport.EXIT_INTERRUPTED;
+                } finally {
+                    progress.close();
                 }
                 boolean interrupted = bench.cancelled();
                 report(results, metas, interrupted);
@@ -178,6 +185,47 @@ public final class BenchCommand implements Callable<Integer> {
         } finally {
             clients.forEach(EngineClient::close);
         }
+    }
+
+    /** Feeds the progress display: per engine the warm-up and each run, with the last decode rate and failures. */
+    static Bench.Listener listener(Progress progress) {
+        return new Bench.Listener() {
+            private int failed;
+            private final List<Double> rates = new ArrayList<>();
+
+            @Override
+            public void engine(Bench.Target t, int requests) {
+                failed = 0;
+                rates.clear();
+                progress.begin("bench " + t.engine(), requests);
+                progress.update(0, "warm-up");
+            }
+
+            @Override
+            public void request(Bench.Target t, int done, io.tailwatch.probe.ProbeResult r, Bench.Run run) {
+                if (run == null) {
+                    progress.update(done, r.success() ? "warm-up done" : "warm-up failed: " + r.errorType());
+                    return;
+                }
+                Double rate = Bench.decodeRate(r);
+                if (run.discarded()) {
+                    failed++;
+                } else if (rate != null) {
+                    rates.add(rate);
+                }
+                String figures = String.format(java.util.Locale.ROOT, "run %d: %s, median %s tok/s, %d failed",
+                        run.index(), run.discarded() ? (r.success() ? "discarded" : r.errorType())
+                                : String.format(java.util.Locale.ROOT, "%.1f tok/s", rate),
+                        rates.isEmpty() ? "n/a" : String.format(java.util.Locale.ROOT, "%.1f",
+                                Stats.median(Stats.toArray(rates))), failed);
+                progress.update(done, figures);
+            }
+
+            @Override
+            public void coolDown(Bench.Target next) {
+                progress.line("cooling down before " + next.engine() + " ...");
+            }
+        };
     }
 
     /**

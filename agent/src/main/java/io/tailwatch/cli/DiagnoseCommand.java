@@ -25,6 +25,24 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the ranked causes as JSON.")
     boolean json;
 
+    /** Per engine, the error classes of the failed last probes of its scenarios (from /api/v1/status). */
+    static java.util.Map<String, List<String>> recentFailures(JsonNode status) {
+        java.util.Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+        for (JsonNode e : status.path("engines")) {
+            List<String> types = new java.util.ArrayList<>();
+            for (JsonNode sc : e.path("scenarios")) {
+                JsonNode last = sc.path("last");
+                if (last.isObject() && !last.path("success").asBoolean(true) && last.path("error_type").isTextual()) {
+                    types.add(last.path("error_type").asText());
+                }
+            }
+            if (!types.isEmpty() && e.path("name").isTextual()) {
+                out.put(e.path("name").asText(), types);
+            }
+        }
+        return out;
+    }
+
     @Override
     public Integer call() {
         AgentClient client = agent.client();
@@ -38,7 +56,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
                 System.err.println("--engine: the agent reports no engine named '" + engine + "'");
                 return TailwatchCommand.EXIT_CONFIG;
             }
-            List<Diagnosis.Cause> causes = Diagnosis.rank(s, engine);
+            List<Diagnosis.Cause> causes = Diagnosis.rank(s, engine, recentFailures(status));
             if (json) {
                 System.out.println(Json.write(java.util.Map.of("causes", causes)));
                 return TailwatchCommand.EXIT_OK;

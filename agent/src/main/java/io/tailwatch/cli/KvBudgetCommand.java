@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.config.Config;
 import io.tailwatch.config.Units;
 import io.tailwatch.daemon.Json;
+import io.tailwatch.kv.HfCheckpoint;
 import io.tailwatch.kv.KvCacheMath;
 import io.tailwatch.kv.ModelShape;
 import io.tailwatch.probe.EngineClients;
 import io.tailwatch.probe.HttpTransport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,8 +23,11 @@ import picocli.CommandLine.Option;
 /** tailwatch kv-budget: KV-cache bytes per token, per context length, and the safe --max-kv-size. */
 @Command(name = "kv-budget", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
         "KV-cache bytes per token, per context, and a safe --max-kv-size.",
-        "KV-cache memory arithmetic from an explicit architecture (--layers --kv-heads --head-dim) or from a",
-        "model served by Ollama (--url/--engine with --model, read from /api/show).",
+        "KV-cache memory arithmetic from an explicit architecture (--layers --kv-heads --head-dim), from a",
+        "Hugging Face checkpoint as MLX engines load it (--model DIR or --model ORG/NAME in the local Hugging Face",
+        "cache: config.json and the safetensors files), or from a model served by Ollama (--url/--engine with --model,",
+        "read from /api/show). Sliding-window layers (Gemma 2/3, Mistral) keep only their window: such figures are",
+        "marked as estimates. Host memory is read from this host when --memory is not given.",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",
         "safe max tokens = floor((memory - os reserve - weights - runtime) x safety / bytes per token)."})
 public final class KvBudgetCommand implements Callable<Integer> {
@@ -50,16 +55,18 @@ public final class KvBudgetCommand implements Callable<Integer> {
     @Option(names = "--engine", paramLabel = "NAME", description = "Ollama engine from the config to read the architecture from.")
     String engine;
 
-    @Option(names = "--model", paramLabel = "M", description = "Model to look up with /api/show.")
+    @Option(names = "--model", paramLabel = "PATH_OR_ID", description = "Checkpoint directory or Hugging Face model id "
+            + "(ORG/NAME, looked up in $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); with --url/--engine the "
+            + "Ollama model to look up with /api/show.")
     String model;
 
     @Option(names = "--context", paramLabel = "N,N,...", defaultValue = "4096,32768,131072", description = "Context lengths to size (default: ${DEFAULT-VALUE}).")
     String context;
 
-    @Option(names = "--memory", paramLabel = "SIZE", description = "Total memory of the host, e.g. 192GiB.")
+    @Option(names = "--memory", paramLabel = "SIZE", description = "Total memory of the host, e.g. 192GiB (default: read from this host).")
     String memory;
 
-    @Option(names = "--weights", paramLabel = "SIZE", description = "Model weights in memory, e.g. 10GiB.")
+    @Option(names = "--weights", paramLabel = "SIZE", description = "Model weights in memory, e.g. 10GiB (default for a checkpoint: its safetensors files).")
     String weights;
 
     @Option(names = "--os-reserve", paramLabel = "SIZE", defaultValue = "10GiB", description = "Memory kept for the OS (default: ${DEFAULT-VALUE}).")
@@ -71,50 +78,117 @@ public final class KvBudgetCommand implements Callable<Integer> {
     @Option(names = "--safety", paramLabel = "X", defaultValue = "0.8", description = "Safety factor in (0, 1] (default: ${DEFAULT-VALUE}).")
     double safety;
 
+    /** Where HF_HUB_CACHE / HF_HOME come from (tests set their own). */
+    Map<String, String> env = System.getenv();
+
     @Option(names = "--json", description = "Print JSON: bytes_per_token, contexts[] {tokens, bytes}, safe_max_tokens.")
     boolean json;
+
+    /** What is sized: per-layer bytes per token and each layer's window (0 = whole context). */
+    record Sizing(String description, long layerBytesPerToken, List<Integer> windows, List<Integer> noCache,
+                  boolean estimate, String estimateNote) {
+        long bytesPerToken() {
+            return KvCacheMath.windowedContextBytes(1, layerBytesPerToken, windows, noCache);
+        }
+
+        /** Per token beyond every window: the full-attention layers only. */
+        long bytesPerTokenBeyondWindows() {
+            long n = 0;
+            for (int i = 0; i < windows.size(); i++) {
+                n += windows.get(i) == 0 && !noCache.contains(i) ? 1 : 0;
+            }
+            return n * layerBytesPerToken;
+        }
+
+        long contextBytes(long tokens) {
+            return KvCacheMath.windowedContextBytes(tokens, layerBytesPerToken, windows, noCache);
+        }
+
+        /** Every layer caching the whole context: the upper bound for an engine that ignores the windows. */
+        long contextBytesUpperBound(long tokens) {
+            return Math.multiplyExact(tokens, bytesPerToken());
+        }
+    }
 
     @Override
     public Integer call() {
         double bpe;
-        long perToken;
-        String source;
+        Sizing sizing;
         List<Long> contexts;
+        Long memoryBytes = null;
+        String memorySource = null;
+        Long weightsBytes = null;
+        String weightsSource = null;
         Long safeMax = null;
+        boolean unlimited = false;
+        Long modelContext = null;
         try {
             if (bytesPerElement != null && cacheType != null) {
                 throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
             }
-            bpe = bytesPerElement != null ? bytesPerElement : KvCacheMath.bytesPerElement(cacheType == null ? "f16" : cacheType);
             contexts = CapacitySupport.parseCounts("--context", context);
             boolean explicit = layers != null || kvHeads != null || headDim != null;
             boolean remote = url != null || engine != null;
-            if (explicit == remote) {
-                throw new IllegalArgumentException("give either --layers, --kv-heads and --head-dim, or --url/--engine with --model");
+            boolean checkpoint = !explicit && !remote && model != null;
+            if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
+                throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
+                        + "(a Hugging Face checkpoint); or --url/--engine with --model (Ollama)");
             }
+            Double configBytes = null;
+            HfCheckpoint ckpt = null;
+            if (checkpoint) {
+                ckpt = HfCheckpoint.read(HfCheckpoint.locate(model, env));
+                configBytes = ckpt.dtypeBytes();
+            }
+            bpe = bytesPerElement != null ? bytesPerElement
+                    : cacheType != null ? KvCacheMath.bytesPerElement(cacheType)
+                    : configBytes != null ? configBytes : KvCacheMath.bytesPerElement("f16");
+            String bpeSource = bytesPerElement != null || cacheType != null ? "" : configBytes != null ? " (" + ckpt.dtype() + ")" : "";
             if (explicit) {
                 if (layers == null || kvHeads == null || headDim == null) {
                     throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
                 }
-                perToken = KvCacheMath.bytesPerToken(layers, kvHeads, headDim, bpe);
-                source = String.format(Locale.ROOT, "%d layers x %d KV heads x head dim %d x 2 (K and V) x %s B",
-                        layers, kvHeads, headDim, trim(bpe));
+                long perLayer = KvCacheMath.bytesPerToken(1, kvHeads, headDim, bpe);
+                sizing = new Sizing(String.format(Locale.ROOT, "%d layers x %d KV heads x head dim %d x 2 (K and V) x %s B",
+                        layers, kvHeads, headDim, trim(bpe)), perLayer, java.util.Collections.nCopies(layers, 0), List.of(),
+                        false, null);
+            } else if (checkpoint) {
+                sizing = sizing(ckpt, bpe, bpeSource);
+                modelContext = ckpt.contextLength();
+                if (ckpt.weightsBytes() != null) {
+                    weightsBytes = ckpt.weightsBytes();
+                    weightsSource = "the checkpoint's safetensors files";
+                }
             } else {
                 ModelShape shape = shapeFromOllama();
-                perToken = KvCacheMath.bytesPerToken(shape.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
+                long perToken = KvCacheMath.bytesPerToken(shape.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
                         shape.keyLength(), shape.valueLength(), bpe);
                 boolean uniform = shape.kvHeadsPerLayer().stream().distinct().count() == 1;
-                source = String.format(Locale.ROOT, "%s (%s): %d layers, KV heads %s, key %d + value %d, %s B per element",
+                sizing = new Sizing(String.format(Locale.ROOT, "%s (%s): %d layers, KV heads %s, key %d + value %d, %s B per element",
                         model, shape.architecture(), shape.layers(),
                         uniform ? String.valueOf(shape.kvHeadsPerLayer().get(0)) : shape.kvHeadsPerLayer().toString(),
-                        shape.keyLength(), shape.valueLength(), trim(bpe));
+                        shape.keyLength(), shape.valueLength(), trim(bpe)), perToken, List.of(0), List.of(), false, null);
             }
-            if (memory != null || weights != null) {
-                if (memory == null || weights == null) {
-                    throw new IllegalArgumentException("--memory and --weights go together");
+            if (weights != null) {
+                weightsBytes = bytes("--weights", weights);
+                weightsSource = null;
+            }
+            if (memory != null) {
+                memoryBytes = bytes("--memory", memory);
+            } else {
+                Double total = hostMemory();
+                if (total != null) {
+                    memoryBytes = total.longValue();
+                    memorySource = "this host";
                 }
-                safeMax = KvCacheMath.safeMaxTokens(bytes("--memory", memory), bytes("--weights", weights),
-                        bytes("--os-reserve", osReserve), bytes("--runtime", runtime), safety, perToken);
+            }
+            if (memoryBytes != null && weightsBytes != null) {
+                long budget = KvCacheMath.budgetBytes(memoryBytes, weightsBytes, bytes("--os-reserve", osReserve),
+                        bytes("--runtime", runtime), safety);
+                long max = KvCacheMath.windowedSafeMaxTokens(budget, sizing.layerBytesPerToken(), sizing.windows(),
+                        sizing.noCache());
+                unlimited = max < 0;
+                safeMax = unlimited ? null : max;
             }
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
@@ -125,36 +199,127 @@ public final class KvBudgetCommand implements Callable<Integer> {
         }
         if (json) {
             ObjectNode root = Json.MAPPER.createObjectNode();
-            root.put("bytes_per_token", perToken);
+            root.put("bytes_per_token", sizing.bytesPerToken());
+            root.put("bytes_per_token_beyond_windows", sizing.bytesPerTokenBeyondWindows());
+            root.put("estimate", sizing.estimate());
             ArrayNode arr = root.putArray("contexts");
             for (long t : contexts) {
                 ObjectNode c = arr.addObject();
                 c.put("tokens", t);
-                c.put("bytes", KvCacheMath.contextBytes(t, perToken));
+                c.put("bytes", sizing.contextBytes(t));
+                if (sizing.estimate()) {
+                    c.put("bytes_if_every_layer_keeps_all", sizing.contextBytesUpperBound(t));
+                }
             }
             if (safeMax == null) {
                 root.putNull("safe_max_tokens");
             } else {
                 root.put("safe_max_tokens", safeMax);
             }
+            root.put("kv_cache_stops_growing", unlimited);
+            putOrNull(root, "model_context_length", modelContext);
+            putOrNull(root, "memory_bytes", memoryBytes);
+            putOrNull(root, "weights_bytes", weightsBytes);
+            root.put("architecture", sizing.description());
             System.out.println(Json.write(root));
             return TailwatchCommand.EXIT_OK;
         }
-        System.out.println("architecture: " + source);
-        System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s)%n", perToken, Units.formatBytes(perToken));
-        for (long t : contexts) {
-            long b = KvCacheMath.contextBytes(t, perToken);
-            System.out.printf(Locale.ROOT, "  %9d tokens: %s%n", t, Units.formatBytes(b));
+        System.out.println("architecture: " + sizing.description());
+        if (sizing.bytesPerTokenBeyondWindows() == sizing.bytesPerToken()) {
+            System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s)%n", sizing.bytesPerToken(),
+                    Units.formatBytes(sizing.bytesPerToken()));
+        } else {
+            System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s) within the window, %d (%s) beyond it "
+                            + "(full-attention layers only)%n", sizing.bytesPerToken(), Units.formatBytes(sizing.bytesPerToken()),
+                    sizing.bytesPerTokenBeyondWindows(), Units.formatBytes(sizing.bytesPerTokenBeyondWindows()));
         }
-        if (safeMax != null) {
-            System.out.printf(Locale.ROOT, "safe max KV tokens: %d = floor((%s - %s OS - %s weights - %s runtime) x %s / %d B)%n",
-                    safeMax, memory, osReserve, weights, runtime, trim(safety), perToken);
-            System.out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
-            for (long t : contexts) {
-                System.out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
-            }
+        for (long t : contexts) {
+            long b = sizing.contextBytes(t);
+            String upper = sizing.estimate() && sizing.contextBytesUpperBound(t) != b
+                    ? "  (every layer in full: " + Units.formatBytes(sizing.contextBytesUpperBound(t)) + ")" : "";
+            System.out.printf(Locale.ROOT, "  %9d tokens: %s%s%n", t, Units.formatBytes(b), upper);
+        }
+        if (sizing.estimate()) {
+            System.out.println("estimate: " + sizing.estimateNote());
+        }
+        if (memoryBytes == null || weightsBytes == null) {
+            System.out.println("no safe maximum: " + (memoryBytes == null ? "this host's memory is unknown; give --memory SIZE"
+                    : "the weights' size is unknown; give --weights SIZE"));
+            return TailwatchCommand.EXIT_OK;
+        }
+        String mem = memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")";
+        String w = weights != null ? weights : Units.formatBytes(weightsBytes) + " (" + weightsSource + ")";
+        if (unlimited) {
+            System.out.printf(Locale.ROOT, "every layer keeps a window that fits in (%s - %s OS - %s weights - %s runtime) x %s: "
+                    + "the KV cache stops growing, no context length is limited by it%n", mem, osReserve, w, runtime, trim(safety));
+            return TailwatchCommand.EXIT_OK;
+        }
+        System.out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
+                safeMax, mem, osReserve, w, runtime, trim(safety));
+        System.out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
+        if (modelContext != null && safeMax > modelContext) {
+            System.out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: max_position_embeddings)%n",
+                    modelContext);
+        }
+        for (long t : contexts) {
+            System.out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
         }
         return TailwatchCommand.EXIT_OK;
+    }
+
+    /** The checkpoint's layers, windows and a sentence saying what the estimate assumes. */
+    static Sizing sizing(HfCheckpoint c, double bpe, String bpeSource) {
+        long perLayer = KvCacheMath.bytesPerToken(1, c.kvHeads(), c.headDim(), bpe);
+        int sliding = c.slidingLayers();
+        String layersText = c.layers() + " layers";
+        List<String> kinds = new ArrayList<>();
+        if (sliding > 0) {
+            int w = c.windows().stream().filter(x -> x > 0).findFirst().orElse(0);
+            kinds.add(sliding + " with a " + w + "-token sliding window");
+            kinds.add(c.fullLayers() + " full");
+        }
+        if (!c.otherLayers().isEmpty()) {
+            kinds.add(c.otherLayers().size() + " without a growing KV cache");
+        }
+        if (!kinds.isEmpty()) {
+            layersText += " (" + String.join(", ", kinds) + ")";
+        }
+        String desc = String.format(Locale.ROOT, "%s%s: %s x %d KV heads x head dim %d x 2 (K and V) x %s B%s%s",
+                c.modelType() == null ? "model" : c.modelType(), " from " + c.source(), layersText, c.kvHeads(), c.headDim(),
+                trim(bpe), bpeSource, c.quantization() == null ? "" : "; weights quantized " + c.quantization());
+        String note = null;
+        if (c.mixed()) {
+            List<String> parts = new ArrayList<>();
+            if (sliding > 0) {
+                parts.add(sliding + " of " + c.layers() + " layers keep only a sliding window; the figures assume the engine caches "
+                        + "just that window for them (mlx_lm's rotating cache and llama.cpp's SWA cache do; an engine that "
+                        + "caches every layer in full needs the larger figure shown beside each context)");
+            }
+            if (!c.otherLayers().isEmpty()) {
+                parts.add("layers " + c.otherLayers() + " are not attention layers and are counted as keeping no per-token cache");
+            }
+            note = String.join("; ", parts);
+        }
+        return new Sizing(desc, perLayer, c.windows(), c.otherLayers(), c.mixed(), note);
+    }
+
+    /** Total memory as this agent reads it (the same samplers as the daemon); null when unknown. */
+    private Double hostMemory() {
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            throw new IllegalArgumentException("config problems (see above)");
+        }
+        try (HostReader host = new HostReader(cfg, null)) {
+            return host.read().memoryTotalBytes();
+        }
+    }
+
+    private static void putOrNull(ObjectNode o, String key, Long v) {
+        if (v == null) {
+            o.putNull(key);
+        } else {
+            o.put(key, v);
+        }
     }
 
     private ModelShape shapeFromOllama() throws RemoteFailure {

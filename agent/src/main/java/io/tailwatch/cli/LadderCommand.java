@@ -101,15 +101,22 @@ public final class LadderCommand implements Callable<Integer> {
     @Option(names = "--continue", description = "Keep climbing after a stop rule trips (every trip is still reported).")
     boolean continueAfterStop;
 
+    @Option(names = "--quiet", description = "No progress on stderr (a bar on a terminal, plain lines otherwise).")
+    boolean quiet;
+
     @Option(names = "--history-db", paramLabel = "FILE", description = "History database (default: the user data directory).")
     Path historyDb;
 
-    @Option(names = "--no-history", description = "Store nothing: neither the local history nor the alert rules' baseline.")
+    @Option(names = "--no-history", description = "Keep nothing in the local history (the alert baseline is saved only with --save-baseline).")
     boolean noHistory;
 
     @Option(names = "--scenario", paramLabel = "NAME", defaultValue = "interactive",
-            description = "Probe scenario whose alert baseline the concurrency-1 p95 becomes (default: ${DEFAULT-VALUE}).")
+            description = "Probe scenario whose alert baseline the concurrency-1 p95 becomes with --save-baseline (default: ${DEFAULT-VALUE}).")
     String scenario;
+
+    @Option(names = "--save-baseline", description = "Store the clean concurrency-1 p95 as the alert baseline of --engine's "
+            + "--scenario (a configured engine only, and only when --prompt-tokens and --max-tokens match that scenario's).")
+    boolean saveBaseline;
 
     @Override
     public Integer call() {
@@ -176,26 +183,63 @@ public final class LadderCommand implements Callable<Integer> {
             io.tailwatch.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
-            System.err.printf(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s%n", target.name(),
-                    io.tailwatch.config.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(), dir.toAbsolutePath());
+            Progress progress = Progress.forStderr(quiet);
+            progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
+                    io.tailwatch.config.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
+                    dir.toAbsolutePath()));
             LadderResult result;
             try {
                 result = ladder.run(pre, new Ladder.Listener() {
+                    private final List<Double> latencies = new ArrayList<>();
+                    private int done;
+                    private int errors;
+
                     @Override
                     public void warmup(ProbeResult r) {
-                        System.err.printf(Locale.ROOT, "warm-up: %s%n", r.success()
-                                ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")");
+                        progress.line(String.format(Locale.ROOT, "warm-up: %s", r.success()
+                                ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")"));
                     }
 
                     @Override
-                    public void step(LadderResult progress) {
-                        LevelResult l = progress.levels().get(progress.levels().size() - 1);
-                        System.err.println(stepLine(l));
-                        write(dir, progress, meta.withTimes(progress.start(), progress.end()), parsedGate);
+                    public void level(int concurrency, int planned) {
+                        synchronized (latencies) {
+                            latencies.clear();
+                            done = 0;
+                            errors = 0;
+                        }
+                        progress.begin("level " + concurrency, planned);
+                    }
+
+                    @Override
+                    public void request(int concurrency, ProbeResult r) {
+                        String figures;
+                        int n;
+                        synchronized (latencies) {
+                            n = ++done;
+                            if (r.success()) {
+                                latencies.add(r.e2eSeconds());
+                            } else {
+                                errors++;
+                            }
+                            double p95 = io.tailwatch.stats.Stats.percentile(
+                                    io.tailwatch.stats.Stats.toArray(latencies), 95);
+                            figures = String.format(Locale.ROOT, "p95 %s s, %d error%s", f(p95), errors,
+                                    errors == 1 ? "" : "s");
+                        }
+                        progress.update(n, figures);
+                    }
+
+                    @Override
+                    public void step(LadderResult snapshot) {
+                        LevelResult l = snapshot.levels().get(snapshot.levels().size() - 1);
+                        progress.line(stepLine(l));
+                        write(dir, snapshot, meta.withTimes(snapshot.start(), snapshot.end()), parsedGate);
                     }
                 });
+                progress.close();
                 write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate);
             } finally {
+                progress.close();
                 written.countDown();
             }
             if (result.interrupted()) {
@@ -207,6 +251,8 @@ public final class LadderCommand implements Callable<Integer> {
             printSummary(result, verdict, dir);
             if (!noHistory) {
                 CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), historyRecords(target, m, result, dir));
+            }
+            if (saveBaseline) {
                 handBaseline(cfg, target, m, result);
             }
             if (result.warmup() != null && !result.warmup().success() && result.levels().stream()
@@ -223,34 +269,59 @@ public final class LadderCommand implements Callable<Integer> {
     }
 
     /**
-     * Gives the clean concurrency-1 step's p95 to the alert rules' baseline store (the daemon picks
-     * the file up), for this engine, model and --scenario. Says so when the scenario's request shape
-     * differs from the ladder's, since the baseline then describes a different request.
+     * With --save-baseline: gives the clean concurrency-1 step's p95 to the alert rules' baseline store
+     * (the daemon picks the file up), for this engine, model and --scenario, and says what it replaced.
+     * Refused, with the reason, for an engine that is not in the config (the daemon would never match its
+     * name) and when the ladder's request shape differs from the scenario's (the baseline would describe
+     * another request).
      */
     private void handBaseline(Config cfg, EngineTarget target, String m, LadderResult r) {
+        String why = baselineRefusal(cfg, target, m, r);
+        if (why != null) {
+            System.err.println("baseline not saved: " + why);
+            return;
+        }
+        LevelResult l = cleanFirstStep(r);
+        io.tailwatch.rules.BaselineStore store = io.tailwatch.rules.BaselineStore.open(cfg.alerts().baselineFile());
+        io.tailwatch.rules.BaselineStore.Entry old = store.get(target.name(), m, scenario);
+        store.put(target.name(), m, scenario, l.e2e().p95());
+        System.err.printf(Locale.ROOT, "baseline p95 %.2f s saved for %s / %s / %s in %s%s%n", l.e2e().p95(), target.name(), m,
+                scenario, store.file(), old == null ? " (there was none)" : String.format(Locale.ROOT,
+                        "; it replaces %.2f s (%s, %s)", old.p95Seconds(), old.source(), old.measuredAt()));
+    }
+
+    /** Why the ladder's level-1 p95 must not become the baseline; null when it may. */
+    String baselineRefusal(Config cfg, EngineTarget target, String m, LadderResult r) {
+        if (!target.configured()) {
+            return "--url names an engine the agent does not watch; use --engine NAME from the config";
+        }
         if (m == null) {
-            return;
+            return "the model is unknown (give --model)";
         }
+        io.tailwatch.config.EngineConfig e = cfg.engine(target.name());
+        io.tailwatch.config.EngineConfig.Scenario sc = e.scenarios().stream().filter(x -> x.name().equals(scenario))
+                .findFirst().orElse(null);
+        if (sc == null) {
+            return "engine " + target.name() + " has no scenario " + scenario;
+        }
+        if (sc.promptTokens() != promptTokens || sc.maxTokens() != maxTokens) {
+            return String.format(Locale.ROOT, "scenario %s probes with %d prompt / %d max tokens, this ladder used %d / %d "
+                    + "(run it with --prompt-tokens %d --max-tokens %d)", scenario, sc.promptTokens(), sc.maxTokens(),
+                    promptTokens, maxTokens, sc.promptTokens(), sc.maxTokens());
+        }
+        if (cleanFirstStep(r) == null) {
+            return "no clean, complete concurrency-1 step (every request successful) to take it from";
+        }
+        return null;
+    }
+
+    private static LevelResult cleanFirstStep(LadderResult r) {
         for (LevelResult l : r.levels()) {
-            if (l.concurrency() != 1 || !l.complete() || l.errors() > 0 || Double.isNaN(l.e2e().p95())) {
-                continue;
+            if (l.concurrency() == 1 && l.complete() && l.errors() == 0 && !Double.isNaN(l.e2e().p95())) {
+                return l;
             }
-            if (target.configured()) {
-                io.tailwatch.config.EngineConfig e = cfg.engine(target.name());
-                for (io.tailwatch.config.EngineConfig.Scenario sc : e.scenarios()) {
-                    if (sc.name().equals(scenario) && (sc.promptTokens() != promptTokens || sc.maxTokens() != maxTokens)) {
-                        System.err.printf(Locale.ROOT, "note: scenario %s probes with %d prompt / %d max tokens, the ladder "
-                                + "used %d / %d; its baseline now comes from the ladder's request shape%n", scenario,
-                                sc.promptTokens(), sc.maxTokens(), promptTokens, maxTokens);
-                    }
-                }
-            }
-            io.tailwatch.rules.BaselineStore store = io.tailwatch.rules.BaselineStore.open(cfg.alerts().baselineFile());
-            store.put(target.name(), m, scenario, l.e2e().p95());
-            System.err.printf(Locale.ROOT, "baseline p95 %.2f s stored for %s / %s / %s in %s%n", l.e2e().p95(),
-                    target.name(), m, scenario, store.file());
-            return;
         }
+        return null;
     }
 
     private static LadderOptions withModel(LadderOptions o, String m) {
@@ -268,8 +339,9 @@ public final class LadderCommand implements Callable<Integer> {
     }
 
     static String stepLine(LevelResult l) {
-        return String.format(Locale.ROOT, "concurrency %d: %d/%d requests, %d errors, p50 %s s, p95 %s s, p99 %s s, "
+        return String.format(Locale.ROOT, "concurrency %d: %d/%d requests, %d error%s, p50 %s s, p95 %s s, p99 %s s, "
                         + "TTFT p95 %s s, %s output tok/s", l.concurrency(), l.requests(), l.planned(), l.errors(),
+                l.errors() == 1 ? "" : "s",
                 f(l.e2e().p50()), f(l.e2e().p95()), f(l.e2e().p99()), f(l.ttft().p95()), f1(l.outputTokensPerSecond()));
     }
 

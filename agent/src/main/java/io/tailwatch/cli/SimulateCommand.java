@@ -48,6 +48,10 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Model load time: ollama on the first request, openai at start with /health 503 meanwhile (default: ${DEFAULT-VALUE}).")
     Duration loadTime;
 
+    @Option(names = "--flavor", paramLabel = "NAME", description = "With --api openai: whose identity endpoints to answer: "
+            + "mlx_lm (default), llamacpp (/props), lmstudio (/api/v0/models) or vllm (/version), as tailwatch detect sees them.")
+    String flavor;
+
     @Option(names = "--seed", paramLabel = "N", description = "Random seed for errors and stalls (default: time based).")
     Long seed;
 
@@ -70,7 +74,11 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         EngineSimulator sim;
         try {
-            sim = EngineSimulator.start(api, hp.host(), hp.port(), o);
+            sim = EngineSimulator.start(api, flavor != null ? flavor : "ollama".equals(api) ? "ollama" : "mlx_lm", hp.host(),
+                    hp.port(), o);
+        } catch (IllegalArgumentException e) {
+            System.err.println("--flavor: " + e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
         } catch (IOException e) {
             System.err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;

@@ -1,6 +1,7 @@
 package io.tailwatch.cli;
 
 import io.tailwatch.daemon.ResourceInfo;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -23,6 +24,7 @@ import picocli.CommandLine.Command;
                 BenchCommand.class,
                 HistoryCommand.class,
                 KvBudgetCommand.class,
+                DetectCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class TailwatchCommand implements Runnable {
@@ -40,12 +42,65 @@ public final class TailwatchCommand implements Runnable {
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TailwatchCommand());
+        uniform(cl);
+        // Wrap help at the terminal's width (80 columns when it cannot be told), at word boundaries.
+        cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println(ex.getMessage());
             ex.getCommandLine().usage(ex.getCommandLine().getErr());
             return EXIT_CONFIG;
         });
         return cl;
+    }
+
+    /**
+     * Every command and subcommand answers --help/-h (and -V) with exit 0; hand-wrapped description lines
+     * become one paragraph that picocli wraps at the terminal width; command lists show each command's whole
+     * first sentence.
+     */
+    static void uniform(CommandLine c) {
+        CommandLine.Model.CommandSpec spec = c.getCommandSpec();
+        if (!spec.optionsMap().containsKey("--help")) {
+            spec.mixinStandardHelpOptions(true);
+        }
+        if (spec.versionProvider() == null) {
+            spec.versionProvider(new Version());
+        }
+        String[] d = spec.usageMessage().description();
+        if (d.length > 1) {
+            spec.usageMessage().description(String.join(" ", d).replaceAll("\\s+", " ").strip());
+        }
+        c.getHelpSectionMap().put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, TailwatchCommand::commandList);
+        for (CommandLine sub : c.getSubcommands().values()) {
+            uniform(sub);
+        }
+    }
+
+    /** The first sentence of a command's description: its one-line summary. */
+    static String summary(CommandLine.Model.CommandSpec spec) {
+        String[] h = spec.usageMessage().header();
+        String text = h.length > 0 ? String.join(" ", h) : String.join(" ", spec.usageMessage().description());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(.*?[.!?])\\s+(?=[A-Z(])").matcher(text.strip());
+        return m.find() ? m.group(1) : text.strip();
+    }
+
+    private static String commandList(CommandLine.Help help) {
+        Map<String, CommandLine.Help> subs = help.subcommands();
+        if (subs.isEmpty()) {
+            return "";
+        }
+        int nameWidth = 0;
+        for (String n : subs.keySet()) {
+            nameWidth = Math.max(nameWidth, n.length());
+        }
+        int width = help.commandSpec().usageMessage().width();
+        CommandLine.Help.TextTable t = CommandLine.Help.TextTable.forColumns(help.colorScheme(),
+                new CommandLine.Help.Column(nameWidth + 4, 2, CommandLine.Help.Column.Overflow.SPAN),
+                new CommandLine.Help.Column(Math.max(20, width - nameWidth - 4), 0, CommandLine.Help.Column.Overflow.WRAP));
+        for (Map.Entry<String, CommandLine.Help> e : subs.entrySet()) {
+            t.addRowValues(e.getKey(), summary(e.getValue().commandSpec()));
+        }
+        return t.toString();
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -14,7 +14,7 @@ import java.util.Map;
  * Without a file, the built-in defaults are exactly config/tailwatch.yaml (shipped in the jar).
  */
 public record Config(String source, ServerConfig server, HostConfig host, OtlpConfig otlp, List<EngineConfig> engines,
-                     RulesConfig rules, AlertsConfig alerts) {
+                     RulesConfig rules, AlertsConfig alerts, DiscoveryConfig discovery) {
 
     public static final String DEFAULT_RESOURCE = "/io/tailwatch/config/tailwatch.yaml";
 
@@ -32,12 +32,14 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         // Rules and alerts first: they say how many probes each scenario's window must hold.
         RulesConfig rules = RulesConfig.read(s.section("rules"));
         AlertsConfig alerts = AlertsConfig.read(s.section("alerts"));
-        List<EngineConfig> engines = EngineConfig.readAll(s, WindowRequirements.of(rules, alerts));
+        boolean auto = EngineConfig.isAuto(s);
+        List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s, WindowRequirements.of(rules, alerts));
+        DiscoveryConfig discovery = DiscoveryConfig.read(s.section("discovery"), auto);
         s.finish();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
-        return new Config(source, server, host, otlp, engines, rules, alerts);
+        return new Config(source, server, host, otlp, engines, rules, alerts, discovery);
     }
 
     public static Config load(Path file, Map<String, String> env) throws ConfigException, IOException {
@@ -60,6 +62,11 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         }
     }
 
+    /** {@code engines: auto}: the engines are found on this host's loopback ports (see {@link DiscoveryConfig}). */
+    public boolean autoEngines() {
+        return discovery != null && discovery.auto();
+    }
+
     public EngineConfig engine(String name) {
         for (EngineConfig e : engines) {
             if (e.name().equals(name)) {
@@ -70,11 +77,11 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
     }
 
     public Config withWebConfigFile(Path file) {
-        return new Config(source, server.withWebConfigFile(file), this.host, otlp, engines, rules, alerts);
+        return new Config(source, server.withWebConfigFile(file), this.host, otlp, engines, rules, alerts, discovery);
     }
 
     public Config withListen(String host, int port) {
         return new Config(source, new ServerConfig(host, port, server.authToken(), server.webConfigFile(),
-                server.allowedHosts()), this.host, otlp, engines, rules, alerts);
+                server.allowedHosts()), this.host, otlp, engines, rules, alerts, discovery);
     }
 }

@@ -94,6 +94,29 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + ", signals=" + signals + "]";
     }
 
+    /**
+     * The largest configuration the agent runs within its 24 MiB heap and a few percent of one core
+     * (docs/reliability.md): every engine costs a health check per interval, its inventory and signal
+     * series; every scenario a probe per interval and its histogram and window series.
+     */
+    public static final int MAX_ENGINES = 32;
+    public static final int MAX_SCENARIOS_PER_ENGINE = 8;
+    public static final int MAX_SCENARIOS = 64;
+
+    /** {@code engines: auto} (a scalar instead of a list); any other scalar is a problem named at its line. */
+    static boolean isAuto(Section root) {
+        if (!(root.node() instanceof ConfigNode.MapNode m) || m.entries().get("engines") == null
+                || !(m.entries().get("engines").value() instanceof ConfigNode.Scalar)) {
+            return false;
+        }
+        String v = root.string("engines", null);
+        if ("auto".equals(v)) {
+            return true;
+        }
+        root.problem("engines", "must be a list of engines, or auto (find them on this host's loopback ports), got '" + v + "'");
+        return true;
+    }
+
     static List<EngineConfig> readAll(Section root) {
         return readAll(root, WindowRequirements.defaults());
     }
@@ -102,6 +125,9 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         List<Section> list = root.sections("engines");
         if (list == null) {
             return List.of();
+        }
+        if (list.size() > MAX_ENGINES) {
+            root.problem("engines", list.size() + " engines, more than the " + MAX_ENGINES + " the agent supports");
         }
         List<EngineConfig> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -113,6 +139,11 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 }
                 out.add(e);
             }
+        }
+        int scenarios = out.stream().mapToInt(e -> e.scenarios().size()).sum();
+        if (scenarios > MAX_SCENARIOS) {
+            root.problem("engines", scenarios + " scenarios over all engines, more than the " + MAX_SCENARIOS
+                    + " the agent supports");
         }
         return out;
     }
@@ -161,6 +192,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
             scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
                     Duration.ofSeconds(30), Duration.ofSeconds(50), true, windows.defaultWindow(Duration.ofSeconds(60))));
         } else {
+            if (sc.size() > MAX_SCENARIOS_PER_ENGINE) {
+                s.problem("scenarios", sc.size() + " scenarios, more than the " + MAX_SCENARIOS_PER_ENGINE
+                        + " one engine may have");
+            }
             Set<String> names = new HashSet<>();
             for (Section x : sc) {
                 Scenario scenario = scenario(x, windows);

@@ -50,6 +50,7 @@ public final class Daemon implements AutoCloseable {
     private RuleEngine rules;
     private volatile WebhookSink webhook;
     private EngineMonitor engines;
+    private AutoEngines auto;
     private StatusHistory history;
 
     private final List<io.tailwatch.host.Sampler> samplers;
@@ -99,9 +100,16 @@ public final class Daemon implements AutoCloseable {
             }
         });
         engines.addProbeListener(signals::onProbe);
+        if (config.autoEngines()) {
+            auto = new AutoEngines(config.discovery(), engines, signals, clock,
+                    ports -> io.tailwatch.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
+            closeables.add(auto);
+            status.add(auto);
+        }
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
                 config.alerts().baselineMinSamples(), config.alerts().resolvedRetention(), config.alerts().runbookBaseUrl());
+        rules.exportBaselinesOf(() -> engines.watches().stream().map(w -> w.config().name()).toList());
         host.addListener(snap -> {
             // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
             WebhookSink w = webhook;
@@ -176,6 +184,9 @@ public final class Daemon implements AutoCloseable {
         host.start();
         engines.start();
         signals.start();
+        if (auto != null) {
+            auto.start();
+        }
         LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
                 io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
                 (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));

@@ -26,11 +26,16 @@ public final class EngineMonitor implements AutoCloseable {
     static final double JITTER = io.tailwatch.config.WindowRequirements.JITTER;
     static final Duration MAX_FIRST_DELAY = Duration.ofSeconds(5);
 
-    private final List<EngineWatch> watches = new ArrayList<>();
+    private final List<EngineWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final MetricHub hub;
+    private final Supplier<HostSnapshot> host;
+    private final Clock clock;
+    private final int windowMax;
     private final List<java.util.function.BiConsumer<String, io.tailwatch.probe.ProbeResult>> probeListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private ScheduledThreadPoolExecutor scheduler;
     private volatile boolean closed;
+    private boolean started;
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock) {
         this(engines, hub, host, clock, ProbeWindow.DEFAULT_MAX_SAMPLES);
@@ -38,6 +43,10 @@ public final class EngineMonitor implements AutoCloseable {
 
     public EngineMonitor(List<EngineConfig> engines, MetricHub hub, Supplier<HostSnapshot> host, Clock clock,
                          int windowMax) {
+        this.hub = hub;
+        this.host = host;
+        this.clock = clock;
+        this.windowMax = windowMax;
         for (EngineConfig e : engines) {
             watches.add(new EngineWatch(e, hub, host, clock, windowMax));
         }
@@ -56,31 +65,58 @@ public final class EngineMonitor implements AutoCloseable {
         return null;
     }
 
-    public EngineMonitor start() {
+    public synchronized EngineMonitor start() {
+        started = true;
         if (watches.isEmpty()) {
             return this;
         }
         LOG.info("watching {} engine(s): {}", watches.size(),
-                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " " + io.tailwatch.config.Redact.url(w.config().url()) + ")").toList());
-        scheduler = new ScheduledThreadPoolExecutor(Math.min(8, watches.size() + 1), r -> {
-            Thread t = new Thread(r, "tailwatch-engines");
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        // Threads beyond the one that waits for the next task end after a minute without work.
-        scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
-        scheduler.allowCoreThreadTimeOut(true);
+                watches.stream().map(w -> w.config().name() + " (" + w.config().api() + " "
+                        + io.tailwatch.config.Redact.url(w.config().url()) + ")").toList());
         for (EngineWatch w : watches) {
-            long h = w.config().healthInterval().toMillis();
-            scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),
-                    ThreadLocalRandom.current().nextLong(0, Math.min(h, 500) + 1), h, TimeUnit.MILLISECONDS);
-            for (EngineConfig.Scenario s : w.config().scenarios()) {
-                long first = Math.min(s.interval().toMillis(), MAX_FIRST_DELAY.toMillis());
-                scheduleProbe(w, s, ThreadLocalRandom.current().nextLong(first / 5, first + 1));
-            }
+            schedule(w);
         }
         return this;
+    }
+
+    /**
+     * Watches one more engine (found by discovery) from now on; false when one of that name is already
+     * watched. Safe from any thread, before or after {@link #start()}.
+     */
+    public synchronized boolean add(EngineConfig e) {
+        if (closed || watch(e.name()) != null) {
+            return false;
+        }
+        EngineWatch w = new EngineWatch(e, hub, host, clock, windowMax);
+        watches.add(w);
+        if (started) {
+            LOG.info("watching engine {} ({} {})", e.name(), e.api(), io.tailwatch.config.Redact.url(e.url()));
+            schedule(w);
+        }
+        return true;
+    }
+
+    private void schedule(EngineWatch w) {
+        if (scheduler == null) {
+            scheduler = new ScheduledThreadPoolExecutor(Math.min(8, watches.size() + 1), r -> {
+                Thread t = new Thread(r, "tailwatch-engines");
+                t.setDaemon(true);
+                return t;
+            });
+            scheduler.setRemoveOnCancelPolicy(true);
+            // Threads beyond the one that waits for the next task end after a minute without work.
+            scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
+            scheduler.allowCoreThreadTimeOut(true);
+        } else {
+            scheduler.setCorePoolSize(Math.min(8, watches.size() + 1));
+        }
+        long h = w.config().healthInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),
+                ThreadLocalRandom.current().nextLong(0, Math.min(h, 500) + 1), h, TimeUnit.MILLISECONDS);
+        for (EngineConfig.Scenario s : w.config().scenarios()) {
+            long first = Math.min(s.interval().toMillis(), MAX_FIRST_DELAY.toMillis());
+            scheduleProbe(w, s, ThreadLocalRandom.current().nextLong(first / 5, first + 1));
+        }
     }
 
     private void scheduleProbe(EngineWatch w, EngineConfig.Scenario s, long delayMillis) {
@@ -151,7 +187,7 @@ public final class EngineMonitor implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
         if (scheduler != null) {
             scheduler.shutdownNow();

@@ -224,6 +224,9 @@ public final class EngineWatch {
         base.put("gen_ai.operation.name", "chat");
         base.put("gen_ai.provider.name", provider());
         base.put(AttrKeys.MODEL, model);
+        if (r.responseModel() != null) {
+            base.put(AttrKeys.RESPONSE_MODEL, r.responseModel());
+        }
         base.put("server.address", config.url().getHost());
         base.put("server.port", Integer.toString(config.port()));
         Map<String, String> withError = new TreeMap<>(base);

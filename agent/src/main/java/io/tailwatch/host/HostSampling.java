@@ -43,8 +43,19 @@ public final class HostSampling implements AutoCloseable {
     /** Reads that missed their deadline and have not returned yet, by sampler name, with their start (nanos). */
     private final Map<String, Stuck> stuck = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** A read past its deadline; {@code returned} turns true when its thread comes back (a cancelled future is "done" at once). */
-    private record Stuck(java.util.concurrent.atomic.AtomicBoolean returned, long startedNanos) {
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int RETURNED = 2;
+    private static final int ABANDONED = 3;
+
+    /**
+     * A read past its deadline. {@code state} is RUNNING until its thread comes back (a cancelled
+     * future counts as "done" at once, so the future cannot tell).
+     */
+    private record Stuck(java.util.concurrent.atomic.AtomicInteger state, long startedNanos) {
+        boolean inFlight() {
+            return state.get() == RUNNING;
+        }
     }
 
     public HostSampling(List<Sampler> samplers, Duration interval, Duration timeout, MetricHub hub, Clock clock) {
@@ -100,7 +111,7 @@ public final class HostSampling implements AutoCloseable {
             List<Point> points = List.of();
             String error = null;
             Stuck pending = stuck.get(s.name());
-            if (pending != null && !pending.returned().get()) {
+            if (pending != null && pending.inFlight()) {
                 // At most one read in flight per sampler: a read blocked in the kernel (a hung mount,
                 // a FIFO) keeps its thread, and no second one is started until it returns.
                 long secs = TimeUnit.NANOSECONDS.toSeconds(start - pending.startedNanos());
@@ -116,12 +127,15 @@ public final class HostSampling implements AutoCloseable {
                 stuck.remove(s.name());
                 LOG.info("sampler {}: the stuck read returned; sampling again", s.name());
             }
-            java.util.concurrent.atomic.AtomicBoolean returned = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger(NEW);
             Future<List<Point>> f = worker.submit(() -> {
+                if (!state.compareAndSet(NEW, RUNNING)) {
+                    return List.of(); // abandoned before it started
+                }
                 try {
                     return s.sample();
                 } finally {
-                    returned.set(true);
+                    state.set(RETURNED);
                 }
             });
             try {
@@ -129,11 +143,13 @@ public final class HostSampling implements AutoCloseable {
             } catch (TimeoutException e) {
                 f.cancel(true);
                 error = "deadline of " + timeout.toMillis() + " ms exceeded";
-                // The blocked thread now belongs to this sampler until its read returns (it is not
-                // asked again meanwhile); later samplers get a fresh one.
-                stuck.put(s.name(), new Stuck(returned, start));
-                worker.shutdown();
-                worker = newWorker();
+                if (!state.compareAndSet(NEW, ABANDONED)) {
+                    // It started and may be blocked: its thread now belongs to this sampler until the read
+                    // returns; later samplers get a fresh one.
+                    stuck.put(s.name(), new Stuck(state, start));
+                    worker.shutdown();
+                    worker = newWorker();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 error = "interrupted";
@@ -150,7 +166,8 @@ public final class HostSampling implements AutoCloseable {
             hub.publish("host/" + s.name(), points);
             all.addAll(points);
             self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, error == null ? 1 : 0, AttrKeys.SAMPLER, s.name()));
-            self.add(Point.of(SelfMetrics.SAMPLER_STUCK, stuck.containsKey(s.name()) ? 1 : 0, AttrKeys.SAMPLER, s.name()));
+            Stuck now = stuck.get(s.name());
+            self.add(Point.of(SelfMetrics.SAMPLER_STUCK, now != null && now.inFlight() ? 1 : 0, AttrKeys.SAMPLER, s.name()));
             self.add(Point.of(SelfMetrics.SAMPLER_DURATION, took.toNanos() / 1e9, AttrKeys.SAMPLER, s.name()));
         }
         hub.publish("host/samplers", self);
@@ -173,7 +190,7 @@ public final class HostSampling implements AutoCloseable {
         Map<String, Duration> out = new java.util.TreeMap<>();
         long now = System.nanoTime();
         stuck.forEach((name, st) -> {
-            if (!st.returned().get()) {
+            if (st.inFlight()) {
                 out.put(name, Duration.ofNanos(now - st.startedNanos()));
             }
         });

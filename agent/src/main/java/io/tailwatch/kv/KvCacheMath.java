@@ -80,6 +80,71 @@ public final class KvCacheMath {
     }
 
     /**
+     * What memory leaves for the KV cache: {@code floor((memory - os - weights - runtime) x safety)}
+     * bytes, 0 when nothing is left.
+     */
+    public static long budgetBytes(long memoryBytes, long weightsBytes, long osReserveBytes, long runtimeBytes,
+                                   double safety) {
+        positive("memoryBytes", memoryBytes);
+        nonNegative("weightsBytes", weightsBytes);
+        nonNegative("osReserveBytes", osReserveBytes);
+        nonNegative("runtimeBytes", runtimeBytes);
+        if (!(safety > 0 && safety <= 1)) {
+            throw new IllegalArgumentException("safety must be in (0, 1], was " + safety);
+        }
+        long left = memoryBytes - osReserveBytes - weightsBytes - runtimeBytes;
+        if (left <= 0) {
+            return 0;
+        }
+        return BigDecimal.valueOf(left).multiply(BigDecimal.valueOf(safety)).setScale(0, java.math.RoundingMode.FLOOR)
+                .longValueExact();
+    }
+
+    /**
+     * KV bytes held by {@code tokens} tokens of context when layer {@code i} keeps at most
+     * {@code windows[i]} tokens (0: the whole context) and each layer costs {@code layerBytesPerToken}
+     * per token kept. Layers listed in {@code noCache} keep no per-token cache.
+     */
+    public static long windowedContextBytes(long tokens, long layerBytesPerToken, java.util.List<Integer> windows,
+                                            java.util.Collection<Integer> noCache) {
+        nonNegative("tokens", tokens);
+        nonNegative("layerBytesPerToken", layerBytesPerToken);
+        long kept = 0;
+        for (int i = 0; i < windows.size(); i++) {
+            if (noCache.contains(i)) {
+                continue;
+            }
+            int w = windows.get(i);
+            kept = Math.addExact(kept, w > 0 ? Math.min(tokens, w) : tokens);
+        }
+        return Math.multiplyExact(kept, layerBytesPerToken);
+    }
+
+    /**
+     * The largest context whose windowed KV cache fits {@code budgetBytes}; -1 when every layer keeps a
+     * window that fits, so the cache stops growing and no context length is limited by it.
+     */
+    public static long windowedSafeMaxTokens(long budgetBytes, long layerBytesPerToken, java.util.List<Integer> windows,
+                                             java.util.Collection<Integer> noCache) {
+        positive("layerBytesPerToken", layerBytesPerToken);
+        long cap = 1L << 34;
+        if (windowedContextBytes(cap, layerBytesPerToken, windows, noCache) <= budgetBytes) {
+            return -1;
+        }
+        long lo = 0;
+        long hi = cap;
+        while (lo < hi) { // largest t with bytes(t) <= budget
+            long mid = lo + (hi - lo + 1) / 2;
+            if (windowedContextBytes(mid, layerBytesPerToken, windows, noCache) <= budgetBytes) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
      * Bytes per cached element for an engine's KV cache type: f32 4, f16/bf16 2, q8_0 1, q4_0 0.5.
      *
      * @throws IllegalArgumentException for any other name

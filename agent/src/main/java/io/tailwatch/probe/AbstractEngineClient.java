@@ -59,7 +59,12 @@ abstract class AbstractEngineClient implements EngineClient {
         if (model == null) {
             model = defaultModel(r.totalTimeout().dividedBy(4));
             if (model == null) {
-                return new ProbeResult(false, ProbeErrors.OTHER, "no model given and none loaded", started, null,
+                // Say why there is no model: an engine that cannot be reached is that failure, not a missing model.
+                Duration quick = r.totalTimeout().dividedBy(4);
+                HttpTransport.TextReply reach = HttpTransport.get(uri("/"), "*/*", apiKey, connectTimeout, quick);
+                String type = reach.error() != null ? reach.errorType() : ProbeErrors.OTHER;
+                String message = reach.error() != null ? reach.error() : "no model given and none loaded";
+                return new ProbeResult(false, type, message, started, null,
                         null, null, (System.nanoTime() - t0) / 1e9, null, null, null, null, null, null, null, null,
                         null);
             }
@@ -112,7 +117,7 @@ abstract class AbstractEngineClient implements EngineClient {
             }
             return new ProbeResult(success, m.errorType, m.errorMessage, started, model, toHeaders, ttft, e2e,
                     decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
-                    m.loadSeconds, m.gaps);
+                    m.loadSeconds, m.gaps, m.responseModel);
         }
     }
 

@@ -106,7 +106,7 @@ public final class HttpExchange implements Closeable {
     }
 
     /** As above; {@code tlsFactory} null means the JVM's default (its trust store, hostname checked). */
-    static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
+    public static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
                              int connectTimeoutMillis, long deadlineNanos, SSLSocketFactory tlsFactory)
             throws IOException {
         HttpExchange x = prepare(uri, tlsFactory);

@@ -11,14 +11,32 @@ import java.util.Map;
  * stream_error, malformed, cut, _OTHER. Figures the engine or the failure did not yield are null.
  *
  * @param tokenSource usage (server usage block), engine (engine's own counters) or estimate
+ * @param responseModel the model the engine says answered, or null when it did not say
  */
 public record ProbeResult(boolean success, String errorType, String errorMessage, Instant startedAt, String model,
                           Double timeToHeadersSeconds, Double ttftSeconds, double e2eSeconds,
                           Double decodeTokensPerSecond, Long outputTokens, Long inputTokens, String tokenSource,
                           Long cachedTokens, Double serverPromptSeconds, Double serverDecodeTokensPerSecond,
-                          Double loadSeconds, List<Double> chunkGapsSeconds) {
+                          Double loadSeconds, List<Double> chunkGapsSeconds, String responseModel) {
+    /** The longest response model name kept; a longer one is dropped (it would be a label value). */
+    public static final int MAX_MODEL_NAME = 200;
+
     public ProbeResult {
         chunkGapsSeconds = chunkGapsSeconds == null ? List.of() : List.copyOf(chunkGapsSeconds);
+        if (responseModel != null && (responseModel.isBlank() || responseModel.length() > MAX_MODEL_NAME)) {
+            responseModel = null;
+        }
+    }
+
+    /** Without a response model (the engine did not name one). */
+    public ProbeResult(boolean success, String errorType, String errorMessage, Instant startedAt, String model,
+                       Double timeToHeadersSeconds, Double ttftSeconds, double e2eSeconds,
+                       Double decodeTokensPerSecond, Long outputTokens, Long inputTokens, String tokenSource,
+                       Long cachedTokens, Double serverPromptSeconds, Double serverDecodeTokensPerSecond,
+                       Double loadSeconds, List<Double> chunkGapsSeconds) {
+        this(success, errorType, errorMessage, startedAt, model, timeToHeadersSeconds, ttftSeconds, e2eSeconds,
+                decodeTokensPerSecond, outputTokens, inputTokens, tokenSource, cachedTokens, serverPromptSeconds,
+                serverDecodeTokensPerSecond, loadSeconds, chunkGapsSeconds, null);
     }
 
     /**

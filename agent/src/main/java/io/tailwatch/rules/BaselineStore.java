@@ -156,8 +156,20 @@ public final class BaselineStore {
 
     /** The baselines as tailwatch.baseline.e2e.p95 points. */
     public synchronized List<Point> points() {
+        return points(null);
+    }
+
+    /**
+     * The baselines of the engines in {@code watched} (null: all) as points. The file is shared by every
+     * agent and ladder run on the host; a daemon exports only its own engines' baselines, never another
+     * run's (an ad-hoc {@code host:port} engine, say).
+     */
+    public synchronized List<Point> points(java.util.Collection<String> watched) {
         List<Point> out = new ArrayList<>();
         for (Entry e : entries.values()) {
+            if (watched != null && !watched.contains(e.engine())) {
+                continue;
+            }
             out.add(Point.of(AlertMetrics.BASELINE_E2E_P95, e.p95Seconds(), AttrKeys.ENGINE, e.engine(), AttrKeys.MODEL, e.model(),
                     AttrKeys.SCENARIO, e.scenario()));
         }

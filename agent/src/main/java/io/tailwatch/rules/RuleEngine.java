@@ -95,6 +95,13 @@ public final class RuleEngine {
         listeners.add(l);
     }
 
+    private volatile java.util.function.Supplier<java.util.Collection<String>> watchedEngines;
+
+    /** Exports only the baselines of these engines (the ones the daemon watches); unset: all. */
+    public void exportBaselinesOf(java.util.function.Supplier<java.util.Collection<String>> engines) {
+        this.watchedEngines = engines;
+    }
+
     /** The enabled rules with their effective settings. */
     public List<String> enabledRules() {
         return rules.stream().map(c -> c.def().name()).toList();
@@ -104,7 +111,8 @@ public final class RuleEngine {
     public List<Transition> evaluate(Instant now) {
         if (baselines != null) {
             baselines.learnFromWindows(hub.snapshot(), baselineMinSamples, now);
-            hub.publish("rules/baseline", baselines.points());
+            java.util.function.Supplier<java.util.Collection<String>> w = watchedEngines;
+            hub.publish("rules/baseline", baselines.points(w == null ? null : w.get()));
         }
         MetricSnapshot snap = hub.snapshot();
         List<Expr.Sample> min = swapMin.eval(snap, now);

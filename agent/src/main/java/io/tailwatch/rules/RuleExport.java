@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Renders the rule declarations, with a config's thresholds, as a Prometheus alerting-rules file
@@ -34,6 +35,9 @@ public final class RuleExport {
 
     public static List<String> interactiveScenarios(Config config) {
         List<String> out = new ArrayList<>();
+        if (config.autoEngines()) {
+            out.add("interactive"); // the scenario discovered engines are probed with
+        }
         for (EngineConfig e : config.engines()) {
             for (EngineConfig.Scenario s : e.scenarios()) {
                 if (s.interactive() && !out.contains(s.name())) {
@@ -143,9 +147,29 @@ public final class RuleExport {
             b.append("          summary: ").append(quote(e.summaryTemplate(ref))).append('\n');
             b.append("          description: ").append(quote(e.descriptionTemplate(ref))).append('\n');
             b.append("          runbook_url: ").append(quote(e.runbook())).append('\n');
+            String[] panel = PANELS.get(e.def().name());
+            if (panel != null) {
+                b.append("          __dashboardUid__: ").append(quote(panel[0])).append('\n');
+                b.append("          __panelId__: ").append(quote(panel[1])).append('\n');
+            }
         }
         return b.toString();
     }
+
+    /** The dashboard (uid) and panel (id) each rule's Grafana alert links to: where its signal is plotted. */
+    public static final Map<String, String[]> PANELS = Map.ofEntries(
+            Map.entry("SwapUsedHigh", new String[] {"tailwatch-host", "4"}),
+            Map.entry("SwapGrowthUnderLoad", new String[] {"tailwatch-host", "4"}),
+            Map.entry("MemoryPressureWarning", new String[] {"tailwatch-host", "3"}),
+            Map.entry("MemoryPressureCritical", new String[] {"tailwatch-host", "3"}),
+            Map.entry("ThermalThrottling", new String[] {"tailwatch-host", "7"}),
+            Map.entry("EngineDown", new String[] {"tailwatch-engines", "2"}),
+            Map.entry("ProbeErrors", new String[] {"tailwatch-engines", "13"}),
+            Map.entry("TailLatencySpread", new String[] {"tailwatch-engines", "9"}),
+            Map.entry("LatencyOverBaseline", new String[] {"tailwatch-engines", "10"}),
+            Map.entry("TtftOverSlo", new String[] {"tailwatch-engines", "8"}),
+            Map.entry("KvHeadroomLow", new String[] {"tailwatch-engines", "15"}),
+            Map.entry("SamplerFailing", new String[] {"tailwatch-host", "10"}));
 
     /** YAML single-quoted scalar. */
     static String quote(String s) {

@@ -34,6 +34,53 @@ public final class Diagnosis {
     }
 
     public static List<Cause> rank(Signals s, String engine) {
+        return rank(s, engine, java.util.Map.of());
+    }
+
+    /**
+     * An error class and what it points at: refused or timed-out connects -> the engine is down;
+     * HTTP 5xx -> the engine fails requests; 503 -> busy or loading; 4xx -> the request is wrong (model
+     * name, API); first-token timeout -> overload or swap; cut streams and total timeouts -> a proxy
+     * timeout or a restarting engine.
+     */
+    record ErrorClass(String id, String title, double score, String action, String runbook) {
+    }
+
+    static ErrorClass classify(String errorType) {
+        String t = errorType == null ? "" : errorType;
+        if (t.equals("connect_refused") || t.equals("connect_timeout")) {
+            return new ErrorClass("errors:down", "Engine not accepting connections: it is down or restarting", 0.85,
+                    "Check that the engine process runs and listens on its port; restart it (tailwatch engine restart NAME --yes).",
+                    "EngineDown");
+        }
+        if (t.equals("http_503")) {
+            return new ErrorClass("errors:busy", "Engine busy or loading a model (HTTP 503)", 0.6,
+                    "Wait for the load to finish or lower the load; check the engine's queue limit and keep-alive.", "ProbeErrors");
+        }
+        if (t.startsWith("http_5")) {
+            return new ErrorClass("errors:engine", "Engine errors: it answers requests with HTTP " + t.substring(5), 0.7,
+                    "Read the engine's log for the failing request (out of memory, model load failure, crash in generation); "
+                            + "restart it if it keeps failing.", "ProbeErrors");
+        }
+        if (t.startsWith("http_4")) {
+            return new ErrorClass("errors:request", "Requests rejected (HTTP " + t.substring(5) + "): wrong model name, API or key",
+                    0.6, "Check the engine's model: and api: in the config against what it serves (tailwatch detect).", "ProbeErrors");
+        }
+        if (t.equals("first_token_timeout")) {
+            return new ErrorClass("errors:overload", "No first token within the deadline: overload, queueing or swap", 0.6,
+                    "Check queueing and swap (tailwatch status); lower concurrency or context; move batch work elsewhere.",
+                    "TtftOverSlo");
+        }
+        return new ErrorClass("errors", "Intermittent errors: a proxy timeout shorter than slow responses, or a model (re)loading",
+                0.45, "Raise the proxy's read timeout above the p99; keep the model loaded (keep-alive); look for restarts.",
+                "ProbeErrors");
+    }
+
+    /**
+     * Ranks the causes; {@code failures} gives, per engine, the error classes of its recent failed
+     * probes (e.g. the last probe of each scenario), which decide what the errors point at.
+     */
+    public static List<Cause> rank(Signals s, String engine, java.util.Map<String, List<String>> failures) {
         List<Signals.Window> windows = new ArrayList<>();
         for (Signals.Window w : s.windows()) {
             if (engine == null || engine.equals(w.engine())) {
@@ -150,16 +197,33 @@ public final class Diagnosis {
         if (errors) {
             List<String> f = new ArrayList<>();
             f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(worstErrors), 100 * worstErrors.errorRatio()));
-            double score = 0.45;
+            // The most frequent error class among the engine's recent failures decides the cause.
+            List<String> types = failures.getOrDefault(worstErrors.engine(), List.of());
+            String dominant = null;
+            long best = 0;
+            for (String t : types) {
+                long n = types.stream().filter(t::equals).count();
+                if (n > best) {
+                    best = n;
+                    dominant = t;
+                }
+            }
+            ErrorClass ec = classify(dominant);
+            double score = ec.score();
+            if (dominant != null) {
+                f.add(String.format(Locale.ROOT, "recent failures of %s: %s", worstErrors.engine(), counts(types)));
+            }
             for (Signals.Engine e : engines) {
                 if (e.engine().equals(worstErrors.engine()) && e.loading() != null && e.loading() == 1) {
                     f.add("engine " + e.engine() + " reports it is loading a model");
                     score += 0.3;
                 }
             }
-            add(out, "errors", "Intermittent errors: a proxy timeout shorter than slow responses, or a model (re)loading",
-                    score, f, "Raise the proxy's read timeout above the p99; keep the model loaded (keep-alive); look for restarts.",
-                    "ProbeErrors");
+            if (ec.id().equals("errors:overload") && (swapGrowing || pressure)) {
+                f.add("memory is under pressure (swap growing or pressure raised)");
+                score += 0.2;
+            }
+            add(out, ec.id(), ec.title(), score, f, ec.action(), ec.runbook());
         }
 
         // Thermal throttling.
@@ -282,6 +346,17 @@ public final class Diagnosis {
             out.add(new Cause(id, title, Math.min(1.0, Math.round(score * 100) / 100.0), List.copyOf(figures), action,
                     "docs/runbook.md#" + runbook));
         }
+    }
+
+    /** "http_500 x3, cut x1", most frequent first. */
+    static String counts(List<String> types) {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        types.forEach(t -> m.merge(t, 1L, Long::sum));
+        List<java.util.Map.Entry<String, Long>> es = new ArrayList<>(m.entrySet());
+        es.sort(java.util.Map.Entry.<String, Long>comparingByValue().reversed());
+        List<String> parts = new ArrayList<>();
+        es.forEach(e -> parts.add(e.getKey() + " x" + e.getValue()));
+        return String.join(", ", parts);
     }
 
     private static int count(boolean... bs) {

@@ -15,8 +15,9 @@ public final class StatusScreen {
 
     public static String render(String url, JsonNode status, JsonNode alerts, Signals s) {
         StringBuilder b = new StringBuilder();
+        String now = status.path("time").asText("");
         b.append("tailwatch ").append(status.path("version").asText("?")).append(" at ").append(url)
-                .append("  ").append(status.path("time").asText("")).append('\n');
+                .append("  ").append(localTime(now)).append('\n');
         String listenerWarning = status.path("listener").path("warning").asText("");
         if (!listenerWarning.isEmpty()) {
             b.append("WARNING ").append(listenerWarning).append('\n');
@@ -33,11 +34,14 @@ public final class StatusScreen {
                     labels.append(labels.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue().asText());
                 }
             });
-            b.append(String.format(Locale.ROOT, "  %-8s %-8s %-22s %-40s value %-10s since %s%n",
+            b.append(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s%n",
                     a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
-                    clip(labels.toString(), 40), a.path("value_text").asText(""),
-                    a.path("since").asText()));
-            b.append("           ").append(a.path("summary").asText()).append("  -> ").append(a.path("runbook").asText()).append('\n');
+                    a.path("value_text").asText(""), ago(a.path("since").asText(), now)));
+            if (labels.length() > 0) {
+                b.append("           ").append(clip(labels.toString(), WIDTH - 11)).append('\n');
+            }
+            b.append("           ").append(clip(a.path("summary").asText(), WIDTH - 11)).append('\n');
+            b.append("           -> ").append(clip(a.path("runbook").asText(), WIDTH - 14)).append('\n');
         }
         Signals.Host h = s.host();
         b.append('\n').append("HOST    ");
@@ -138,6 +142,40 @@ public final class StatusScreen {
         }
         int i = (int) Math.round(v);
         return i >= 0 && i < names.length ? names[i] + "(" + i + ")" : String.valueOf(i);
+    }
+
+    /** The screen fits a 100-column terminal; --json has everything unabridged. */
+    static final int WIDTH = 100;
+
+    /** "3m ago" from an ISO instant relative to the status time (the agent's clock), or the text as given. */
+    static String ago(String since, String now) {
+        try {
+            java.time.Duration d = java.time.Duration.between(java.time.Instant.parse(since),
+                    now.isEmpty() ? java.time.Instant.now() : java.time.Instant.parse(now));
+            long sec = Math.max(0, d.getSeconds());
+            if (sec < 60) {
+                return sec + "s ago";
+            }
+            if (sec < 3600) {
+                return sec / 60 + "m ago";
+            }
+            if (sec < 86_400) {
+                return sec / 3600 + "h" + (sec % 3600 / 60 > 0 ? " " + sec % 3600 / 60 + "m" : "") + " ago";
+            }
+            return sec / 86_400 + "d ago";
+        } catch (java.time.format.DateTimeParseException e) {
+            return since;
+        }
+    }
+
+    /** An ISO instant as local time (yyyy-MM-dd HH:mm:ss zone), or the text as given. */
+    static String localTime(String instant) {
+        try {
+            return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z", Locale.ROOT)
+                    .format(java.time.Instant.parse(instant).atZone(java.time.ZoneId.systemDefault()));
+        } catch (java.time.format.DateTimeParseException e) {
+            return instant;
+        }
     }
 
     private static String clip(String s, int n) {

@@ -22,43 +22,65 @@ import org.slf4j.LoggerFactory;
 public final class EngineSignalMonitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineSignalMonitor.class);
 
-    private final Map<String, EngineSignalWatch> watches = new LinkedHashMap<>();
+    private final Map<String, EngineSignalWatch> watches = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+    private final MetricHub hub;
+    private final Clock clock;
     private ScheduledThreadPoolExecutor scheduler;
+    private boolean started;
+    private boolean closed;
 
     public EngineSignalMonitor(List<EngineConfig> engines, MetricHub hub, Clock clock) {
+        this.hub = hub;
+        this.clock = clock;
         for (EngineConfig e : engines) {
             watches.put(e.name(), new EngineSignalWatch(e, hub, clock));
         }
     }
 
-    public EngineSignalMonitor start() {
-        List<EngineSignalWatch> active = new ArrayList<>();
-        for (EngineSignalWatch w : watches.values()) {
-            if (!"none".equals(w.config().signals().source())) {
-                active.add(w);
-            }
-        }
-        if (active.isEmpty()) {
-            return this;
-        }
-        scheduler = new ScheduledThreadPoolExecutor(Math.min(4, active.size()), r -> {
-            Thread t = new Thread(r, "tailwatch-signals");
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
-        scheduler.allowCoreThreadTimeOut(true);
-        for (EngineSignalWatch w : active) {
-            long every = w.config().signals().interval().toMillis();
-            scheduler.scheduleWithFixedDelay(() -> {
-                try {
-                    w.poll();
-                } catch (RuntimeException e) {
-                    LOG.error("engine {}: signal read failed", w.config().name(), e);
-                }
-            }, ThreadLocalRandom.current().nextLong(0, Math.min(every, 1000) + 1), every, TimeUnit.MILLISECONDS);
+    public synchronized EngineSignalMonitor start() {
+        started = true;
+        for (EngineSignalWatch w : watches()) {
+            schedule(w);
         }
         return this;
+    }
+
+    /** Reads one more engine's signals (found by discovery); false when that name is already read. */
+    public synchronized boolean add(EngineConfig e) {
+        if (closed || watches.containsKey(e.name())) {
+            return false;
+        }
+        EngineSignalWatch w = new EngineSignalWatch(e, hub, clock);
+        watches.put(e.name(), w);
+        if (started) {
+            schedule(w);
+        }
+        return true;
+    }
+
+    private void schedule(EngineSignalWatch w) {
+        if ("none".equals(w.config().signals().source())) {
+            return;
+        }
+        if (scheduler == null) {
+            scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "tailwatch-signals");
+                t.setDaemon(true);
+                return t;
+            });
+            scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
+            scheduler.allowCoreThreadTimeOut(true);
+        }
+        long active = watches().stream().filter(x -> !"none".equals(x.config().signals().source())).count();
+        scheduler.setCorePoolSize((int) Math.max(1, Math.min(4, active)));
+        long every = w.config().signals().interval().toMillis();
+        scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                w.poll();
+            } catch (RuntimeException e) {
+                LOG.error("engine {}: signal read failed", w.config().name(), e);
+            }
+        }, ThreadLocalRandom.current().nextLong(0, Math.min(every, 1000) + 1), every, TimeUnit.MILLISECONDS);
     }
 
     public EngineSignalWatch watch(String engine) {
@@ -66,7 +88,9 @@ public final class EngineSignalMonitor implements AutoCloseable {
     }
 
     public List<EngineSignalWatch> watches() {
-        return List.copyOf(watches.values());
+        synchronized (watches) {
+            return List.copyOf(watches.values());
+        }
     }
 
     /** A probe of {@code engine} completed; feeds the header-time estimate. Unknown engines are ignored. */
@@ -78,7 +102,8 @@ public final class EngineSignalMonitor implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         if (scheduler != null) {
             scheduler.shutdownNow();
         }

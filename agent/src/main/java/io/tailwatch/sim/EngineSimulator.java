@@ -47,6 +47,7 @@ public final class EngineSimulator implements AutoCloseable {
             "twenty", "über", "naïve", "日本"};
 
     private final String api;
+    private volatile String flavor = "mlx_lm";
     private final SimulatorOptions options;
     private final HttpServer server;
     private final ThreadPoolExecutor executor;
@@ -83,8 +84,24 @@ public final class EngineSimulator implements AutoCloseable {
      * port; read it back with {@link #port()}).
      */
     public static EngineSimulator start(String api, String host, int port, SimulatorOptions options) throws IOException {
+        return start(api, "ollama".equals(api) ? "ollama" : "mlx_lm", host, port, options);
+    }
+
+    /** The OpenAI-compatible engines, each answering its own identity endpoints (for discovery). */
+    public static final java.util.List<String> FLAVORS = java.util.List.of("mlx_lm", "llamacpp", "lmstudio", "vllm");
+
+    /**
+     * Starts a simulator whose identity endpoints are those of {@code flavor}: for api openai one of
+     * {@link #FLAVORS} (llama.cpp adds GET /props, LM Studio GET /api/v0/models, vLLM GET /version and
+     * owned_by "vllm"); for api ollama, "ollama".
+     */
+    public static EngineSimulator start(String api, String flavor, String host, int port, SimulatorOptions options)
+            throws IOException {
         if (!"ollama".equals(api) && !"openai".equals(api)) {
             throw new IllegalArgumentException("api must be ollama or openai");
+        }
+        if ("openai".equals(api) ? !FLAVORS.contains(flavor) : !"ollama".equals(flavor)) {
+            throw new IllegalArgumentException("flavor must be one of " + FLAVORS + " for api openai, ollama for api ollama");
         }
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
         ThreadPoolExecutor ex = new ThreadPoolExecutor(2, 128, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
@@ -93,6 +110,7 @@ public final class EngineSimulator implements AutoCloseable {
             return t;
         });
         EngineSimulator sim = new EngineSimulator(api, options, server, ex);
+        sim.flavor = flavor;
         server.setExecutor(ex);
         Wire wire = "ollama".equals(api) ? new OllamaWire(sim) : new OpenAiWire(sim);
         server.createContext("/", x -> {
@@ -128,6 +146,11 @@ public final class EngineSimulator implements AutoCloseable {
 
     public String api() {
         return api;
+    }
+
+    /** Which engine's identity endpoints it answers: ollama, mlx_lm, llamacpp, lmstudio or vllm. */
+    public String flavor() {
+        return flavor;
     }
 
     public SimulatorOptions options() {

@@ -26,6 +26,31 @@ final class OpenAiWire implements EngineSimulator.Wire {
     public void handle(HttpExchange x) throws IOException {
         String path = x.getRequestURI().getPath();
         switch (path) {
+            case "/props" -> {
+                if ("llamacpp".equals(sim.flavor())) {
+                    sim.sendJson(x, 200, "{\"default_generation_settings\":{\"n_ctx\":4096},\"total_slots\":"
+                            + sim.options().slots() + ",\"model_path\":\"/models/" + sim.options().model()
+                            + ".gguf\",\"build_info\":\"b6000-sim\"}");
+                } else {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                }
+            }
+            case "/api/v0/models" -> {
+                if ("lmstudio".equals(sim.flavor())) {
+                    sim.sendJson(x, 200, "{\"object\":\"list\",\"data\":[{\"id\":\"" + sim.options().model()
+                            + "\",\"object\":\"model\",\"type\":\"llm\",\"compatibility_type\":\"mlx\",\"state\":\"loaded\","
+                            + "\"max_context_length\":32768}]}");
+                } else {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                }
+            }
+            case "/version" -> {
+                if ("vllm".equals(sim.flavor())) {
+                    sim.sendJson(x, 200, "{\"version\":\"0.10.1-sim\"}");
+                } else {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                }
+            }
             case "/health" -> {
                 if ("ollama".equals(sim.api())) {
                     sim.sendText(x, 404, "404 page not found");
@@ -44,6 +69,12 @@ final class OpenAiWire implements EngineSimulator.Wire {
                 m.put("created", 1_767_600_000L);
                 if ("ollama".equals(sim.api())) {
                     m.put("owned_by", "library");
+                } else if ("vllm".equals(sim.flavor())) {
+                    m.put("owned_by", "vllm");
+                } else if ("llamacpp".equals(sim.flavor())) {
+                    m.put("owned_by", "llamacpp");
+                } else if ("lmstudio".equals(sim.flavor())) {
+                    m.put("owned_by", "organization_owner");
                 }
                 sim.sendJson(x, 200, root.toString());
             }

@@ -171,7 +171,7 @@ class BenchTest {
         // three 1 s polls while pressure was raised, then the 5 s settle
         assertThat(slept).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1),
                 Duration.ofSeconds(5));
-        assertThat(rs.get(1).coolDown()).startsWith("waited 3.0 s for memory pressure (now normal), then 5s");
+        assertThat(rs.get(1).coolDown()).startsWith("waited 3.0 s for memory pressure to be normal (now normal), then paused 5s");
         assertThat(rs.get(1).medianTps()).isEqualTo(30);
 
         // pressure that never clears: the wait ends at 30 s
@@ -180,7 +180,7 @@ class BenchTest {
             slept.add(d);
             now[0] = now[0].plus(d);
         });
-        assertThat(stuck.coolDown()).startsWith("waited 30.0 s for memory pressure (now warning)");
+        assertThat(stuck.coolDown()).startsWith("waited 30.0 s for memory pressure to be normal (now warning)");
         assertThat(slept).hasSize(31);
     }
 

@@ -60,6 +60,19 @@ class ProbeCommandTest {
         Run r = run("probe", "--url", "http://127.0.0.1:" + port, "--api", "openai", "--model", "m");
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).contains("connect_refused");
+        // Without --model against the dead port: the failure is the refused connection, not a missing model.
+        for (String api : new String[] {"openai", "ollama"}) {
+            Run noModel = run("probe", "--url", "http://127.0.0.1:" + port, "--api", api, "--json");
+            assertThat(noModel.exit()).isEqualTo(1);
+            assertThat(noModel.out()).contains("\"error_type\" : \"connect_refused\"").doesNotContain("no model given");
+        }
+        // An engine that answers but has nothing loaded still says so.
+        try (EngineSimulator empty = EngineSimulator.start("ollama", "127.0.0.1", 0,
+                SimulatorOptions.defaults("ollama").withLoadTime(java.time.Duration.ofSeconds(30)))) {
+            Run idle = run("probe", "--url", "http://127.0.0.1:" + empty.port(), "--api", "ollama", "--json");
+            assertThat(idle.out()).contains("\"error_type\" : \"_OTHER\"")
+                    .contains("no model given and none loaded");
+        }
         assertThat(run("probe", "--url", "http://127.0.0.1:1", "--api", "grpc").exit()).isEqualTo(2);
         assertThat(run("probe", "--api", "openai").exit()).isEqualTo(2);
     }

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ConfigTest {
+public class ConfigTest {
     private static final Map<String, String> ENV = Map.of("TW_TOKEN", "s3cret", "OLLAMA_KEY", "k-123");
 
     private static List<String> problems(String yaml) {
@@ -35,9 +35,46 @@ class ConfigTest {
         assertThat(empty.server().listen()).isEqualTo("127.0.0.1:9531");
         assertThat(empty.host().interval()).isEqualTo(Duration.ofSeconds(5));
         assertThat(empty.host().procfs()).isEqualTo(Path.of("/proc"));
-        assertThat(builtIn.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx");
-        assertThat(builtIn.engines().get(0).url().toString()).isEqualTo("http://127.0.0.1:11434");
-        assertThat(builtIn.engines().get(1).url().toString()).isEqualTo("http://127.0.0.1:8080");
+        // The shipped default finds the engines (engines: auto) and configures none by hand.
+        assertThat(builtIn.autoEngines()).isTrue();
+        assertThat(builtIn.engines()).isEmpty();
+        assertThat(builtIn.discovery().interval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(builtIn.discovery().allPorts(io.tailwatch.engine.EngineDiscovery.WELL_KNOWN_PORTS))
+                .containsExactly(11434, 8080, 1234, 8000);
+        assertThat(empty.autoEngines()).isFalse();
+    }
+
+    /**
+     * The engines example documented (commented out) in the shipped file, as a config: every key of a
+     * listed engine. Tests that need configured engines use it, so the example stays valid.
+     */
+    public static Config documentedEngines() throws Exception {
+        String text = Config.defaultText();
+        int from = text.indexOf("# engines:\n");
+        int to = text.indexOf("\ndiscovery:\n");
+        StringBuilder sb = new StringBuilder();
+        for (String line : text.substring(from, to).split("\n")) {
+            sb.append(line.startsWith("# ") ? line.substring(2) : line.equals("#") ? "" : line).append('\n');
+        }
+        return Config.parse(sb.toString(), "documented engines example", ENV);
+    }
+
+    @Test
+    void theDocumentedEnginesExampleIsAValidConfig() throws Exception {
+        Config c = documentedEngines();
+        assertThat(c.autoEngines()).isFalse();
+        assertThat(c.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx");
+        assertThat(c.engines().get(0).url().toString()).isEqualTo("http://127.0.0.1:11434");
+        assertThat(c.engines().get(1).url().toString()).isEqualTo("http://127.0.0.1:8080");
+    }
+
+    @Test
+    void enginesIsAListOrAuto() {
+        assertThat(problems("engines: sometimes\n")).singleElement().satisfies(p ->
+                assertThat(p).contains("engines").contains("must be a list of engines, or auto"));
+        assertThat(problems("engines: auto\ndiscovery:\n  well_known_ports: false\n")).singleElement().satisfies(p ->
+                assertThat(p).contains("discovery.ports").contains("needs ports to check"));
+        assertThat(problems("engines: auto\ndiscovery:\n  ports: [99999]\n  interval: 1s\n")).hasSize(2);
     }
 
     @Test
@@ -294,5 +331,31 @@ class ConfigTest {
                 .containsExactly("line 2, column 11: server.listen: expected HOST:PORT, got 'localhost'");
         assertThatThrownBy(() -> HostPort.parse("127.0.0.1:70000")).hasMessageContaining("out of range");
         assertThat(HostPort.parse("[::1]:9531").host()).isEqualTo("::1");
+    }
+
+    @Test
+    void engineAndScenarioCountsAreBounded() throws Exception {
+        StringBuilder many = new StringBuilder("engines:\n");
+        for (int i = 0; i < 1000; i++) {
+            many.append("  - name: e").append(i).append("\n    api: openai\n    url: http://127.0.0.1:").append(20000 + i)
+                    .append("\n");
+        }
+        assertThat(problems(many.toString()))
+                .containsExactly("line 2, column 3: engines: 1000 engines, more than the 32 the agent supports",
+                        "line 2, column 3: engines: 1000 scenarios over all engines, more than the 64 the agent supports");
+
+        StringBuilder scenarios = new StringBuilder("engines:\n  - name: e\n    api: openai\n    url: http://127.0.0.1:8080\n    scenarios:\n");
+        for (int i = 0; i < 9; i++) {
+            scenarios.append("      - name: s").append(i).append("\n");
+        }
+        assertThat(problems(scenarios.toString()))
+                .containsExactly("line 6, column 7: engines[0].scenarios: 9 scenarios, more than the 8 one engine may have");
+
+        StringBuilder largest = new StringBuilder("engines:\n");
+        for (int i = 0; i < EngineConfig.MAX_ENGINES; i++) {
+            largest.append("  - name: e").append(i).append("\n    api: openai\n    url: http://127.0.0.1:").append(20000 + i)
+                    .append("\n    scenarios:\n      - name: a\n      - name: b\n");
+        }
+        assertThat(Config.parse(largest.toString(), "test.yaml", ENV).engines()).hasSize(EngineConfig.MAX_ENGINES);
     }
 }

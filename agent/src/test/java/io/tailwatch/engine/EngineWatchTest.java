@@ -95,6 +95,7 @@ class EngineWatchTest {
                     .allSatisfy(e -> {
                         assertThat(e.attrs()).containsEntry("gen_ai.provider.name", "ollama")
                                 .containsEntry("gen_ai.request.model", o.model())
+                                .containsEntry(AttrKeys.RESPONSE_MODEL, o.model())
                                 .containsEntry("server.address", "127.0.0.1")
                                 .doesNotContainKey("error.type");
                     });

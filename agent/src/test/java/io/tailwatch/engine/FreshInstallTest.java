@@ -95,7 +95,7 @@ class FreshInstallTest {
         Config config = new Config(shipped.source(), shipped.server(),
                 new HostConfig(shipped.host().interval(), shipped.host().timeout(), fixture("fresh-host/proc"),
                         fixture("linux-cpu-idle/sys")),
-                shipped.otlp(), shipped.engines(), shipped.rules(), shipped.alerts());
+                shipped.otlp(), shipped.engines(), shipped.rules(), shipped.alerts(), shipped.discovery());
         List<EngineConfig> engines = new ArrayList<>();
         for (EngineConfig e : shipped.engines()) {
             engines.add(at(e, e.name(), deadPort()));

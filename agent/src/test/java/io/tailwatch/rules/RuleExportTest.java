@@ -134,6 +134,84 @@ class RuleExportTest {
     }
 
     @Test
+    void everyGrafanaAlertLinksToThePanelThatPlotsItsSignal() throws Exception {
+        JsonNode grafana = YAML.readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
+        Map<String, JsonNode> dashboards = new java.util.HashMap<>();
+        for (String name : List.of("host", "engines", "fleet")) {
+            JsonNode d = new ObjectMapper().readTree(ROOT.resolve("dashboards/grafana/" + name + ".json").toFile());
+            dashboards.put(d.path("uid").asText(), d);
+        }
+        // The agent's own delivery (OTLP, webhook, the scrape target itself) has no dashboard panel yet.
+        Set<String> noPanel = Set.of("OtlpExportFailing", "WebhookNotificationsDropped", "TailwatchDown");
+        int rules = 0;
+        for (JsonNode r : grafana.path("groups").get(0).path("rules")) {
+            rules++;
+            String title = r.path("title").asText();
+            JsonNode a = r.path("annotations");
+            if (noPanel.contains(title)) {
+                assertThat(a.has("__panelId__")).as(title).isFalse();
+                continue;
+            }
+            JsonNode d = dashboards.get(a.path("__dashboardUid__").asText());
+            assertThat(d).as(title + ": dashboard (add the rule to RuleExport.PANELS)").isNotNull();
+            JsonNode panel = null;
+            for (JsonNode p : d.path("panels")) {
+                if (p.path("id").asText().equals(a.path("__panelId__").asText())) {
+                    panel = p;
+                }
+            }
+            assertThat(panel).as(title + ": panel").isNotNull();
+            Set<String> ruleMetrics = new TreeSet<>();
+            Matcher m = METRIC.matcher(r.path("data").get(0).path("model").path("expr").asText());
+            while (m.find()) {
+                ruleMetrics.add(m.group(1));
+            }
+            String panelExprs = String.join("\n", panel.path("targets").findValuesAsText("expr"));
+            assertThat(ruleMetrics).as(title + " plotted on " + panel.path("title").asText())
+                    .anyMatch(x -> panelExprs.contains(x + "{") || panelExprs.contains(x + " "));
+        }
+        assertThat(rules).isEqualTo(Rules.ALL.size());
+    }
+
+    @Test
+    void panelsKeepOneUnitPerAxisAndTheHostPickerStartsOnOneHost() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode host = json.readTree(ROOT.resolve("dashboards/grafana/host.json").toFile());
+        JsonNode engines = json.readTree(ROOT.resolve("dashboards/grafana/engines.json").toFile());
+        for (JsonNode d : List.of(host, engines)) {
+            for (JsonNode v : d.path("templating").path("list")) {
+                if (v.path("name").asText().equals("host")) {
+                    assertThat(v.path("includeAll").asBoolean()).as(d.path("uid").asText() + ": host defaults to one host").isFalse();
+                    assertThat(v.path("multi").asBoolean()).isFalse();
+                }
+            }
+        }
+        for (JsonNode d : List.of(host, engines)) {
+            for (JsonNode p : d.path("panels")) {
+                if (!p.path("type").asText().equals("timeseries")) {
+                    continue;
+                }
+                // Every target beyond the first that plots another family gets its own unit through an override.
+                Set<String> refsWithOwnUnit = new TreeSet<>();
+                for (JsonNode o : p.path("fieldConfig").path("overrides")) {
+                    if (o.path("matcher").path("id").asText().equals("byFrameRefID")) {
+                        refsWithOwnUnit.add(o.path("matcher").path("options").asText());
+                    }
+                }
+                assertThat(p.path("targets").findValuesAsText("expr")).as(p.path("title").asText())
+                        .noneMatch(e -> e.matches(".*\\)?\\s*/\\s*100\\s*$"));
+                String title = p.path("title").asText();
+                if (List.of("Thermal", "GPU", "Memory pressure", "Sampler health", "Errors by type").contains(title)) {
+                    assertThat(refsWithOwnUnit).as(title).isNotEmpty();
+                }
+                if (title.equals("Decode rate")) {
+                    assertThat(p.path("fieldConfig").path("defaults").path("unit").asText()).contains("tokens/s");
+                }
+            }
+        }
+    }
+
+    @Test
     void dashboardsHaveTheVariablesAndADatasourceVariable() throws Exception {
         for (String name : List.of("host", "engines", "fleet")) {
             JsonNode d = new ObjectMapper().readTree(ROOT.resolve("dashboards/grafana/" + name + ".json").toFile());

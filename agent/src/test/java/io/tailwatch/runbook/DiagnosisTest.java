@@ -159,4 +159,29 @@ class DiagnosisTest {
         assertThat(c.get(0).id()).isEqualTo("background");
         assertThat(c.get(0).figures()).contains("mlx queue empty: wait 40 ms (estimate) (the engine is not queueing; the host is)");
     }
+
+    @Test
+    void errorsAreRankedByTheirClass() {
+        Signals s = new Signals(calm(), List.of(up("mlx")), List.of(window("mlx", 3.4, 3.6, 3.7, 0.2, 0.3, 30, 3.6)));
+        // Every failure an HTTP 500: the engine fails requests; nothing about proxies or reloads.
+        List<Diagnosis.Cause> c = Diagnosis.rank(s, null, java.util.Map.of("mlx", List.of("http_500", "http_500")));
+        assertThat(c.get(0).id()).isEqualTo("errors:engine");
+        assertThat(c.get(0).title()).contains("HTTP 500").doesNotContain("proxy");
+        assertThat(c.get(0).figures()).contains("recent failures of mlx: http_500 x2");
+        assertThat(c.get(0).runbook()).isEqualTo("docs/runbook.md#ProbeErrors");
+        // Refused connections: the engine is down.
+        c = Diagnosis.rank(s, null, java.util.Map.of("mlx", List.of("connect_refused")));
+        assertThat(c.get(0).id()).isEqualTo("errors:down");
+        assertThat(c.get(0).runbook()).isEqualTo("docs/runbook.md#EngineDown");
+        // First-token timeouts while swap grows: overload or swap, and the memory evidence raises it.
+        Signals swapping = new Signals(host(0.5 * GIB, 0.8 * GIB, 0.0, 0.0, 1.0), List.of(up("mlx")),
+                List.of(window("mlx", 3.4, 3.6, 3.7, 0.2, 0.3, 30, 3.6)));
+        c = Diagnosis.rank(swapping, null, java.util.Map.of("mlx", List.of("first_token_timeout", "http_500",
+                "first_token_timeout")));
+        Diagnosis.Cause overload = c.stream().filter(x -> x.id().equals("errors:overload")).findFirst().orElseThrow();
+        assertThat(overload.score()).isEqualTo(0.8);
+        assertThat(overload.figures()).contains("recent failures of mlx: first_token_timeout x2, http_500 x1");
+        // Without known classes the generic cause stays.
+        assertThat(Diagnosis.rank(s, null).stream().map(Diagnosis.Cause::id)).contains("errors");
+    }
 }

@@ -30,8 +30,20 @@ class StatusScreenTest {
         assertThat(out).contains("ALERTS  1 firing, 1 pending", "engine=ollama", "swap 2.00 GiB used (+512.00 MiB in 10m)",
                 "memory pressure warning(1)", "thermal unknown", "cpu limit 90%").doesNotContain("job=x");
         assertThat(out.indexOf("EngineDown")).isLessThan(out.indexOf("SwapUsedHigh"));
+        assertThat(out).contains("since 0s ago").doesNotContain("since 2026-01-01T00:00:00Z");
+        String alertSection = out.substring(out.indexOf("ALERTS"), out.indexOf("HOST"));
+        assertThat(alertSection.lines()).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(100));
         assertThat(out.indexOf("ollama           DOWN")).as("down engines first").isLessThan(out.indexOf("mlx              up"));
         assertThat(out.indexOf("mlx/q/slow")).as("the window 4x over its baseline first").isLessThan(out.indexOf("mlx/q/calm"));
+    }
+
+    @Test
+    void timesReadAsPeopleReadThem() {
+        assertThat(StatusScreen.ago("2026-01-01T00:00:00Z", "2026-01-01T00:03:10Z")).isEqualTo("3m ago");
+        assertThat(StatusScreen.ago("2026-01-01T00:00:00Z", "2026-01-01T02:05:00Z")).isEqualTo("2h 5m ago");
+        assertThat(StatusScreen.ago("2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z")).isEqualTo("2d ago");
+        assertThat(StatusScreen.ago("not a time", "2026-01-01T00:00:00Z")).isEqualTo("not a time");
+        assertThat(StatusScreen.localTime("2026-01-01T00:00:00Z")).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} .+");
     }
 
     @Test

@@ -50,14 +50,20 @@ class BundleIT {
         return fakeJava(name, version, true);
     }
 
-    /** ... and accepts -XX:TrimNativeHeapInterval (JDK 17.0.9 and later) or refuses it as unknown. */
+    /**
+     * ... and lists -XX:TrimNativeHeapInterval among its flags (JDK 17.0.9 and later) or not. Each
+     * version check (a run with -XshowSettings) is counted in NAME.checks; any other run records its argv.
+     */
     Path fakeJava(String name, String version, boolean knowsTrim) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(name).resolve("bin"));
         Path java = bin.resolve("java");
         Files.writeString(java, "#!/bin/sh\n"
-                + "case \"$1\" in -XshowSettings:properties) echo '    java.specification.version = " + version + "' >&2; exit 0;; esac\n"
-                + "case \"$1\" in -XX:TrimNativeHeapInterval=*) "
-                + (knowsTrim ? "exit 0" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
+                + "case \"$1\" in -XshowSettings:properties) echo check >> '" + dir.resolve(name + ".checks") + "'; "
+                + "echo '    java.specification.version = " + version + "' >&2; "
+                + (knowsTrim ? "echo '     uint TrimNativeHeapInterval                   = 0     {product} {default}'; " : "")
+                + "echo '     bool UseSerialGC                              = false {product} {default}'; exit 0;; esac\n"
+                + "case \"$*\" in *TrimNativeHeapInterval*) "
+                + (knowsTrim ? ":" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
                 + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return bin.getParent();
@@ -90,6 +96,7 @@ class BundleIT {
                 home.resolve("bin/tailwatch").toString(), "run", "--listen", "127.0.0.1:9999");
         assertThat(d.exit()).as(d.out()).isZero();
         List<String> args = Files.readAllLines(dir.resolve("jdk21.args"));
+        assertThat(Files.readAllLines(dir.resolve("jdk21.checks"))).as("java runs once before the agent").hasSize(1);
         List<String> flags = new java.util.ArrayList<>(JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options"))));
         if (LINUX) {
             flags.add("-XX:TrimNativeHeapInterval=60000"); // this JVM accepts it
@@ -105,6 +112,7 @@ class BundleIT {
         Done d = exec(Map.of("JAVA_HOME", jdk.toString()), home.resolve("bin/tailwatch").toString(), "run");
         assertThat(d.exit()).as(d.out()).isZero();
         List<String> args = Files.readAllLines(dir.resolve("jdk17early.args"));
+        assertThat(Files.readAllLines(dir.resolve("jdk17early.checks"))).as("java runs once before the agent").hasSize(1);
         List<String> flags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options")));
         assertThat(args).doesNotContain("-XX:TrimNativeHeapInterval=60000");
         assertThat(args.subList(0, flags.size())).isEqualTo(flags);

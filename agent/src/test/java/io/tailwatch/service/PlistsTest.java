@@ -42,7 +42,7 @@ class PlistsTest {
     }
 
     static EngineConfig engine(String name) throws Exception {
-        return Config.defaults(Map.of()).engine(name);
+        return io.tailwatch.config.ConfigTest.documentedEngines().engine(name);
     }
 
     static String golden(String name) throws IOException {

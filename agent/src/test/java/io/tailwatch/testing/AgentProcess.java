@@ -63,6 +63,40 @@ public final class AgentProcess implements AutoCloseable {
         return new AgentProcess(pb.start(), out, err);
     }
 
+    /**
+     * Starts the agent through the release launcher ({@code bin/tailwatch}) laid out as in the bundle
+     * (bin/, lib/tailwatch.jar, launchd/jvm.options), so the JVM runs with exactly the shipped flags
+     * (24 MiB heap, exit on out-of-memory, ...). The launcher execs java, so the process is the JVM.
+     */
+    public static AgentProcess startShipped(Path dir, Map<String, String> env, String... args) throws IOException {
+        Path bundle = Files.createDirectories(dir.resolve("bundle"));
+        Files.createDirectories(bundle.resolve("bin"));
+        Files.createDirectories(bundle.resolve("lib"));
+        Files.createDirectories(bundle.resolve("launchd"));
+        Path launcher = bundle.resolve("bin/tailwatch");
+        Files.copy(root().resolve("agent/src/assembly/bin/tailwatch"), launcher,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        launcher.toFile().setExecutable(true);
+        Files.copy(root().resolve("launchd/jvm.options"), bundle.resolve("launchd/jvm.options"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path jar = bundle.resolve("lib/tailwatch.jar");
+        Files.deleteIfExists(jar);
+        Files.createSymbolicLink(jar, jar().toAbsolutePath());
+        List<String> cmd = new ArrayList<>();
+        cmd.add("/bin/sh");
+        cmd.add(launcher.toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_") || k.equals("TAILWATCH_JAVA_OPTS"));
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().putAll(env);
+        Path out = Files.createTempFile("tailwatch-out", ".log");
+        Path err = Files.createTempFile("tailwatch-err", ".log");
+        pb.redirectOutput(out.toFile());
+        pb.redirectError(err.toFile());
+        return new AgentProcess(pb.start(), out, err);
+    }
+
     /** Runs a command to completion (bounded) and returns its exit code. */
     public static Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
         try (AgentProcess p = start(env, args)) {

@@ -70,7 +70,8 @@ public class SampleCpuBenchmark {
     public void open() throws Exception {
         Config c = Config.defaults(Map.of());
         if (config.equals("no-engines")) {
-            c = new Config(c.source(), c.server(), c.host(), c.otlp(), List.of(), c.rules(), c.alerts());
+            c = new Config(c.source(), c.server(), c.host(), c.otlp(), List.of(), c.rules(), c.alerts(),
+                    io.tailwatch.config.DiscoveryConfig.OFF);
         }
         samplers = HostSources.forThisHost(c);
         for (Sampler s : samplers) {

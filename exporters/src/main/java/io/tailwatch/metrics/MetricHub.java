@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Everything the exporters render is bounded ({@link Limits}): series per metric, series in
  * total, and the estimated size of the Prometheus exposition. A series over a bound is dropped and
- * counted once in {@code tailwatch_series_dropped_total} (again only after it was gone for the expiry
- * time); the warning about it is logged at most once per metric per hour.
+ * counted once in {@code tailwatch_series_dropped_total}: a published series when it newly is (it was
+ * not dropped at the previous merge), a histogram series once until it has not been tried for the
+ * expiry time. The warning about drops is logged at most once per metric per hour.
  */
 public final class MetricHub {
     private static final Logger LOG = LoggerFactory.getLogger(MetricHub.class);
@@ -72,7 +73,10 @@ public final class MetricHub {
     private final Map<Point.SeriesKey, HistogramSeries> histograms = new LinkedHashMap<>();
     private final Map<String, Integer> histogramsPerMetric = new HashMap<>();
     private long histogramBytes;
-    /** Hash of each dropped series -> when it was last dropped (epoch millis); access order, bounded. */
+    /**
+     * Hash of each dropped histogram series -> when it was last dropped (epoch millis); access order,
+     * bounded. Published series are compared with the previous merge instead ({@link #droppedAtLastMerge}).
+     */
     private final LinkedHashMap<Long, Long> droppedKeys = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Long> e) {
@@ -80,6 +84,8 @@ public final class MetricHub {
         }
     };
     private final Map<String, Long> lastWarned = new HashMap<>();
+    /** Sorted hashes of the published series the previous merge dropped: a series counts when it newly is. */
+    private long[] droppedAtLastMerge = new long[0];
     private long dropped;
     private long lastExpiryMillis;
     private int publishedSeries;
@@ -157,7 +163,11 @@ public final class MetricHub {
                 if (sameMetric >= limits.maxSeriesPerMetric()
                         || histograms.size() + publishedSeries + 1 > limits.maxSeries()
                         || histogramBytes + publishedBytes + bytes > limits.maxExpositionBytes()) {
-                    noteDropped(histogram, attrs);
+                    long now = clock.millis();
+                    if (droppedKeys.put(seriesHash(histogram.name(), attrs), now) == null) {
+                        dropped++;
+                    }
+                    warnDropped(histogram);
                     return;
                 }
                 s = new HistogramSeries(histogram, attrs, nowNanos(), bytes);
@@ -252,13 +262,23 @@ public final class MetricHub {
         long bytes = histogramBytes;
         int published = 0;
         long publishedB = 0;
+        long[] droppedNow = new long[16];
+        int nDropped = 0;
         for (List<Point> ps : byProducer.values()) {
             for (Point p : ps) {
                 int n = perMetric.merge(p.metric().name(), 1, Integer::sum);
                 int b = estimatedBytes(p.metric(), p.attributes());
                 if (n > limits.maxSeriesPerMetric() || series + 1 > limits.maxSeries()
                         || bytes + b > limits.maxExpositionBytes()) {
-                    noteDropped(p.metric(), p.attributes());
+                    long h = seriesHash(p.metric().name(), p.attributes());
+                    if (java.util.Arrays.binarySearch(droppedAtLastMerge, h) < 0) {
+                        dropped++;
+                    }
+                    if (nDropped == droppedNow.length) {
+                        droppedNow = java.util.Arrays.copyOf(droppedNow, nDropped * 2);
+                    }
+                    droppedNow[nDropped++] = h;
+                    warnDropped(p.metric());
                     continue;
                 }
                 series++;
@@ -270,16 +290,15 @@ public final class MetricHub {
         }
         publishedSeries = published;
         publishedBytes = publishedB;
+        droppedAtLastMerge = java.util.Arrays.copyOf(droppedNow, nDropped);
+        java.util.Arrays.sort(droppedAtLastMerge);
         all.add(new Point(SelfMetrics.SERIES_DROPPED, Map.of(), dropped));
         return new MetricSnapshot(clock.instant(), all);
     }
 
-    /** Counts a dropped series once (per expiry time) and warns at most once per metric per hour. */
-    private void noteDropped(MetricDef metric, Map<String, String> attrs) {
+    /** Warns about dropped series of {@code metric} at most once an hour. */
+    private void warnDropped(MetricDef metric) {
         long now = clock.millis();
-        if (droppedKeys.put(seriesHash(metric.name(), attrs), now) == null) {
-            dropped++;
-        }
         Long last = lastWarned.get(metric.name());
         if (last == null || now - last >= WARN_INTERVAL.toMillis()) {
             lastWarned.put(metric.name(), now);

@@ -25,6 +25,8 @@ public final class ProbeMetrics {
     static final AttributeDef PROVIDER = free("gen_ai.provider.name",
             "Engine kind: ollama, mlx_lm, lm_studio, llama_cpp, vllm, openai");
     static final AttributeDef REQUEST_MODEL = free(AttrKeys.MODEL, "Model the probe asked for");
+    static final AttributeDef RESPONSE_MODEL = optional(AttrKeys.RESPONSE_MODEL,
+            "Model the engine says answered (when it names one)");
     static final AttributeDef SERVER_ADDRESS = free("server.address", "Engine host");
     static final AttributeDef SERVER_PORT = free("server.port", "Engine port");
     static final AttributeDef ERROR_TYPE = optional(AttrKeys.ERROR_TYPE,
@@ -32,19 +34,19 @@ public final class ProbeMetrics {
 
     public static final MetricDef OPERATION_DURATION = MetricDef.histogram("gen_ai.client.operation.duration", "s",
             "End-to-end duration of a synthetic probe request.", DURATION_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT, ERROR_TYPE);
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, ERROR_TYPE);
 
     public static final MetricDef TIME_TO_FIRST_CHUNK = MetricDef.histogram("gen_ai.client.operation.time_to_first_chunk", "s",
             "Time from sending the request to the first chunk with non-empty content or reasoning.", DURATION_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT);
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT);
 
     public static final MetricDef TIME_PER_OUTPUT_CHUNK = MetricDef.histogram("gen_ai.client.operation.time_per_output_chunk", "s",
             "Time between consecutive output chunks after the first.", CHUNK_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT);
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT);
 
     public static final MetricDef TOKEN_USAGE = MetricDef.histogram("gen_ai.client.token.usage", "{token}",
             "Tokens per probe request.", TOKEN_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, SERVER_ADDRESS, SERVER_PORT,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT,
             oneOf("gen_ai.token.type", "input or output", "input", "output"),
             oneOf(AttrKeys.TOKEN_SOURCE, "usage: server usage; engine: engine counters; estimate: estimated", "usage", "engine", "estimate"));
 

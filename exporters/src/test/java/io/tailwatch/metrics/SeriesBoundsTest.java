@@ -167,11 +167,19 @@ class SeriesBoundsTest {
         assertThat(warnings).hasSize(2);
         assertThat(hub.droppedSeries()).isEqualTo(7);
 
-        // A series that comes back after being gone for the expiry time is a new drop.
-        hub.publish("p", many.subList(0, 3));
-        clock.advance(Duration.ofMinutes(21));
+        // Series that leave and come back over the bound are dropped anew.
         hub.publish("p", many.subList(0, 3));
         hub.publish("p", many);
         assertThat(hub.droppedSeries()).isEqualTo(14);
+
+        // Many distinct dropped series, published again and again, still count once each.
+        List<Point> lots = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            lots.add(Point.of(HostMetrics.PROCESS_RSS, i, AttrKeys.ENGINE, "x" + i));
+        }
+        for (int round = 0; round < 20; round++) {
+            hub.publish("p", lots);
+        }
+        assertThat(hub.droppedSeries()).isEqualTo(14 + 10_000 - 3);
     }
 }

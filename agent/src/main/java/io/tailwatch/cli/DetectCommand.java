@@ -1,0 +1,124 @@
+package io.tailwatch.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.daemon.Json;
+import io.tailwatch.engine.EngineDiscovery;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** tailwatch detect: which LLM engines run on this host's loopback ports, and a ready engines: block. */
+@Command(name = "detect", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
+        "Find the LLM engines on this host and print a ready engines: block.",
+        "Checks the well-known loopback ports (Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234,",
+        "vLLM 8000) and any given with --ports, and identifies each engine by what its API answers (each request",
+        "has a 2 s deadline). Prints a table and an engines: block for config/tailwatch.yaml.",
+        "Exit: 0 some engine found, 1 none, 2 usage."})
+public final class DetectCommand implements Callable<Integer> {
+    @Option(names = "--ports", paramLabel = "P,P,...", split = ",", description = "More ports to check (besides the well-known ones).")
+    List<Integer> ports = new ArrayList<>();
+
+    @Option(names = "--only", description = "Check only the --ports given, not the well-known ones.")
+    boolean only;
+
+    @Option(names = "--host", paramLabel = "ADDR", defaultValue = "127.0.0.1", description = "Loopback address to check (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--json", description = "Print JSON: found[] {port, url, kind, api, name, status, version, models}.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        if (!isLoopback(host)) {
+            System.err.println("--host: " + host + " is not a loopback address; tailwatch checks only this host's engines");
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        List<Integer> all = new ArrayList<>(only ? List.of() : EngineDiscovery.WELL_KNOWN_PORTS);
+        for (int p : ports) {
+            if (p < 1 || p > 65535) {
+                System.err.println("--ports: " + p + " is not a TCP port (1..65535)");
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+            all.add(p);
+        }
+        if (all.isEmpty()) {
+            System.err.println("--only needs --ports");
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        List<EngineDiscovery.Found> found;
+        try {
+            found = EngineDiscovery.scan(host, all);
+        } catch (IllegalArgumentException e) {
+            System.err.println("--ports: " + e.getMessage());
+            return TailwatchCommand.EXIT_CONFIG;
+        }
+        List<String> names = EngineDiscovery.names(found);
+        boolean any = found.stream().anyMatch(EngineDiscovery.Found::engine);
+        if (json) {
+            ObjectNode root = Json.MAPPER.createObjectNode();
+            ArrayNode arr = root.putArray("found");
+            for (int i = 0; i < found.size(); i++) {
+                EngineDiscovery.Found f = found.get(i);
+                ObjectNode o = arr.addObject();
+                o.put("port", f.port());
+                o.put("url", f.url().toString());
+                o.put("kind", f.kind());
+                o.put("api", f.api());
+                o.put("name", names.get(i));
+                o.put("status", f.status());
+                o.put("version", f.version());
+                ArrayNode m = o.putArray("models");
+                f.models().forEach(m::add);
+            }
+            root.put("engines_block", EngineDiscovery.configBlock(found));
+            System.out.println(Json.write(root));
+            return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
+        }
+        System.out.print(table(found, names));
+        System.out.println();
+        if (any) {
+            System.out.println("# for config/tailwatch.yaml (or keep `engines: auto`, which watches what is found):");
+        }
+        System.out.print(EngineDiscovery.configBlock(found));
+        return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
+    }
+
+    static String table(List<EngineDiscovery.Found> found, List<String> names) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"PORT", "ENGINE", "API", "NAME", "MODELS", "FOUND BY"});
+        for (int i = 0; i < found.size(); i++) {
+            EngineDiscovery.Found f = found.get(i);
+            String models = f.models().isEmpty() ? "-" : String.join(", ", f.models());
+            if (models.length() > 48) {
+                models = models.substring(0, 45) + "...";
+            }
+            rows.add(new String[] {String.valueOf(f.port()), f.engine() ? f.kind() : "-", f.engine() ? f.api() : "-",
+                    f.engine() ? names.get(i) : "-", f.engine() ? models : "-",
+                    f.status() + (f.version() == null ? "" : ", version " + f.version())});
+        }
+        int[] w = new int[6];
+        for (String[] r : rows) {
+            for (int c = 0; c < 5; c++) {
+                w[c] = Math.max(w[c], r[c].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] r : rows) {
+            sb.append(String.format(Locale.ROOT, "%-" + w[0] + "s  %-" + w[1] + "s  %-" + w[2] + "s  %-" + w[3] + "s  %-" + w[4]
+                    + "s  %s%n", (Object[]) r));
+        }
+        return sb.toString();
+    }
+
+    static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+}

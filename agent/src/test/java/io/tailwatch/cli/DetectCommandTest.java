@@ -1,0 +1,96 @@
+package io.tailwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tailwatch.config.Config;
+import io.tailwatch.config.EngineConfig;
+import io.tailwatch.sim.EngineSimulator;
+import io.tailwatch.sim.SimulatorOptions;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** tailwatch detect against the engine simulator, one flavour per loopback port the test picked. */
+class DetectCommandTest {
+    final List<EngineSimulator> sims = new ArrayList<>();
+
+    EngineSimulator sim(String api, String flavor, String model) throws Exception {
+        EngineSimulator s = EngineSimulator.start(api, flavor, "127.0.0.1", 0, SimulatorOptions.defaults(api).withModel(model));
+        sims.add(s);
+        return s;
+    }
+
+    @AfterEach
+    void stop() {
+        sims.forEach(EngineSimulator::close);
+    }
+
+    static int closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void identifies_each_engine_by_its_api_and_prints_a_block_the_config_accepts() throws Exception {
+        EngineSimulator ollama = sim("ollama", "ollama", "qwen3:8b");
+        EngineSimulator mlx = sim("openai", "mlx_lm", "mlx-community/Qwen3-8B-4bit");
+        EngineSimulator llama = sim("openai", "llamacpp", "qwen3-8b-q4_k_m");
+        EngineSimulator lms = sim("openai", "lmstudio", "qwen/qwen3-8b");
+        EngineSimulator vllm = sim("openai", "vllm", "Qwen/Qwen3-8B");
+        int closed = closedPort();
+        String ports = ollama.port() + "," + mlx.port() + "," + llama.port() + "," + lms.port() + "," + vllm.port() + "," + closed;
+
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", ports, "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode found = new ObjectMapper().readTree(r.out()).get("found");
+        assertThat(found).hasSize(6);
+        assertThat(kinds(found)).containsExactly("ollama", "mlx_lm", "llamacpp", "lmstudio", "vllm", null);
+        assertThat(found.get(0).get("api").asText()).isEqualTo("ollama");
+        assertThat(found.get(1).get("api").asText()).isEqualTo("openai");
+        assertThat(found.get(0).get("version").asText()).isNotBlank();
+        assertThat(found.get(2).get("models").get(0).asText()).isEqualTo("qwen3-8b-q4_k_m");
+        assertThat(found.get(5).get("status").asText()).isEqualTo("closed");
+        assertThat(found.get(1).get("name").asText()).isEqualTo("mlx");
+
+        // The printed block is a valid engines: section of the agent's own config.
+        String block = new ObjectMapper().readTree(r.out()).get("engines_block").asText();
+        Config cfg = Config.parse(block, "detect output", Map.of());
+        assertThat(cfg.engines()).extracting(EngineConfig::name).containsExactly("ollama", "mlx", "llamacpp", "lmstudio", "vllm");
+        assertThat(cfg.engine("llamacpp").model()).isEqualTo("qwen3-8b-q4_k_m");
+        assertThat(cfg.engine("ollama").model()).isNull();
+        assertThat(cfg.engine("mlx").url().getPort()).isEqualTo(mlx.port());
+        assertThat(cfg.engine("vllm").api()).isEqualTo("openai");
+    }
+
+    @Test
+    void the_table_names_what_was_found_and_two_of_a_kind_get_distinct_names() throws Exception {
+        EngineSimulator a = sim("openai", "mlx_lm", "m1");
+        EngineSimulator b = sim("openai", "mlx_lm", "m2");
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", a.port() + "," + b.port());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("PORT").contains("FOUND BY").contains("mlx_lm.server")
+                .contains("- name: mlx\n").contains("- name: mlx-" + b.port() + "\n");
+    }
+
+    @Test
+    void nothing_found_exits_1_and_a_remote_host_is_refused() throws Exception {
+        HistoryCommandTest.Run none = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(closedPort()));
+        assertThat(none.code()).isEqualTo(1);
+        assertThat(none.out()).contains("closed").contains("engines: []");
+        HistoryCommandTest.Run remote = HistoryCommandTest.run("detect", "--host", "192.0.2.1");
+        assertThat(remote.code()).isEqualTo(2);
+        assertThat(remote.err()).contains("not a loopback address");
+    }
+
+    private static List<String> kinds(JsonNode found) {
+        List<String> out = new ArrayList<>();
+        found.forEach(f -> out.add(f.get("kind").isNull() ? null : f.get("kind").asText()));
+        return out;
+    }
+}

@@ -1,0 +1,25 @@
+package io.tailwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DiagnoseCommandTest {
+    @Test
+    void recent_failures_are_the_failed_last_probes_per_engine() throws Exception {
+        String status = """
+                {"engines": [
+                  {"name": "mlx", "scenarios": [
+                    {"name": "interactive", "last": {"success": false, "error_type": "http_500"}},
+                    {"name": "long", "last": {"success": false, "error_type": "http_500"}}]},
+                  {"name": "ollama", "scenarios": [
+                    {"name": "interactive", "last": {"success": true, "error_type": null}}]},
+                  {"name": "idle", "scenarios": [{"name": "interactive", "last": null}]}]}
+                """;
+        assertThat(DiagnoseCommand.recentFailures(new ObjectMapper().readTree(status)))
+                .isEqualTo(Map.of("mlx", List.of("http_500", "http_500")));
+    }
+}

@@ -1,0 +1,85 @@
+package io.tailwatch.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+class ProgressTest {
+    /** A clock the test moves by hand. */
+    static final class ManualClock extends Clock {
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void plain_lines_carry_count_elapsed_eta_and_figures_and_are_rate_limited() {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        ManualClock clock = new ManualClock();
+        Progress p = new Progress.Lines(new PrintStream(buf, true, StandardCharsets.UTF_8), clock, Duration.ofSeconds(5));
+        p.begin("level 4", 12);
+        p.update(0, "");
+        clock.now = clock.now.plusSeconds(3);
+        p.update(3, "p95 2.10 s, 0 errors");   // first request line: printed
+        clock.now = clock.now.plusSeconds(1);
+        p.update(4, "p95 2.20 s, 0 errors");   // 1 s later: held back
+        clock.now = clock.now.plusSeconds(5);
+        p.update(6, "p95 2.30 s, 1 error");    // 5 s later: printed, ETA = 9 s x 6/6
+        p.update(12, "p95 2.40 s, 1 error");   // the last one: always printed
+        p.line("concurrency 4: done");
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(out.lines()).containsExactly(
+                "level 4: started, 12 requests",
+                "level 4: request 3 of 12, elapsed 0:00:03, ETA 0:00:09, p95 2.10 s, 0 errors",
+                "level 4: request 6 of 12, elapsed 0:00:09, ETA 0:00:09, p95 2.30 s, 1 error",
+                "level 4: request 12 of 12, elapsed 0:00:09, ETA 0:00:00, p95 2.40 s, 1 error",
+                "concurrency 4: done");
+    }
+
+    @Test
+    void the_terminal_bar_shows_task_count_and_figures_and_a_line_goes_below_it() {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Progress p = new Progress.Bar(new PrintStream(buf, true, StandardCharsets.UTF_8), 120);
+        p.begin("level 2", 6);
+        p.update(3, "p95 1.35 s, 0 errors");
+        p.line("concurrency 2: 6/6 requests");
+        String out = buf.toString(StandardCharsets.UTF_8);
+        // The bar redraws in place with carriage returns; its last frame is kept, then the line follows.
+        String[] frames = out.split("\r");
+        String last = frames[frames.length - 1];
+        assertThat(last).contains("level 2").contains("3/6").contains("p95 1.35 s, 0 errors")
+                .endsWith("\nconcurrency 2: 6/6 requests\n");
+    }
+
+    @Test
+    void quiet_prints_nothing() {
+        Progress p = Progress.forStderr(true);
+        assertThat(p).isSameAs(Progress.NONE);
+    }
+
+    @Test
+    void clock_format() {
+        assertThat(Progress.clock(Duration.ofSeconds(3725))).isEqualTo("1:02:05");
+    }
+}

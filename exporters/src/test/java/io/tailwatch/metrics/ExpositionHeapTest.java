@@ -1,0 +1,39 @@
+package io.tailwatch.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The exposition at its bounds fits the shipped heap (launchd/jvm.options: 24 MiB) beside the agent's live set. */
+class ExpositionHeapTest {
+    @Test
+    void theHubFullToItsBoundsRendersInTheShippedHeap() throws Exception {
+        Path root = Path.of(System.getProperty("tailwatch.root", ".."));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String line : Files.readAllLines(root.resolve("launchd/jvm.options"))) {
+            String l = line.strip();
+            if (!l.isEmpty() && !l.startsWith("#")) {
+                cmd.add(l);
+            }
+        }
+        assertThat(cmd).contains("-Xmx24m", "-XX:+ExitOnOutOfMemoryError");
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FillToBound.class.getName(),
+                // The agent's own live set is about 6 MiB (docs/performance.md); 8 MiB of ballast stands in for it.
+                "8"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out).contains("largest=");
+        long largest = Long.parseLong(out.replaceAll("(?s).*largest=(\\d+).*", "$1"));
+        assertThat(largest).isLessThanOrEqualTo(MetricHub.Limits.DEFAULT.maxExpositionBytes());
+        assertThat(largest).isGreaterThan(MetricHub.Limits.DEFAULT.maxExpositionBytes() / 2);
+        System.out.println("exposition at the bound in the shipped heap: " + out.strip());
+    }
+}

@@ -1,0 +1,57 @@
+package io.tailwatch.metrics;
+
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Run in a JVM of its own with the daemon's flags: holds a ballast for the rest of the agent's live
+ * set, fills the hub to its bounds with long label values (histograms of a model that changes at
+ * every probe, and gauges), then renders both exposition formats and an OTLP collection repeatedly.
+ * Prints the largest exposition and exits 0; running out of heap exits the JVM (ExitOnOutOfMemoryError).
+ */
+public final class FillToBound {
+    private FillToBound() {
+    }
+
+    public static void main(String[] args) {
+        int ballastMiB = Integer.parseInt(args[0]);
+        byte[][] ballast = new byte[ballastMiB][];
+        for (int i = 0; i < ballastMiB; i++) {
+            ballast[i] = new byte[1 << 20];
+        }
+        MetricHub hub = new MetricHub();
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h"));
+        hub.addSink(prom);
+        InMemoryMetricReader reader = InMemoryMetricReader.create();
+        hub.addSink(OtlpExporter.withReader(reader, hub, Map.of()));
+        String pad = "-".repeat(100);
+        List<Point> gauges = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            gauges.add(Point.of(EngineMetrics.MODEL_CONTEXT, 4096, AttrKeys.ENGINE, "engine-" + (i % 32),
+                    AttrKeys.MODEL, "gauge-model" + pad + i));
+        }
+        long largest = 0;
+        for (int i = 0; i < 20_000; i++) {
+            Map<String, String> a = new HashMap<>(CatalogAgreementTest.sampleAttributes(ProbeMetrics.OPERATION_DURATION));
+            a.put(AttrKeys.MODEL, "rotating-model" + pad + i);
+            hub.record(ProbeMetrics.OPERATION_DURATION, a, 0.3);
+            if (i % 1000 == 0) {
+                hub.publish("engines", gauges);
+                largest = Math.max(largest, prom.scrape(null).length());
+                largest = Math.max(largest, prom.scrape("application/openmetrics-text").length());
+                reader.collectAllMetrics();
+            }
+        }
+        hub.publish("engines", gauges);
+        for (int i = 0; i < 10; i++) {
+            largest = Math.max(largest, prom.scrape(null).length());
+            largest = Math.max(largest, prom.scrape("application/openmetrics-text").length());
+            reader.collectAllMetrics();
+        }
+        System.out.println("largest=" + largest + " estimated=" + hub.estimatedExpositionBytes() + " dropped="
+                + hub.droppedSeries() + " ballast=" + ballast.length);
+    }
+}
