@@ -38,7 +38,7 @@ public final class Daemon implements AutoCloseable {
     private final Config config;
     private final Map<String, String> env;
     private final Clock clock = Clock.systemUTC();
-    private final MetricHub hub = new MetricHub();
+    private final MetricHub hub;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<StatusContributor> status = new ArrayList<>();
     private final List<Consumer<Javalin>> routes = new ArrayList<>();
@@ -64,6 +64,25 @@ public final class Daemon implements AutoCloseable {
         this.config = config;
         this.env = env;
         this.samplers = List.copyOf(samplers);
+        this.hub = new MetricHub(clock, MetricHub.Limits.DEFAULT.withExpiry(seriesExpiry(config)));
+    }
+
+    /**
+     * A histogram series expires after two probe windows of the longest scenario (configured, or the
+     * default one given to a discovered engine), and never sooner than the hub's default.
+     */
+    static java.time.Duration seriesExpiry(Config config) {
+        java.time.Duration longest = io.tailwatch.config.WindowRequirements.of(config.rules(), config.alerts())
+                .defaultWindow(java.time.Duration.ofSeconds(60));
+        for (io.tailwatch.config.EngineConfig e : config.engines()) {
+            for (io.tailwatch.config.EngineConfig.Scenario s : e.scenarios()) {
+                if (s.window().compareTo(longest) > 0) {
+                    longest = s.window();
+                }
+            }
+        }
+        java.time.Duration two = longest.multipliedBy(2);
+        return two.compareTo(MetricHub.Limits.DEFAULT.expiry()) > 0 ? two : MetricHub.Limits.DEFAULT.expiry();
     }
 
     public Daemon start() {

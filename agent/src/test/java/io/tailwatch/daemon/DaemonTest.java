@@ -33,6 +33,26 @@ class DaemonTest {
     }
 
     @Test
+    void histogramSeriesOutliveTwoOfTheLongestProbeWindows() throws Exception {
+        // Shipped rules at the default 60 s interval: the default window is 22 minutes (20 probes for
+        // TailLatencySpread plus 10 % lateness, rounded up to whole minutes), so series live 44 minutes.
+        assertThat(Daemon.seriesExpiry(Config.parse("engines: []\n", "test", Map.of())))
+                .isEqualTo(Duration.ofMinutes(44));
+        // A scenario with a one-hour window keeps its series for two hours.
+        Config longWindow = Config.parse("""
+                engines:
+                  - name: e
+                    api: openai
+                    url: http://127.0.0.1:9
+                    scenarios:
+                      - name: slow
+                        interval: 60s
+                        window: 60m
+                """, "test", Map.of());
+        assertThat(Daemon.seriesExpiry(longWindow)).isEqualTo(Duration.ofHours(2));
+    }
+
+    @Test
     void aSlowSamplerNeverBlocksAScrape() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean entered = new AtomicBoolean();

@@ -48,7 +48,7 @@ public final class MetricHub {
         /**
          * 4,000 series and 2 MiB of exposition: a scrape at that size, rendered while the agent holds
          * everything else, stays far below the 24 MiB heap the launcher gives (docs/reliability.md).
-         * Expiry: two probe windows of 10 minutes.
+         * Expiry: two probe windows of 10 minutes; the daemon sets two of its longest scenario window.
          */
         public static final Limits DEFAULT = new Limits(DEFAULT_MAX_SERIES_PER_METRIC, 4000, 2L << 20,
                 Duration.ofMinutes(20));
