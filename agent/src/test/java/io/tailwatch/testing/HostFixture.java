@@ -53,6 +53,16 @@ public final class HostFixture {
         Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
+    /** Rewrites /proc/pressure/memory with these avg10 shares (percent of time stalled), atomically. */
+    public void setMemoryPressure(double someAvg10, double fullAvg10) throws IOException {
+        Path f = procfs().resolve("pressure/memory");
+        Path tmp = f.resolveSibling("memory.tmp");
+        Files.writeString(tmp, String.format(java.util.Locale.ROOT,
+                "some avg10=%.2f avg60=%.2f avg300=0.20 total=123456\nfull avg10=%.2f avg60=%.2f avg300=0.00 total=23456\n",
+                someAvg10, someAvg10, fullAvg10, fullAvg10));
+        Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     /** Replaces a line of /proc/meminfo, writing a temp file and moving it over (readers never see half a file). */
     public void setMeminfo(String key, String value) throws IOException {
         Path f = procfs().resolve("meminfo");
