@@ -103,7 +103,8 @@ public final class Daemon implements AutoCloseable {
             }
 
             public Object status() {
-                return HostStatus.of(host.latest());
+                io.tailwatch.host.HostSnapshot latest = host.latest();
+                return HostStatus.of(latest, host.previousOf(latest));
             }
         });
         engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
@@ -141,7 +142,7 @@ public final class Daemon implements AutoCloseable {
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         status.add(new ThresholdsStatus(config.rules()));
         history = new StatusHistory(config.host().interval());
-        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap), rules.signals()));
+        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, host.previousOf(snap)), rules.signals()));
         routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
         routes.add(io.tailwatch.http.StatusPage::register);
         Duration interval = config.host().interval();

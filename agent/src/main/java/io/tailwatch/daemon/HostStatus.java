@@ -16,6 +16,15 @@ public final class HostStatus {
     }
 
     public static Map<String, Object> of(HostSnapshot s) {
+        return of(s, null);
+    }
+
+    /**
+     * The host part, with paging activity (pages swapped in and out per second) over the interval from
+     * {@code previous} to {@code s}; left out when either reading lacks the counter, the interval is not
+     * positive or the counter went back (a reset), so unknown never reads as 0.
+     */
+    public static Map<String, Object> of(HostSnapshot s, HostSnapshot previous) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("sampled_at", s.at());
         Map<String, Object> mem = new LinkedHashMap<>();
@@ -36,6 +45,14 @@ public final class HostStatus {
         swap.put("free_bytes", asLong(s.swapFree()));
         swap.put("total_bytes", asLong(s.swapTotal()));
         m.put("swap", swap);
+        Map<String, Object> paging = new LinkedHashMap<>();
+        for (String direction : new String[] {"in", "out"}) {
+            Double rate = pagingRate(s, previous, direction);
+            if (rate != null) {
+                paging.put(direction + "_per_second", rate);
+            }
+        }
+        m.put("paging", paging);
         Map<String, Object> thermal = new LinkedHashMap<>();
         thermal.put("pressure_level", asLong(s.thermalLevel()));
         thermal.put("temperature_celsius", s.temperature());
@@ -91,6 +108,20 @@ public final class HostStatus {
         }
         m.put("samplers", samplers);
         return m;
+    }
+
+    /** Pages per second in one direction between two snapshots, or null when unknown. */
+    static Double pagingRate(HostSnapshot s, HostSnapshot previous, String direction) {
+        if (previous == null || !previous.at().isBefore(s.at())) {
+            return null;
+        }
+        Double now = s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
+        Double before = previous.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
+        if (now == null || before == null || now < before) {
+            return null;
+        }
+        double seconds = java.time.Duration.between(previous.at(), s.at()).toNanos() / 1e9;
+        return (now - before) / seconds;
     }
 
     private static Long asLong(Double d) {

@@ -26,6 +26,7 @@ public final class StatusHistory {
     /** The charts and their units, in the order the page draws them. */
     public static final String SWAP = "swap_used_bytes";
     public static final String PRESSURE = "memory_pressure_level";
+    public static final String PAGING = "paging_pages_per_second";
     public static final String TTFT_P95 = "ttft_p95_seconds";
     public static final String E2E_P95 = "e2e_p95_seconds";
     public static final String DECODE = "decode_tokens_per_second";
@@ -52,6 +53,11 @@ public final class StatusHistory {
         Map<String, Map<String, String>> labels = new LinkedHashMap<>();
         put(values, labels, SWAP, Map.of(), signals.host().swapUsedBytes());
         put(values, labels, PRESSURE, Map.of(), signals.host().memoryPressureLevel());
+        if (host.get("paging") instanceof Map<?, ?> paging) {
+            for (String direction : new String[] {"in", "out"}) {
+                put(values, labels, PAGING, Map.of("direction", direction), number(paging.get(direction + "_per_second")));
+            }
+        }
         if (host.get("power") instanceof Map<?, ?> power) {
             for (Map.Entry<?, ?> e : power.entrySet()) {
                 String rail = String.valueOf(e.getKey()).replaceFirst("_watts$", "");

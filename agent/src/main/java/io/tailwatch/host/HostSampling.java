@@ -37,6 +37,8 @@ public final class HostSampling implements AutoCloseable {
     private final Clock clock;
     private final List<Consumer<HostSnapshot>> listeners = new CopyOnWriteArrayList<>();
     private volatile HostSnapshot latest = HostSnapshot.EMPTY;
+    /** The last two cycles' snapshots {latest, the one before}, swapped as one, for rates of counters. */
+    private volatile HostSnapshot[] lastTwo = {HostSnapshot.EMPTY, null};
     private volatile Instant lastCompleted;
     private ScheduledExecutorService loop;
     private ExecutorService worker = newWorker();
@@ -173,6 +175,7 @@ public final class HostSampling implements AutoCloseable {
         hub.publish("host/samplers", self);
         Instant now = clock.instant();
         HostSnapshot snap = new HostSnapshot(now, all, results);
+        lastTwo = new HostSnapshot[] {snap, latest};
         latest = snap;
         lastCompleted = now;
         for (Consumer<HostSnapshot> l : listeners) {
@@ -199,6 +202,12 @@ public final class HostSampling implements AutoCloseable {
 
     public HostSnapshot latest() {
         return latest;
+    }
+
+    /** The snapshot of the cycle before {@code snap}, or null when unknown (the first cycle, or an older snap). */
+    public HostSnapshot previousOf(HostSnapshot snap) {
+        HostSnapshot[] two = lastTwo;
+        return two[0] == snap ? two[1] : null;
     }
 
     /** When the last full cycle completed, or null before the first. */

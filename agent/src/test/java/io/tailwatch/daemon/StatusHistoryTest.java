@@ -2,6 +2,9 @@ package io.tailwatch.daemon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.host.HostSnapshot;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
 import io.tailwatch.rules.Signals;
 import java.time.Duration;
 import java.time.Instant;
@@ -133,5 +136,45 @@ class StatusHistoryTest {
         assertThat(h.size()).isEqualTo(2);
         h.record(T0.plusSeconds(3610), host(Map.of()), signals(1.0, 0.0, List.of(window("new", 0.1, 0.2, 30.0))));
         assertThat(h.size()).isEqualTo(5);
+    }
+
+    private static HostSnapshot paging(Instant at, Double in, Double out) {
+        List<Point> points = new ArrayList<>();
+        if (in != null) {
+            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, in, "system.paging.direction", "in"));
+        }
+        if (out != null) {
+            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, out, "system.paging.direction", "out"));
+        }
+        return new HostSnapshot(at, points, Map.of());
+    }
+
+    @Test
+    void pagingIsPagesPerSecondOverTheLastHostIntervalAndChartedByDirection() {
+        // 1000 -> 1500 pages in over 2 s is 250/s; 2000 -> 2003 out is 1.5/s.
+        HostSnapshot before = paging(T0, 1000.0, 2000.0);
+        HostSnapshot now = paging(T0.plusSeconds(2), 1500.0, 2003.0);
+        Map<String, Object> status = HostStatus.of(now, before);
+        assertThat(status.get("paging")).isEqualTo(Map.of("in_per_second", 250.0, "out_per_second", 1.5));
+        StatusHistory h = new StatusHistory(Duration.ofSeconds(1));
+        h.record(now.at(), status, signals(null, null, List.of()));
+        List<Map<String, Object>> paging = series(h, T0.plusSeconds(3)).stream()
+                .filter(x -> x.get("chart").equals(StatusHistory.PAGING)).toList();
+        assertThat(paging).extracting(x -> x.get("labels")).containsExactlyInAnyOrder(Map.of("direction", "in"), Map.of("direction", "out"));
+        assertThat(points(h, T0.plusSeconds(3), StatusHistory.PAGING, null).get(0)[1]).isIn(250.0, 1.5);
+    }
+
+    @Test
+    void pagingIsAbsentNotZeroWhenUnknown() {
+        HostSnapshot now = paging(T0.plusSeconds(2), 1500.0, null);
+        // No earlier reading, no counter in the earlier reading, no counter now, a counter that went back, no time between.
+        assertThat(HostStatus.of(now, null).get("paging")).isEqualTo(Map.of());
+        assertThat(HostStatus.of(now, paging(T0, null, null)).get("paging")).isEqualTo(Map.of());
+        assertThat(HostStatus.of(now, paging(T0, 1000.0, 7.0)).get("paging")).isEqualTo(Map.of("in_per_second", 250.0));
+        assertThat(HostStatus.of(now, paging(T0, 2000.0, null)).get("paging")).isEqualTo(Map.of());
+        assertThat(HostStatus.of(now, paging(T0.plusSeconds(2), 1000.0, null)).get("paging")).isEqualTo(Map.of());
+        StatusHistory h = new StatusHistory(Duration.ofSeconds(1));
+        h.record(now.at(), HostStatus.of(now, null), signals(null, null, List.of()));
+        assertThat(points(h, T0.plusSeconds(3), StatusHistory.PAGING, null)).isEmpty();
     }
 }
