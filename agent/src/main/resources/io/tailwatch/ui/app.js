@@ -30,6 +30,7 @@ function fmtSeconds(s) {
   return s.toFixed(s >= 100 ? 0 : 2) + " s";
 }
 function fmtRatio(r) { return r == null ? null : (r * 100).toFixed(r < 0.1 && r > 0 ? 1 : 0) + " %"; }
+function fmtRate(n) { return n == null ? null : fmtNum(n, n >= 100 || n === 0 ? 0 : 1) + " /s"; }
 function fmtNum(n, d) { return n == null ? null : Number(n).toFixed(d == null ? 1 : d); }
 function fmtTime(t) {
   if (!t) return null;
@@ -238,6 +239,7 @@ function level(n, names, okBelow) {
 function renderHost(h, sig, thr) {
   const mem = h.memory || {};
   const swap = h.swap || {};
+  const paging = h.paging || {};
   const th = h.thermal || {};
   const hostSig = sig.host || {};
   const memCard = el("div", { class: "card", id: "host-memory" }, el("h3", {}, "Memory"),
@@ -258,6 +260,9 @@ function renderHost(h, sig, thr) {
       ["change, 10 min", hostSig.swap_change10m_bytes == null ? null : (hostSig.swap_change10m_bytes >= 0 ? "+" : "") + fmtBytes(hostSig.swap_change10m_bytes),
         { class: growthLimit != null && hostSig.swap_change10m_bytes > growthLimit ? "bad" : null }],
       ["alert above", swapLimit == null ? null : fmtBytes(swapLimit) + " used" + (growthLimit == null ? "" : ", +" + fmtBytes(growthLimit) + " / 10 min")],
+      // Pages moving now (over the last host interval): swap used alone can be stale.
+      ["pages in", fmtRate(paging.in_per_second), { "data-figure": "paging-in", "data-value": paging.in_per_second }],
+      ["pages out", fmtRate(paging.out_per_second), { "data-figure": "paging-out", "data-value": paging.out_per_second }],
     ]));
   const speed = th.cpu_speed_limit;
   const speedLimit = thr.ThermalThrottling && thr.ThermalThrottling.threshold;
@@ -411,6 +416,8 @@ const CHARTS = [
   { name: "memory_pressure_level", title: "Memory pressure level", fmt: v => fmtNum(v, 0), min: 2, fixed: true,
     lines: t => [t.MemoryPressureWarning ? { at: t.MemoryPressureWarning.threshold, label: "warning" } : null,
       t.MemoryPressureCritical ? { at: t.MemoryPressureCritical.threshold, label: "critical" } : null].filter(Boolean) },
+  { name: "paging_pages_per_second", title: "Pages swapped in / out (per s)", fmt: v => fmtNum(v, v >= 10 ? 0 : 1), optional: true, min: 1,
+    lines: () => [] },
   { name: "ttft_p95_seconds", title: "TTFT p95", fmt: fmtSeconds,
     lines: t => t.TtftOverSlo ? [{ at: t.TtftOverSlo.threshold, label: "SLO (interactive)" }] : [] },
   { name: "e2e_p95_seconds", title: "End-to-end p95", fmt: fmtSeconds, lines: () => [] },
@@ -422,6 +429,7 @@ const SERIES_COLORS = ["var(--s1)", "var(--s2)", "var(--s3)", "var(--s4)", "var(
 
 function seriesLabel(l) {
   if (l.rail) return l.rail;
+  if (l.direction) return l.direction;
   if (l.engine) return [l.engine, l.model, l.scenario].filter(Boolean).join(" · ");
   return "";
 }

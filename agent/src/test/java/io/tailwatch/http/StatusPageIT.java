@@ -197,7 +197,7 @@ class StatusPageIT {
 
             // The charts drew lines with points for every moving signal, one line per engine for probe figures.
             await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-                for (String chart : List.of("swap_used_bytes", "memory_pressure_level", "power_watts")) {
+                for (String chart : List.of("swap_used_bytes", "memory_pressure_level", "power_watts", "paging_pages_per_second")) {
                     if (polylines(browser, chart) < 1) {
                         return false;
                     }
@@ -209,6 +209,19 @@ class StatusPageIT {
                 }
                 return true;
             });
+            // Paging: the fixture's counters stand still (0 pages/s, known), then pages keep being swapped in.
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                JsonNode paging = status().path("host").path("paging");
+                return paging.path("in_per_second").isNumber() && paging.path("out_per_second").isNumber()
+                        && paging.path("out_per_second").asDouble() == 0.0;
+            });
+            assertThat(polylines(browser, "paging_pages_per_second")).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
+                fx.swapIn(100);
+                return browser.eval("Number(document.querySelector('#host-swap [data-figure=paging-in]')"
+                        + ".getAttribute('data-value'))").asDouble() > 0;
+            });
+            assertThat(browser.eval("document.getElementById('host-swap').innerText").asText()).contains("pages in", "/s");
             JsonNode box = browser.eval("(() => { const r = document.querySelector('svg[data-chart=ttft_p95_seconds] polyline')"
                     + ".getBBox(); return {w: r.width, h: r.height}; })()");
             assertThat(box.path("w").asDouble()).as("a line spans time").isGreaterThan(0);
