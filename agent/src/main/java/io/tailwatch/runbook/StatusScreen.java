@@ -1,6 +1,7 @@
 package io.tailwatch.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.config.TextFit;
 import io.tailwatch.config.Units;
 import io.tailwatch.rules.Signals;
 import java.util.ArrayList;
@@ -16,11 +17,11 @@ public final class StatusScreen {
     public static String render(String url, JsonNode status, JsonNode alerts, Signals s) {
         StringBuilder b = new StringBuilder();
         String now = status.path("time").asText("");
-        b.append("tailwatch ").append(status.path("version").asText("?")).append(" at ").append(url)
-                .append("  ").append(localTime(now)).append('\n');
+        b.append(TextFit.pieces("tailwatch " + status.path("version").asText("?") + " at " + url, List.of(localTime(now)),
+                "    ", WIDTH));
         String listenerWarning = status.path("listener").path("warning").asText("");
         if (!listenerWarning.isEmpty()) {
-            b.append("WARNING ").append(listenerWarning).append('\n');
+            b.append(TextFit.words("WARNING ", listenerWarning, "        ", WIDTH));
         }
         List<JsonNode> list = new ArrayList<>();
         alerts.path("alerts").forEach(list::add);
@@ -34,64 +35,69 @@ public final class StatusScreen {
                     labels.append(labels.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue().asText());
                 }
             });
-            b.append(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s%n",
+            b.append(TextFit.line(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s",
                     a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
-                    a.path("value_text").asText(""), ago(a.path("since").asText(), now)));
+                    a.path("value_text").asText(""), ago(a.path("since").asText(), now)), INDENT, WIDTH));
             if (labels.length() > 0) {
-                b.append("           ").append(clip(labels.toString(), WIDTH - 11)).append('\n');
+                b.append(TextFit.words(INDENT, labels.toString(), INDENT, WIDTH));
             }
-            b.append("           ").append(clip(a.path("summary").asText(), WIDTH - 11)).append('\n');
-            b.append("           -> ").append(clip(a.path("runbook").asText(), WIDTH - 14)).append('\n');
+            b.append(TextFit.words(INDENT, a.path("summary").asText(), INDENT, WIDTH));
+            b.append(TextFit.words(INDENT + "-> ", a.path("runbook").asText(), INDENT + "   ", WIDTH));
         }
         Signals.Host h = s.host();
-        b.append('\n').append("HOST    ");
-        b.append("swap ").append(h.swapUsedBytes() == null ? "unknown" : Units.formatBytes(h.swapUsedBytes()) + " used");
+        List<String> host = new ArrayList<>();
+        String swap = "swap " + (h.swapUsedBytes() == null ? "unknown" : Units.formatBytes(h.swapUsedBytes()) + " used");
         if (h.swapChange10mBytes() != null) {
-            b.append(" (+").append(Units.formatBytes(h.swapChange10mBytes())).append(" in 10m)");
+            swap += " (+" + Units.formatBytes(h.swapChange10mBytes()) + " in 10m)";
         }
-        b.append("  memory pressure ").append(level(h.memoryPressureLevel(), "normal", "warning", "critical"));
+        host.add(swap);
+        host.add("memory pressure " + level(h.memoryPressureLevel(), "normal", "warning", "critical"));
         if (h.memoryAvailableBytes() != null) {
-            b.append("  available ").append(Units.formatBytes(h.memoryAvailableBytes()));
-            if (h.memoryTotalBytes() != null) {
-                b.append(" of ").append(Units.formatBytes(h.memoryTotalBytes()));
-            }
+            host.add("available " + Units.formatBytes(h.memoryAvailableBytes())
+                    + (h.memoryTotalBytes() == null ? "" : " of " + Units.formatBytes(h.memoryTotalBytes())));
         }
-        b.append("  thermal ").append(level(h.thermalPressureLevel(), "nominal", "moderate", "heavy", "trapping", "sleeping"));
+        host.add("thermal " + level(h.thermalPressureLevel(), "nominal", "moderate", "heavy", "trapping", "sleeping"));
         if (h.cpuSpeedLimit() != null) {
-            b.append(String.format(Locale.ROOT, "  cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
+            host.add(String.format(Locale.ROOT, "cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
         }
-        b.append('\n');
+        b.append('\n').append(TextFit.pieces("HOST  ", host, "        ", WIDTH));
         List<Signals.Engine> engines = new ArrayList<>(s.engines());
         engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
         b.append('\n').append("ENGINES").append(engines.isEmpty() ? "  none reported\n" : "\n");
         for (Signals.Engine e : engines) {
             String memory = e.footprintBytes() != null ? "footprint " + Units.formatBytes(e.footprintBytes())
                     : e.rssBytes() != null ? "rss " + Units.formatBytes(e.rssBytes()) : "memory unknown";
-            b.append(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory));
+            List<String> detail = new ArrayList<>();
             for (Signals.Model m : e.models()) {
-                b.append(" ").append(m.model());
+                detail.add(m.model());
                 if (m.kvHeadroomTokens() != null) {
-                    b.append(String.format(Locale.ROOT, " (kv headroom %.0f tok", m.kvHeadroomTokens()));
-                    b.append(m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength()));
+                    detail.add(String.format(Locale.ROOT, "(kv headroom %.0f tok", m.kvHeadroomTokens())
+                            + (m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength())));
                 }
             }
             if (e.queue() != null) {
                 String q = Diagnosis.queueFigure(e.queue());
                 if (!q.isEmpty()) {
-                    b.append("  queue ").append(q);
+                    detail.add("queue " + q);
                 }
             }
-            b.append('\n');
+            b.append(TextFit.pieces(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory).stripTrailing(), detail, "      ", WIDTH));
         }
         List<Signals.Window> windows = new ArrayList<>(s.windows());
         windows.sort(Comparator.comparingDouble(StatusScreen::badness).reversed());
         b.append('\n').append("WINDOWS").append(windows.isEmpty() ? "  no probe windows yet\n" : "\n");
         if (!windows.isEmpty()) {
-            b.append(String.format(Locale.ROOT, "  %-36s %-26s %-9s %-7s %-7s %s%n", "engine/model/scenario",
+            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", "engine/model/scenario",
                     "e2e p50/p95/p99", "ttft p95", "errors", "samples", "baseline p95"));
         }
         for (Signals.Window w : windows) {
-            b.append(String.format(Locale.ROOT, "  %-36s %-26s %-9s %-7s %-7s %s%n", clip(Diagnosis.where(w), 36),
+            String where = Diagnosis.where(w);
+            if (where.length() > 32) {
+                // The full engine/model/scenario on its own line(s), the figures under it in their columns.
+                b.append(whereLines(w));
+                where = "";
+            }
+            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", where,
                     Diagnosis.secs(w.e2eP50()) + "/" + Diagnosis.secs(w.e2eP95()) + "/" + Diagnosis.secs(w.e2eP99()),
                     Diagnosis.secs(w.ttftP95()),
                     w.errorRatio() == null ? "?" : String.format(Locale.ROOT, "%.1f%%", 100 * w.errorRatio()),
@@ -178,7 +184,22 @@ public final class StatusScreen {
         }
     }
 
-    private static String clip(String s, int n) {
-        return s.length() <= n ? s : s.substring(0, n - 1) + "~";
+    /** engine/model/scenario in full, broken after a slash when it is wider than the screen. */
+    private static String whereLines(Signals.Window w) {
+        StringBuilder out = new StringBuilder();
+        StringBuilder line = new StringBuilder("  ");
+        String[] parts = {w.engine() + "/", w.model() + "/", w.scenario()};
+        for (String part : parts) {
+            if (line.length() + part.length() > WIDTH && !line.toString().isBlank()) {
+                out.append(TextFit.pieces(line.toString(), List.of(), "    ", WIDTH));
+                line.setLength(0);
+                line.append("    ");
+            }
+            line.append(part);
+        }
+        return out + TextFit.pieces(line.toString(), List.of(), "    ", WIDTH);
     }
+
+    /** Continuation lines of an alert line up under its name. */
+    private static final String INDENT = "           ";
 }

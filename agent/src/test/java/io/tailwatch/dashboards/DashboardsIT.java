@@ -66,9 +66,16 @@ class DashboardsIT {
         // The Ollama flavour reports the model shape (KV arithmetic) and fails a share of requests (errors by type).
         ollama = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama")
                 .withTiming(Duration.ofMillis(20), 500).withFaults(0.3, 0, Duration.ZERO).withSeed(3));
+        // OTLP export and the webhook point at a loopback port nobody listens on: the Agent row's
+        // delivery counters exist (and count failures) as on a host whose collector or receiver is gone.
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0}
+                otlp: {enabled: true, endpoint: "http://127.0.0.1:%d", interval: 5s}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
                 engines:
                   - name: sim
@@ -87,7 +94,8 @@ class DashboardsIT {
                   SwapUsedHigh: {for: 0s}
                 alerts:
                   baseline: {file: %s, min_samples: 3}
-                """.formatted(fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json")));
+                  webhook: {url: "http://127.0.0.1:%d/hook", timeout: 500ms}
+                """.formatted(closed, fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json"), closed));
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;
