@@ -26,7 +26,9 @@ import picocli.CommandLine.Option;
         "KV-cache memory arithmetic from an explicit architecture (--layers --kv-heads --head-dim), from a",
         "Hugging Face checkpoint as MLX engines load it (--model DIR or --model ORG/NAME in the local Hugging Face",
         "cache: config.json and the safetensors files), or from a model served by Ollama (--url/--engine with --model,",
-        "read from /api/show). Sliding-window layers (Gemma 2/3, Mistral) keep only their window: such figures are",
+        "read from /api/show). With --api llamacpp the served context, slots and GGUF weights' size come from a",
+        "llama.cpp server's /props and /v1/models; the shape then comes from --model (checkpoint) or --layers etc.",
+        "Sliding-window layers (Gemma 2/3, Mistral) keep only their window: such figures are",
         "marked as estimates. Host memory is read from this host when --memory is not given.",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",
         "safe max tokens = floor((memory - os reserve - weights - runtime) x safety / bytes per token)."})
@@ -49,15 +51,19 @@ public final class KvBudgetCommand implements Callable<Integer> {
     @Option(names = "--cache-type", paramLabel = "TYPE", description = "KV cache type instead of --bytes-per-element: f32, f16, bf16, q8_0, q4_0 (default f16).")
     String cacheType;
 
-    @Option(names = "--url", paramLabel = "URL", description = "Ollama base URL to read the architecture from.")
+    @Option(names = "--url", paramLabel = "URL", description = "Engine base URL: Ollama (architecture from /api/show) or, "
+            + "with --api llamacpp, a llama.cpp server (context, slots and weights from /props and /v1/models).")
     String url;
 
-    @Option(names = "--engine", paramLabel = "NAME", description = "Ollama engine from the config to read the architecture from.")
+    @Option(names = "--api", paramLabel = "API", description = "Engine API at --url/--engine: ollama (default) or llamacpp.")
+    String api;
+
+    @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config: Ollama, or a llama.cpp server with --api llamacpp.")
     String engine;
 
     @Option(names = "--model", paramLabel = "PATH_OR_ID", description = "Checkpoint directory or Hugging Face model id "
             + "(ORG/NAME, looked up in $HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); with --url/--engine the "
-            + "Ollama model to look up with /api/show.")
+            + "Ollama model to look up with /api/show; with --api llamacpp the checkpoint that gives the shape.")
     String model;
 
     @Option(names = "--context", paramLabel = "N,N,...", defaultValue = "4096,32768,131072", description = "Context lengths to size (default: ${DEFAULT-VALUE}).")
@@ -122,13 +128,31 @@ public final class KvBudgetCommand implements Callable<Integer> {
         Long safeMax = null;
         boolean unlimited = false;
         Long modelContext = null;
+        String modelContextSource = "max_position_embeddings";
+        io.tailwatch.probe.LlamaCppServerInfo server = null;
         try {
             if (bytesPerElement != null && cacheType != null) {
                 throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
             }
             contexts = CapacitySupport.parseCounts("--context", context);
             boolean explicit = layers != null || kvHeads != null || headDim != null;
-            boolean remote = url != null || engine != null;
+            if (api != null && !api.equals("ollama") && !api.equals("llamacpp")) {
+                throw new IllegalArgumentException("--api must be ollama or llamacpp, got " + api);
+            }
+            boolean llamacpp = "llamacpp".equals(api);
+            if (llamacpp && url == null && engine == null) {
+                throw new IllegalArgumentException("--api llamacpp needs --url URL or --engine NAME");
+            }
+            if (llamacpp) {
+                server = llamaCppServer();
+                if (!explicit && model == null) {
+                    printServer(server);
+                    throw new IllegalArgumentException("llama.cpp's /props and /v1/models give no layer or KV-head counts: "
+                            + "give --model DIR or ORG/NAME (the model's Hugging Face config.json) or --layers, --kv-heads "
+                            + "and --head-dim for the shape");
+                }
+            }
+            boolean remote = !llamacpp && (url != null || engine != null);
             boolean checkpoint = !explicit && !remote && model != null;
             if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
                 throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
@@ -138,12 +162,14 @@ public final class KvBudgetCommand implements Callable<Integer> {
             HfCheckpoint ckpt = null;
             if (checkpoint) {
                 ckpt = HfCheckpoint.read(HfCheckpoint.locate(model, env));
-                configBytes = ckpt.dtypeBytes();
+                // llama.cpp caches K and V as f16 unless -ctk/-ctv say otherwise, whatever the checkpoint's dtype
+                configBytes = llamacpp ? null : ckpt.dtypeBytes();
             }
             bpe = bytesPerElement != null ? bytesPerElement
                     : cacheType != null ? KvCacheMath.bytesPerElement(cacheType)
                     : configBytes != null ? configBytes : KvCacheMath.bytesPerElement("f16");
-            String bpeSource = bytesPerElement != null || cacheType != null ? "" : configBytes != null ? " (" + ckpt.dtype() + ")" : "";
+            String bpeSource = bytesPerElement != null || cacheType != null ? "" : configBytes != null ? " (" + ckpt.dtype() + ")"
+                    : llamacpp ? " (llama.cpp's default f16 cache; give --cache-type for other -ctk/-ctv)" : "";
             if (explicit) {
                 if (layers == null || kvHeads == null || headDim == null) {
                     throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
@@ -168,6 +194,22 @@ public final class KvBudgetCommand implements Callable<Integer> {
                         model, shape.architecture(), shape.layers(),
                         uniform ? String.valueOf(shape.kvHeadsPerLayer().get(0)) : shape.kvHeadsPerLayer().toString(),
                         shape.keyLength(), shape.valueLength(), trim(bpe)), perToken, List.of(0), List.of(), false, null);
+            }
+            if (server != null) {
+                if (server.weightsBytes() != null) {
+                    weightsBytes = server.weightsBytes();
+                    weightsSource = "the GGUF file, llama.cpp /v1/models meta.size";
+                }
+                if (server.contextTrain() != null) {
+                    modelContext = server.contextTrain();
+                    modelContextSource = "n_ctx_train";
+                }
+                Long served = server.servedContext();
+                if (served != null && !contexts.contains(served)) {
+                    contexts = new ArrayList<>(contexts);
+                    contexts.add(served);
+                    contexts.sort(null);
+                }
             }
             if (weights != null) {
                 weightsBytes = bytes("--weights", weights);
@@ -221,10 +263,39 @@ public final class KvBudgetCommand implements Callable<Integer> {
             putOrNull(root, "memory_bytes", memoryBytes);
             putOrNull(root, "weights_bytes", weightsBytes);
             root.put("architecture", sizing.description());
+            if (server != null) {
+                ObjectNode s = root.putObject("llamacpp");
+                putOrNull(s, "n_ctx_per_slot", server.contextPerSlot());
+                putOrNull(s, "n_ctx", server.contextTotal());
+                putOrNull(s, "total_slots", server.totalSlots() == null ? null : server.totalSlots().longValue());
+                putOrNull(s, "served_context", server.servedContext());
+                putOrNull(s, "served_context_bytes", server.servedContext() == null ? null
+                        : sizing.contextBytes(server.servedContext()));
+                s.put("served_context_derived", server.contextTotal() == null && server.servedContext() != null);
+                putOrNull(s, "n_ctx_train", server.contextTrain());
+                putOrNull(s, "weights_bytes", server.weightsBytes());
+                if (server.modelPath() == null) {
+                    s.putNull("model_path");
+                } else {
+                    s.put("model_path", server.modelPath());
+                }
+                ArrayNode notes = s.putArray("missing");
+                server.notes().forEach(notes::add);
+            }
             System.out.println(Json.write(root));
             return TailwatchCommand.EXIT_OK;
         }
+        if (server != null) {
+            printServer(server);
+        }
         System.out.println("architecture: " + sizing.description());
+        if (server != null && server.servedContext() != null) {
+            System.out.printf(Locale.ROOT, "served context: %d tokens%s -> KV cache %s%n", server.servedContext(),
+                    server.contextTotal() != null ? " (/props n_ctx)"
+                            : server.totalSlots() != null ? " (" + server.contextPerSlot() + " per slot x " + slots(server.totalSlots())
+                            + ", derived)" : " (one slot; total_slots not reported)",
+                    Units.formatBytes(sizing.contextBytes(server.servedContext())));
+        }
         if (sizing.bytesPerTokenBeyondWindows() == sizing.bytesPerToken()) {
             System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s)%n", sizing.bytesPerToken(),
                     Units.formatBytes(sizing.bytesPerToken()));
@@ -256,10 +327,15 @@ public final class KvBudgetCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
                 safeMax, mem, osReserve, w, runtime, trim(safety));
-        System.out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
+        if (server != null) {
+            System.out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
+                    server.totalSlots() == null ? "slots" : slots(server.totalSlots()));
+        } else {
+            System.out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
+        }
         if (modelContext != null && safeMax > modelContext) {
-            System.out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: max_position_embeddings)%n",
-                    modelContext);
+            System.out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: %s)%n",
+                    modelContext, modelContextSource);
         }
         for (long t : contexts) {
             System.out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
@@ -319,6 +395,49 @@ public final class KvBudgetCommand implements Callable<Integer> {
             o.putNull(key);
         } else {
             o.put(key, v);
+        }
+    }
+
+    /** /props and /v1/models of the llama.cpp server at --url or --engine. */
+    private io.tailwatch.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
+        String apiKey = null;
+        java.net.URI base;
+        if (engine != null) {
+            if (url != null) {
+                throw new IllegalArgumentException("give --url or --engine, not both");
+            }
+            Config cfg = config.loadOrReport();
+            if (cfg == null) {
+                throw new IllegalArgumentException("config problems (see above)");
+            }
+            EngineTarget t = EngineTarget.resolve(cfg, engine, null, null, null);
+            base = t.url();
+            apiKey = t.apiKey();
+        } else {
+            base = EngineTarget.resolve(null, null, url, "openai", null).url();
+        }
+        try {
+            return io.tailwatch.probe.LlamaCppServerInfo.read(base, apiKey, EngineClients.DEFAULT_CONNECT_TIMEOUT,
+                    Duration.ofSeconds(10));
+        } catch (io.tailwatch.probe.LlamaCppServerInfo.Failure e) {
+            throw new RemoteFailure(e.getMessage());
+        }
+    }
+
+    private static String slots(int n) {
+        return n + (n == 1 ? " slot" : " slots");
+    }
+
+    /** What the llama.cpp server reported, and what it did not. */
+    private static void printServer(io.tailwatch.probe.LlamaCppServerInfo s) {
+        System.out.println("llama.cpp server: model " + (s.modelPath() == null ? "(model_path not reported)"
+                : io.tailwatch.logging.LogGuard.escape(s.modelPath(), 200))
+                + ", context " + (s.contextPerSlot() == null ? "unknown" : s.contextPerSlot() + " per slot")
+                + ", slots " + (s.totalSlots() == null ? "not reported" : s.totalSlots())
+                + (s.contextTrain() == null ? "" : ", trained for " + s.contextTrain())
+                + (s.weightsBytes() == null ? "" : ", weights " + Units.formatBytes(s.weightsBytes())));
+        for (String n : s.notes()) {
+            System.out.println("  missing: " + io.tailwatch.logging.LogGuard.escape(n, 300));
         }
     }
 

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class OpenAiWire implements EngineSimulator.Wire {
     private static final AtomicLong IDS = new AtomicLong();
+    /** GGUF size the llamacpp flavour reports in /v1/models meta.size (an 8B model at Q4_K_M). */
+    static final long SIM_GGUF_BYTES = 4_912_898_304L;
     private final EngineSimulator sim;
 
     OpenAiWire(EngineSimulator sim) {
@@ -73,6 +75,18 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     m.put("owned_by", "vllm");
                 } else if ("llamacpp".equals(sim.flavor())) {
                     m.put("owned_by", "llamacpp");
+                    // llama-server's GGUF summary; null while the model loads, as the real server sends it
+                    if (sim.loaded()) {
+                        ObjectNode meta = m.putObject("meta");
+                        meta.put("vocab_type", 2);
+                        meta.put("n_vocab", 128_256);
+                        meta.put("n_ctx_train", 131_072);
+                        meta.put("n_embd", 4096);
+                        meta.put("n_params", 8_030_261_312L);
+                        meta.put("size", SIM_GGUF_BYTES);
+                    } else {
+                        m.putNull("meta");
+                    }
                 } else if ("lmstudio".equals(sim.flavor())) {
                     m.put("owned_by", "organization_owner");
                 }
