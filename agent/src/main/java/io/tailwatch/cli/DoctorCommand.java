@@ -27,6 +27,9 @@ public final class DoctorCommand implements Callable<Integer> {
             "(never prompts: run 'sudo -v' first; without cached credentials the check shows n/a)."})
     boolean withSudo;
 
+    @Option(names = "--json", description = "Print every check and sampler in full as JSON (same exit status).")
+    boolean json;
+
     @Override
     public Integer call() {
         Config config = options.loadOrReport();
@@ -34,7 +37,7 @@ public final class DoctorCommand implements Callable<Integer> {
             return TailwatchCommand.EXIT_CONFIG;
         }
         DoctorReport report = Doctor.run(config, ToolRunner.system(Duration.ofSeconds(10)), withSudo);
-        System.out.print(report.render());
+        System.out.print(json ? report.json() : report.render());
         return report.failed() ? TailwatchCommand.EXIT_FAILURE : TailwatchCommand.EXIT_OK;
     }
 }

@@ -37,22 +37,59 @@ class DoctorIT {
         return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
     }
 
+    /** The block of one check: its verdict and signal line and the indented detail lines under it. */
     private static String row(String out, String signal, String tool) {
-        return out.lines().filter(l -> l.startsWith(signal + " ") && l.contains(tool)).findFirst()
-                .orElseThrow(() -> new AssertionError("no row " + signal + " / " + tool + " in:\n" + out));
+        List<String> blocks = new ArrayList<>();
+        for (String l : out.lines().toList()) {
+            if (!l.startsWith(" ") || blocks.isEmpty()) {
+                blocks.add(l);
+            } else {
+                blocks.set(blocks.size() - 1, blocks.get(blocks.size() - 1) + "\n" + l);
+            }
+        }
+        return blocks.stream().filter(b -> b.split("\n", -1)[0].endsWith("  " + signal)
+                        && b.replaceAll("\n +", " ").contains("vs " + tool + ":")).findFirst()
+                .orElseThrow(() -> new AssertionError("no check " + signal + " / " + tool + " in:\n" + out));
     }
 
     @Test
     void agreesWithFreeAndProcMeminfoOnThisMachine() throws Exception {
         Run r = doctor();
         assertThat(r.exit()).as(r.out()).isZero();
-        assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).endsWith("agree");
-        assertThat(row(r.out(), "tailwatch.memory.available", "free -b (Mem available)")).endsWith("agree");
+        assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).startsWith("agree ");
+        assertThat(row(r.out(), "tailwatch.memory.available", "free -b (Mem available)")).startsWith("agree ");
         assertThat(row(r.out(), "system.memory.usage{used}", "free -b (Mem used = total - available in procps-ng 4)"))
-                .endsWith("agree");
-        assertThat(row(r.out(), "system.paging.usage{used}", "free -b (Swap used)")).endsWith("agree");
-        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).endsWith("agree");
+                .startsWith("agree ");
+        assertThat(row(r.out(), "system.paging.usage{used}", "free -b (Swap used)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).startsWith("agree ");
         assertThat(r.out()).contains("0 disagree or invalid").contains("memory: ok").contains("swap: ok");
+        assertThat(r.out().lines()).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(100));
+        assertThat(r.out()).containsPattern("(?m)^at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} ")
+                .containsPattern("memory: ok in \\d+ ms").doesNotContain("PT");
+    }
+
+    @Test
+    void jsonHasEveryCheckInFull() throws Exception {
+        Run text = doctor();
+        Run r = doctor("--json");
+        assertThat(r.exit()).as(r.out()).isZero();
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertThat(j.path("failed").asBoolean(true)).isFalse();
+        assertThat(java.time.Instant.parse(j.path("time").asText())).isNotNull();
+        com.fasterxml.jackson.databind.JsonNode limit = null;
+        for (com.fasterxml.jackson.databind.JsonNode c : j.path("checks")) {
+            if (c.path("signal").asText().equals("system.memory.limit") && c.path("tool").asText().equals("free -b (Mem total)")) {
+                limit = c;
+            }
+        }
+        assertThat(limit).as(r.out()).isNotNull();
+        assertThat(limit.path("verdict").asText()).isEqualTo("agree");
+        assertThat(limit.path("native").asText()).endsWith(" GiB)");
+        assertThat(limit.path("tolerance").asText()).isNotEmpty();
+        assertThat(j.path("checks").size()).isEqualTo(text.out().lines().filter(l -> !l.isEmpty() && !l.startsWith(" ")
+                && l.matches("^(agree|DISAGREE|ok \\(native only\\)|INVALID|n/a) .*")).count());
+        assertThat(j.path("samplers").findValuesAsText("name")).contains("memory", "swap");
+        assertThat(j.path("samplers").get(0).path("duration_seconds").isNumber()).isTrue();
     }
 
     @Test
@@ -75,7 +112,7 @@ class DoctorIT {
         assertThat(r.exit()).as(r.out()).isEqualTo(1);
         assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).contains("DISAGREE").contains("1073741824 B");
         // The fixture agrees with itself through the /proc/meminfo it points at.
-        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).endsWith("agree");
+        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).startsWith("agree ");
     }
 
     @Test
@@ -99,7 +136,7 @@ class DoctorIT {
             Files.writeString(config, "engines:\n  - name: py\n    api: openai\n    url: http://127.0.0.1:" + port + "\n");
             Run r = doctor("--config", config.toString());
             assertThat(r.exit()).as(r.out()).isZero();
-            assertThat(row(r.out(), "tailwatch.process.memory.rss{py}", "ps -o rss= -p " + server.pid())).endsWith("agree");
+            assertThat(row(r.out(), "tailwatch.process.memory.rss{py}", "ps -o rss= -p " + server.pid())).startsWith("agree ");
             assertThat(r.out()).contains("engine_processes: ok");
         } finally {
             server.destroy();
