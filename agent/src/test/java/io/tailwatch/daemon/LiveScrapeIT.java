@@ -14,6 +14,7 @@ import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.sim.EngineSimulator;
 import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.OtlpReceiver;
@@ -69,24 +70,7 @@ class LiveScrapeIT {
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
-                engines:
-                  - name: sim
-                    api: openai
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                  - name: ollama
-                    api: ollama
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                rules:
-                  SwapUsedHigh: {for: 0s}
-                alerts:
-                  baseline: {file: %s, min_samples: 3}
-                """.formatted(fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json")));
+                """.formatted(fx.procfs(), fx.sysfs()) + TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json")));
         agent = AgentProcess.start(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(),
                 "OTEL_METRIC_EXPORT_INTERVAL", "1000"), "run", "-c", config.toString());
         agent.awaitListening();

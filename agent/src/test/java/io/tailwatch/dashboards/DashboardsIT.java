@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.tailwatch.sim.EngineSimulator;
 import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.PrometheusServer;
@@ -77,25 +78,9 @@ class DashboardsIT {
                 server: {listen: 127.0.0.1:0}
                 otlp: {enabled: true, endpoint: "http://127.0.0.1:%d", interval: 5s}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
-                engines:
-                  - name: sim
-                    api: openai
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                  - name: ollama
-                    api: ollama
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                rules:
-                  SwapUsedHigh: {for: 0s}
-                alerts:
-                  baseline: {file: %s, min_samples: 3}
-                  webhook: {url: "http://127.0.0.1:%d/hook", timeout: 500ms}
-                """.formatted(closed, fx.procfs(), fx.sysfs(), sim.port(), ollama.port(), dir.resolve("baselines.json"), closed));
+                """.formatted(closed, fx.procfs(), fx.sysfs())
+                + TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json"))
+                + "  webhook: {url: \"http://127.0.0.1:" + closed + "/hook\", timeout: 500ms}\n");
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;

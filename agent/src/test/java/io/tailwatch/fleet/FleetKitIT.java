@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tailwatch.sim.EngineSimulator;
 import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.PrometheusServer;
@@ -132,25 +133,7 @@ class FleetKitIT {
     }
 
     private String engines(Path baselines) {
-        return """
-                engines:
-                  - name: sim
-                    api: openai
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                  - name: ollama
-                    api: ollama
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                rules:
-                  SwapUsedHigh: {for: 0s}
-                alerts:
-                  baseline: {file: %s, min_samples: 3}
-                """.formatted(openai.port(), ollama.port(), baselines);
+        return TwoEngines.config(openai.port(), ollama.port(), baselines);
     }
 
     @AfterAll
