@@ -140,7 +140,8 @@ public final class EngineWatch {
                 neverReachedLogged = true;
                 LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
                         + " as EngineDown; start the engine, fix its url, or find running engines with `tailwatch detect`",
-                        config.name(), config.url(), h.error());
+                        config.name(), io.tailwatch.config.Redact.url(config.url()),
+                        io.tailwatch.logging.LogGuard.value(io.tailwatch.config.Redact.text(h.error())));
             }
         } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
