@@ -27,31 +27,13 @@ public final class TextFit {
             }
             line.append(chunk);
         }
+        List<String> kept = new ArrayList<>();
         for (String piece : pieces) {
-            if (piece == null || piece.isEmpty()) {
-                continue;
-            }
-            boolean fresh = line.toString().isBlank();
-            String sep = fresh ? "" : "  ";
-            if (line.length() + sep.length() + piece.length() <= width) {
-                line.append(sep).append(piece);
-                continue;
-            }
-            if (!fresh) {
-                out.append(line).append('\n');
-                line.setLength(0);
-                line.append(indent);
-            }
-            List<String> chunks = breakLong(piece, width - indent.length(), width - indent.length());
-            for (int i = 0; i < chunks.size(); i++) {
-                if (i > 0) {
-                    out.append(line).append('\n');
-                    line.setLength(0);
-                    line.append(indent);
-                }
-                line.append(chunks.get(i));
+            if (piece != null && !piece.isEmpty()) {
+                kept.add(piece);
             }
         }
+        flow(out, line, kept, indent, width, "  ");
         out.append(line).append('\n');
         return out.toString();
     }
@@ -66,11 +48,23 @@ public final class TextFit {
         }
         StringBuilder out = new StringBuilder();
         StringBuilder line = new StringBuilder(first);
-        for (String w : ws) {
+        flow(out, line, ws, indent, width, " ");
+        out.append(line).append('\n');
+        return out.toString();
+    }
+
+    /**
+     * Appends {@code items} to {@code line}, {@code gap} apart (none after a blank line or a trailing
+     * space), moving to a new {@code indent}ed line whenever the next item does not fit, and breaking an
+     * item wider than a whole line. Completed lines go to {@code out}; the last stays in {@code line}.
+     */
+    private static void flow(StringBuilder out, StringBuilder line, List<String> items, String indent, int width,
+            String gap) {
+        for (String item : items) {
             boolean fresh = line.toString().isBlank();
-            String sep = line.length() == 0 || line.charAt(line.length() - 1) == ' ' ? "" : " ";
-            if (line.length() + sep.length() + w.length() <= width) {
-                line.append(sep).append(w);
+            String sep = fresh || line.charAt(line.length() - 1) == ' ' && gap.equals(" ") ? "" : gap;
+            if (line.length() + sep.length() + item.length() <= width) {
+                line.append(sep).append(item);
                 continue;
             }
             if (!fresh) {
@@ -78,7 +72,7 @@ public final class TextFit {
                 line.setLength(0);
                 line.append(indent);
             }
-            List<String> chunks = breakLong(w, width - indent.length(), width - indent.length());
+            List<String> chunks = breakLong(item, width - indent.length(), width - indent.length());
             for (int i = 0; i < chunks.size(); i++) {
                 if (i > 0) {
                     out.append(line).append('\n');
@@ -88,8 +82,6 @@ public final class TextFit {
                 line.append(chunks.get(i));
             }
         }
-        out.append(line).append('\n');
-        return out.toString();
     }
 
     /** A line already laid out in columns, kept as is when it fits, else wrapped at its spaces. */
