@@ -400,28 +400,28 @@ public final class KvBudgetCommand implements Callable<Integer> {
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
     private io.tailwatch.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
-        String apiKey = null;
-        java.net.URI base;
-        if (engine != null) {
-            if (url != null) {
-                throw new IllegalArgumentException("give --url or --engine, not both");
-            }
-            Config cfg = config.loadOrReport();
-            if (cfg == null) {
-                throw new IllegalArgumentException("config problems (see above)");
-            }
-            EngineTarget t = EngineTarget.resolve(cfg, engine, null, null, null);
-            base = t.url();
-            apiKey = t.apiKey();
-        } else {
-            base = EngineTarget.resolve(null, null, url, "openai", null).url();
-        }
+        EngineTarget t = target("openai");
         try {
-            return io.tailwatch.probe.LlamaCppServerInfo.read(base, apiKey, EngineClients.DEFAULT_CONNECT_TIMEOUT,
+            return io.tailwatch.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT,
                     Duration.ofSeconds(10));
         } catch (io.tailwatch.probe.LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
         }
+    }
+
+    /** The engine named by --engine (from the config) or at --url (taken as {@code api}, no key). */
+    private EngineTarget target(String api) {
+        if (engine == null) {
+            return EngineTarget.resolve(null, null, url, api, null);
+        }
+        if (url != null) {
+            throw new IllegalArgumentException("give --url or --engine, not both");
+        }
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            throw new IllegalArgumentException("config problems (see above)");
+        }
+        return EngineTarget.resolve(cfg, engine, null, null, null);
     }
 
     private static String slots(int n) {
@@ -445,27 +445,13 @@ public final class KvBudgetCommand implements Callable<Integer> {
         if (model == null) {
             throw new IllegalArgumentException("--model is required with --url/--engine");
         }
-        String base;
-        String apiKey = null;
-        if (engine != null) {
-            if (url != null) {
-                throw new IllegalArgumentException("give --url or --engine, not both");
-            }
-            Config cfg = config.loadOrReport();
-            if (cfg == null) {
-                throw new IllegalArgumentException("config problems (see above)");
-            }
-            EngineTarget t = EngineTarget.resolve(cfg, engine, null, null, null);
-            if (!"ollama".equals(t.api())) {
-                throw new IllegalArgumentException("--engine " + engine + " is api " + t.api()
-                        + "; only Ollama tells the architecture (/api/show). Give --layers, --kv-heads and --head-dim.");
-            }
-            base = t.url().toString();
-            apiKey = t.apiKey();
-        } else {
-            EngineTarget t = EngineTarget.resolve(null, null, url, "ollama", null);
-            base = t.url().toString();
+        EngineTarget t = target("ollama");
+        if (engine != null && !"ollama".equals(t.api())) {
+            throw new IllegalArgumentException("--engine " + engine + " is api " + t.api()
+                    + "; only Ollama tells the architecture (/api/show). Give --layers, --kv-heads and --head-dim.");
         }
+        String base = t.url().toString();
+        String apiKey = t.apiKey();
         java.net.URI show = java.net.URI.create(base.replaceAll("/+$", "") + "/api/show");
         Duration deadline = Duration.ofSeconds(10);
         HttpTransport.JsonReply r = HttpTransport.json(show, Map.of("model", model), apiKey,

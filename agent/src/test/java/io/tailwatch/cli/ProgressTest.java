@@ -5,46 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class ProgressTest {
-    /** A clock the test moves by hand. */
-    static final class ManualClock extends Clock {
-        Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @Test
     void plain_lines_carry_count_elapsed_eta_and_figures_and_are_rate_limited() {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        ManualClock clock = new ManualClock();
+        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
         Progress p = new Progress.Lines(new PrintStream(buf, true, StandardCharsets.UTF_8), clock, Duration.ofSeconds(5));
         p.begin("level 4", 12);
         p.update(0, "");
-        clock.now = clock.now.plusSeconds(3);
+        clock.advance(Duration.ofSeconds(3));
         p.update(3, "p95 2.10 s, 0 errors");   // first request line: printed
-        clock.now = clock.now.plusSeconds(1);
+        clock.advance(Duration.ofSeconds(1));
         p.update(4, "p95 2.20 s, 0 errors");   // 1 s later: held back
-        clock.now = clock.now.plusSeconds(5);
+        clock.advance(Duration.ofSeconds(5));
         p.update(6, "p95 2.30 s, 1 error");    // 5 s later: printed, ETA = 9 s x 6/6
         p.update(12, "p95 2.40 s, 1 error");   // the last one: always printed
         p.line("concurrency 4: done");
