@@ -3,6 +3,8 @@
 
 # Kills every process started through these functions and removes $work.
 cleanup() {
+  # simulator() runs in a command substitution (a subshell): its processes are listed in $work/pids.
+  [ -f "$work/pids" ] && while read -r p; do kill "$p" 2>/dev/null || true; done <"$work/pids"
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -15,7 +17,7 @@ simulator() {
   shift
   [ $# -gt 0 ] || set -- --ttft 100ms --tokens-per-second 200 --slots 2
   java -Xmx64m -jar "$JAR" simulate --api "$api" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
-  pids+=($!)
+  echo $! >>"$work/pids"
   for _ in $(seq 1 120); do
     url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
     [ -n "$url" ] && { echo "$url"; return; }
