@@ -12,8 +12,10 @@ if [ ! -f agent/target/tailwatch.jar ] || [ ! -f agent/target/test-classes/io/ta
   mvn -B -q -DskipTests package >/dev/null
 fi
 flags=$(bench/jvm-flags.sh)
+# The environment bin/tailwatch gives the JVM on Linux: two glibc malloc arenas.
+[ "$(uname -s)" != Linux ] || export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 echo "java: $(java -version 2>&1 | head -n 1)"
-echo "flags: $flags"
+echo "flags: $flags${MALLOC_ARENA_MAX:+ (MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX)}"
 printf '| %-28s | %10s |\n' "parts" "VmRSS MiB"
 printf '|%s|%s|\n' "------------------------------" "------------"
 for parts in none javalin jdkhttp micrometer jackson javalin+micrometer+jackson jdkhttp+micrometer+jackson; do

@@ -1,5 +1,8 @@
-# Shared by the benchmark scripts beside it (source it; it runs nothing by itself). Loopback only.
+# Shared by the benchmark scripts beside it (source it; it starts nothing by itself). Loopback only.
 # Callers set JAR and work (a temporary directory) and keep the array pids, which cleanup() kills.
+
+# The environment bin/tailwatch gives the JVM on Linux: two glibc malloc arenas (a value already set wins).
+[ "$(uname -s)" != Linux ] || export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 
 # Kills every process started through these functions and removes $work.
 cleanup() {

@@ -64,7 +64,8 @@ class BundleIT {
                 + "echo '     bool UseSerialGC                              = false {product} {default}'; exit 0;; esac\n"
                 + "case \"$*\" in *TrimNativeHeapInterval*) "
                 + (knowsTrim ? ":" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
-                + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n");
+                + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n"
+                + "printf '%s\\n' \"${MALLOC_ARENA_MAX-unset}\" > '" + dir.resolve(name + ".arenas") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return bin.getParent();
     }
@@ -104,6 +105,23 @@ class BundleIT {
         assertThat(args.subList(0, flags.size())).isEqualTo(flags);
         assertThat(args.subList(flags.size(), args.size())).containsExactly("-Dx=1", "-jar",
                 home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run", "--listen", "127.0.0.1:9999");
+    }
+
+    @Test
+    void launcher_caps_glibc_malloc_arenas_on_linux_and_keeps_a_value_already_set() throws Exception {
+        Path jdk = fakeJava("jdkarenas", "17");
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/tailwatch").toString(), "run").directory(dir.toFile());
+        pb.environment().remove("MALLOC_ARENA_MAX");
+        pb.environment().put("JAVA_HOME", jdk.toString());
+        Process p = pb.redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdkarenas.arenas"))).containsExactly(LINUX ? "2" : "unset");
+
+        Done d = exec(Map.of("JAVA_HOME", jdk.toString(), "MALLOC_ARENA_MAX", "4"), home.resolve("bin/tailwatch").toString(), "run");
+        assertThat(d.exit()).as(d.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdkarenas.arenas"))).containsExactly("4");
     }
 
     @Test
