@@ -181,7 +181,7 @@ public class ConfigTest {
         EngineConfig.Scenario s = e.scenarios().get(0);
         assertThat(s.totalTimeout()).isEqualTo(Duration.ofSeconds(50));
         assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(e.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.temperature()).isZero();
         assertThat(s.interactive()).isTrue();
     }
