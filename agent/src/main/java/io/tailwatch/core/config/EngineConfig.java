@@ -63,18 +63,17 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     /**
      * The engine-side signals section.
      *
-     * @param source           auto, none, llamacpp, vllm, mlx_vlm, health_queue or header_estimate
+     * @param source           where the figures come from ({@link SignalSourceSetting}: auto, none, or one pinned source)
      * @param healthQueueField dotted path of the queue length in the /healthz or /health JSON (e.g. queue_size)
      * @param interval         how often the engine's endpoints are read
      */
-    public record Signals(String source, String healthQueueField, Duration interval) {
-        public static final List<String> SOURCES = List.of("auto", "none", "llamacpp", "vllm", "mlx_vlm", "health_queue",
-                "header_estimate");
+    public record Signals(SignalSourceSetting source, String healthQueueField, Duration interval) {
         public static final Pattern FIELD = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
-        public static final Signals DEFAULT = new Signals("auto", "queue_size", Duration.ofSeconds(15));
+        public static final Signals DEFAULT = new Signals(SignalSourceSetting.AUTO, "queue_size", Duration.ofSeconds(15));
 
         static Signals read(Section s) {
-            String source = s.oneOf("source", DEFAULT.source(), SOURCES.toArray(new String[0]));
+            String name = s.oneOf("source", DEFAULT.source().configName(), SignalSourceSetting.names().toArray(new String[0]));
+            SignalSourceSetting source = name == null ? DEFAULT.source() : SignalSourceSetting.of(name);
             String field = s.string("health_queue_field", DEFAULT.healthQueueField());
             if (field != null && !FIELD.matcher(field).matches()) {
                 s.problem("health_queue_field", "must be a dotted path of JSON keys or list indexes, e.g. queue_size or "

@@ -130,7 +130,7 @@ public final class EngineSignalWatch {
         if (detection == null || !detection.decided()) {
             return true;
         }
-        if (!"auto".equals(config.signals().source())) {
+        if (config.signals().source() != io.tailwatch.core.config.SignalSourceSetting.AUTO) {
             return false;
         }
         if (failedReads >= REDETECT_AFTER_FAILED_READS) {
