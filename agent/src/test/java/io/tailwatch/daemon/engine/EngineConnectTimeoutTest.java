@@ -6,14 +6,10 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.metrics.MetricHub;
-import java.io.IOException;
+import io.tailwatch.testing.FullAcceptQueue;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -40,33 +36,16 @@ class EngineConnectTimeoutTest {
 
     /** Seconds a health check takes against a listener that never completes a connection. */
     static double healthSeconds(String connect) throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            List<Socket> fillers = new ArrayList<>();
-            try {
-                for (int i = 0; i < 4; i++) {
-                    Socket f = new Socket();
-                    try {
-                        f.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()), 200);
-                        fillers.add(f);
-                    } catch (IOException e) {
-                        f.close();
-                        break; // the queue is full
-                    }
-                }
-                EngineWatch w = new EngineWatch(engine(s.getLocalPort(), connect), new MetricHub(),
-                        () -> HostSnapshot.EMPTY, Clock.systemUTC(), 100);
-                warmUp();
-                long t0 = System.nanoTime();
-                w.checkHealth();
-                double seconds = (System.nanoTime() - t0) / 1e9;
-                assertThat(w.health().up()).isFalse();
-                assertThat(w.health().error()).contains("/api/version").containsIgnoringCase("connect");
-                return seconds;
-            } finally {
-                for (Socket f : fillers) {
-                    f.close();
-                }
-            }
+        try (FullAcceptQueue s = new FullAcceptQueue()) {
+            EngineWatch w = new EngineWatch(engine(s.port(), connect), new MetricHub(), () -> HostSnapshot.EMPTY,
+                    Clock.systemUTC(), 100);
+            warmUp();
+            long t0 = System.nanoTime();
+            w.checkHealth();
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertThat(w.health().up()).isFalse();
+            assertThat(w.health().error()).contains("/api/version").containsIgnoringCase("connect");
+            return seconds;
         }
     }
 
