@@ -418,7 +418,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
     private io.tailwatch.core.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
-        EngineTarget t = target("openai");
+        EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
             return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
                     Duration.ofSeconds(10));
