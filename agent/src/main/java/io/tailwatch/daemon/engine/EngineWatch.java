@@ -82,9 +82,7 @@ public final class EngineWatch {
     /** Each scenario's rolling window spans its configured {@code window}, holding at most {@code windowMax} probes. */
     public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, int windowMax) {
         this.config = config;
-        Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
-                : config.scenarios().get(0).connectTimeout();
-        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), connect);
+        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), config.connectTimeout());
         this.hub = hub;
         this.host = host;
         this.clock = clock;
@@ -201,7 +199,7 @@ public final class EngineWatch {
             }
             EngineConfig.Scenario sc = s.config;
             ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
-                    sc.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
+                    config.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
             record(s, model, r);
             return r;
         } finally {

@@ -154,7 +154,7 @@ class ShippedRulesCanFireTest {
     @Test
     void aWindowTooShortForTheMinimumNeverFires() {
         // What the shipped interval gave before windows were a setting: 60 s probes in a fixed 10m window.
-        EngineConfig.Scenario old = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0, Duration.ofSeconds(2),
+        EngineConfig.Scenario old = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0,
                 Duration.ofSeconds(30), Duration.ofSeconds(50), true, Duration.ofMinutes(10));
         Sim spread = new Sim(old);
         spread.probes(30, true, OK, 0.1);
