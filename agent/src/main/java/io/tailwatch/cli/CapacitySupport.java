@@ -114,14 +114,14 @@ final class CapacitySupport {
 
     /**
      * Stores runs in the history in one transaction. A locked or damaged database is reported on
-     * stderr and the command carries on: the measurement has been printed already.
+     * {@code err} and the command carries on: the measurement has been printed already.
      */
-    static boolean saveHistory(Path file, List<RunRecord> runs) {
+    static boolean saveHistory(Path file, List<RunRecord> runs, java.io.PrintWriter err) {
         try (History h = History.open(file)) {
             h.record(runs);
             return true;
         } catch (HistoryException e) {
-            System.err.println("history not saved: " + e.getMessage());
+            err.println("history not saved: " + e.getMessage());
             return false;
         }
     }

@@ -37,7 +37,7 @@ public final class TailwatchCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static CommandLine commandLine() {
@@ -45,6 +45,19 @@ public final class TailwatchCommand implements Runnable {
         uniform(cl);
         // Wrap help at the terminal's width (80 columns when it cannot be told), at word boundaries.
         cl.setUsageHelpAutoWidth(true);
+        // Every command prints through picocli's writers (getOut/getErr), so a caller can capture them; text
+        // without a line end is not flushed by the writers themselves, so every writer is flushed when the
+        // command returns.
+        cl.setExecutionStrategy(parsed -> {
+            try {
+                return new CommandLine.RunLast().execute(parsed);
+            } finally {
+                for (CommandLine c : parsed.asCommandLineList()) {
+                    c.getOut().flush();
+                    c.getErr().flush();
+                }
+            }
+        });
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println(ex.getMessage());
             ex.getCommandLine().usage(ex.getCommandLine().getErr());

@@ -50,7 +50,7 @@ class ProgressTest {
 
     @Test
     void quiet_prints_nothing() {
-        Progress p = Progress.forStderr(true);
+        Progress p = Progress.forStderr(true, new java.io.PrintWriter(new java.io.StringWriter()));
         assertThat(p).isSameAs(Progress.NONE);
     }
 
