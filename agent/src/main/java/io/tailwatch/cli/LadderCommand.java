@@ -19,7 +19,6 @@ import io.tailwatch.tools.history.RunRecords;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
-import io.tailwatch.core.probe.EngineHealth;
 import io.tailwatch.core.probe.ProbeResult;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -180,14 +179,7 @@ public final class LadderCommand implements Callable<Integer> {
             params.put("forced", force && !refusals.isEmpty());
             RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, params, promptTokens);
 
-            HealthCheck health = () -> {
-                EngineHealth h = client.health(ask);
-                if (!h.up()) {
-                    return h.error() == null ? "engine down" : h.error();
-                }
-                return h.loading() ? "engine is loading a model" : null;
-            };
-            Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
+            Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);

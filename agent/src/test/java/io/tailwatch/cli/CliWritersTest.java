@@ -84,4 +84,30 @@ class CliWritersTest {
         expect(2, "err", "--engine: no engine named 'nope'", "bench", "--engine", "nope");
         expect(2, "err", "Unknown option", "history", "--no-such-option");
     }
+
+    @Test
+    void without_replaced_writers_the_text_reaches_the_process_streams_whole() throws Exception {
+        // picocli makes its writers on System.out/err; text without a line end must still be flushed
+        Path bad = dir.resolve("bad.yaml");
+        java.nio.file.Files.writeString(bad, "server:\n  colour: blue\n");
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream sysOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream sysErr = new ByteArrayOutputStream();
+        int check;
+        int defaults;
+        try {
+            System.setOut(new PrintStream(sysOut, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(sysErr, true, StandardCharsets.UTF_8));
+            check = TailwatchCommand.commandLine().execute("config", "check", bad.toString());
+            defaults = TailwatchCommand.commandLine().execute("config", "defaults");
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+        assertThat(check).isEqualTo(2);
+        assertThat(sysErr.toString(StandardCharsets.UTF_8)).isEqualTo(bad + ": line 2, column 3: server.colour: unknown key\n");
+        assertThat(defaults).isZero();
+        assertThat(sysOut.toString(StandardCharsets.UTF_8)).isEqualTo(io.tailwatch.core.config.Config.defaultText());
+    }
 }
