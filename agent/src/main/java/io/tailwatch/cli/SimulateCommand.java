@@ -20,7 +20,8 @@ public final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--listen", required = true, paramLabel = "HOST:PORT", description = "Where to listen (port 0: any free port).")
@@ -65,8 +66,10 @@ public final class SimulateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!"ollama".equals(api) && !"openai".equals(api)) {
-            err.println("--api: must be ollama or openai, got '" + api + "'");
+        try {
+            EngineApiNames.parse("--api", api);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         HostPort hp;
