@@ -102,7 +102,8 @@ final class ProbeWarmup {
             URI local = URI.create("http://" + listener.getInetAddress().getHostAddress() + ":" + listener.getLocalPort()
                     + real.uri().getRawPath());
             HttpTransport.Request req = new HttpTransport.Request(real.method(), local, headers, real.body());
-            Measurement m = StreamingCall.run(req, budget, client.parser(), budget, budget, null);
+            Duration left = Duration.ofNanos(Math.max(1_000_000L, deadline - System.nanoTime()));
+            Measurement m = StreamingCall.run(req, left, client.parser(), left, left, null);
             ProbeResult result = AbstractEngineClient.result(m, Instant.now(), "warmup", r);
             l.close(); // ends a listener still waiting (for a client that never connected, or holding a stall open)
             try {

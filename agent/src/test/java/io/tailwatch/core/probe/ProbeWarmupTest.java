@@ -81,13 +81,15 @@ class ProbeWarmupTest {
         ProbeWarmup.Canned stalled = new ProbeWarmup.Canned(full.contentType(), false, full.pieces()[0], full.pieces()[1]);
         try (FaultServer server = engine("openai", seen);
              EngineClient c = EngineClients.create("openai", URI.create("http://127.0.0.1:" + server.port()), null)) {
+            // Once in full first, so that what is timed below is the stall and not this JVM loading classes.
+            ProbeWarmup.run((AbstractEngineClient) c, REQUEST, Duration.ofSeconds(5), full);
             long t0 = System.nanoTime();
             ProbeWarmup.Outcome o = ProbeWarmup.run((AbstractEngineClient) c, REQUEST, Duration.ofMillis(300), stalled);
             long ms = (System.nanoTime() - t0) / 1_000_000;
 
             assertThat(o.result().success()).isFalse();
             assertThat(o.result().errorType()).isEqualTo(ProbeErrors.FIRST_TOKEN_TIMEOUT);
-            assertThat(ms).isBetween(290L, 1300L);
+            assertThat(ms).isBetween(280L, 1300L);
             assertThat(o.nanos() / 1_000_000).isLessThanOrEqualTo(ms);
             assertThat(seen).isEmpty();
         }
