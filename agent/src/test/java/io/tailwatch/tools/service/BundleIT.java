@@ -38,6 +38,10 @@ class BundleIT {
 
     Done exec(Map<String, String> env, String... cmd) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        // The launcher's class-data archive goes to the test's own cache directory.
+        pb.environment().remove("TAILWATCH_CDS");
+        pb.environment().remove("TAILWATCH_JAVA_OPTS");
+        pb.environment().put("XDG_CACHE_HOME", dir.resolve("cache").toString());
         pb.environment().putAll(env);
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
@@ -55,15 +59,27 @@ class BundleIT {
      * version check (a run with -XshowSettings) is counted in NAME.checks; any other run records its argv.
      */
     Path fakeJava(String name, String version, boolean knowsTrim) throws Exception {
+        return fakeJava(name, version, knowsTrim, null);
+    }
+
+    /**
+     * ... and, with {@code vmVersion}, names its build (java.vm.version), which the launcher's class-data
+     * archive needs; a run with -XX:ArchiveClassesAtExit=FILE writes a stand-in archive to FILE and is
+     * recorded in NAME.dumps.
+     */
+    Path fakeJava(String name, String version, boolean knowsTrim, String vmVersion) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(name).resolve("bin"));
         Path java = bin.resolve("java");
         Files.writeString(java, "#!/bin/sh\n"
                 + "case \"$1\" in -XshowSettings:properties) echo check >> '" + dir.resolve(name + ".checks") + "'; "
                 + "echo '    java.specification.version = " + version + "' >&2; "
+                + (vmVersion == null ? "" : "echo '    java.vm.version = " + vmVersion + "' >&2; ")
                 + (knowsTrim ? "echo '     uint TrimNativeHeapInterval                   = 0     {product} {default}'; " : "")
                 + "echo '     bool UseSerialGC                              = false {product} {default}'; exit 0;; esac\n"
                 + "case \"$*\" in *TrimNativeHeapInterval*) "
                 + (knowsTrim ? ":" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
+                + "for a in \"$@\"; do case $a in -XX:ArchiveClassesAtExit=*) echo archive > \"${a#*=}\"; "
+                + "printf '%s\\n' \"$*\" >> '" + dir.resolve(name + ".dumps") + "'; exit 0;; esac; done\n"
                 + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return bin.getParent();
@@ -137,5 +153,82 @@ class BundleIT {
         assertThat(none.exit()).isEqualTo(1);
         assertThat(none.out()).contains("needs Java 17 or newer").contains(old.resolve("bin/java") + ": 11")
                 .contains(old8.resolve("bin/java") + ": 8");
+    }
+
+    private List<Path> archives() throws Exception {
+        Path d = dir.resolve("cache/tailwatch");
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (var s = Files.list(d)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".jsa")).sorted().toList();
+        }
+    }
+
+    @Test
+    void runbook_commands_start_from_a_class_data_archive_made_once_and_the_daemon_without_it() throws Exception {
+        Path jdk = fakeJava("jdk17cds", "17", true, "17.0.15+6");
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Done first = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "status");
+        assertThat(first.exit()).as(first.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.dumps"))).as("one training run").hasSize(1)
+                .allSatisfy(l -> assertThat(l).endsWith(" --help"));
+        List<Path> made = archives();
+        assertThat(made).hasSize(1);
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).contains("-XX:SharedArchiveFile=" + made.get(0),
+                "-Xshare:auto").endsWith("status");
+
+        Done again = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "diagnose");
+        assertThat(again.exit()).as(again.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.dumps"))).as("made once").hasSize(1);
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).contains("-XX:SharedArchiveFile=" + made.get(0));
+
+        Done daemon = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "run");
+        assertThat(daemon.exit()).as(daemon.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).noneMatch(a -> a.contains("SharedArchive"))
+                .endsWith("run");
+
+        Done off = exec(Map.of("JAVA_HOME", jdk.toString(), "TAILWATCH_CDS", "off"), launcher, "status");
+        assertThat(off.exit()).as(off.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).noneMatch(a -> a.contains("SharedArchive"));
+    }
+
+    @Test
+    void a_real_jdk_uses_the_archive_and_a_broken_or_stale_one_never_changes_a_command() throws Exception {
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Done plain = exec(Map.of("TAILWATCH_CDS", "off"), launcher, "--version");
+        assertThat(plain.exit()).as(plain.out()).isZero();
+        assertThat(archives()).isEmpty();
+
+        Done made = exec(Map.of(), launcher, "--version");
+        assertThat(made.out()).isEqualTo(plain.out());
+        assertThat(archives()).hasSize(1);
+        Path archive = archives().get(0);
+        assertThat(Files.size(archive)).isGreaterThan(100_000);
+        // The command's own classes come from the archive.
+        Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
+        assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file");
+
+        // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
+        archive.toFile().setWritable(true);
+        Files.write(archive, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        Done broken = exec(Map.of(), launcher, "--version");
+        assertThat(broken.exit()).isZero();
+        assertThat(broken.out()).isEqualTo(plain.out());
+
+        // Stale: a new jar (another modification time) gets an archive of its own; the old one goes.
+        Path jar = home.resolve("lib/tailwatch.jar");
+        Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(jar).toMillis() - 3_600_000));
+        Done stale = exec(Map.of(), launcher, "--version");
+        assertThat(stale.exit()).isZero();
+        assertThat(stale.out()).isEqualTo(plain.out());
+        assertThat(archives()).hasSize(1).doesNotContain(archive);
+
+        // Missing directory that cannot be made: no archive, same output.
+        Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");
+        Done missing = exec(Map.of("XDG_CACHE_HOME", dir.resolve("blocker").toString()), launcher, "--version");
+        assertThat(missing.exit()).isZero();
+        assertThat(missing.out()).isEqualTo(plain.out());
     }
 }
