@@ -5,6 +5,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -12,6 +13,13 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.tailwatch.archfixture.cyclic.left.Left;
 import io.tailwatch.archfixture.cyclic.right.Right;
+import io.tailwatch.testing.AgentProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -95,6 +103,29 @@ class ArchitectureTest {
                                 && !c.getPackageName().equals("io.tailwatch.core.http")
                                 && !c.getPackageName().equals("io.tailwatch.core.logging")))
                 .check(project);
+    }
+
+    @Test
+    void docsArchitectureListsEveryPackageAndNoOther() throws IOException {
+        String doc = Files.readString(AgentProcess.root().resolve("docs/architecture.md"));
+        Set<String> inTree = new TreeSet<>();
+        for (JavaClass c : project) {
+            String pkg = c.getPackageName();
+            if (pkg.startsWith("io.tailwatch.") && !pkg.equals("io.tailwatch.metrics")) {
+                inTree.add(pkg.substring("io.tailwatch.".length()).replace('.', '/') + "/");
+            }
+        }
+        Set<String> inDoc = new TreeSet<>();
+        Matcher m = Pattern.compile("^\\| `((?:core|daemon|tools|cli)[a-z/]*/)`", Pattern.MULTILINE).matcher(doc);
+        while (m.find()) {
+            inDoc.add(m.group(1));
+        }
+        // core/host/ names its three subpackages in its own row.
+        for (String sub : new String[] {"linux/", "macos/", "platform/"}) {
+            assertThat(doc).contains("`" + sub + "`");
+            inDoc.add("core/host/" + sub);
+        }
+        assertThat(inDoc).isEqualTo(inTree);
     }
 
     @Test

@@ -130,7 +130,7 @@ public final class BenchCommand implements Callable<Integer> {
                 EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey());
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
-                EngineFacts facts = EngineFacts.ask(c, m, t.apiKey(), ask);
+                EngineFacts facts = EngineFacts.ask(c, m, ask);
                 Map<String, Object> params = new LinkedHashMap<>();
                 params.put("runs", runs);
                 params.put("prompt_tokens", promptTokens);
@@ -141,7 +141,7 @@ public final class BenchCommand implements Callable<Integer> {
                 params.put("forced", force);
                 metas.add(CapacitySupport.metadata(t, m, facts, pre, params, promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
-                        () -> EngineFacts.unload(c, m, t.apiKey(), Duration.ofSeconds(10))));
+                        () -> c.unload(m, Duration.ofSeconds(10))));
             }
             // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
             CountDownLatch stop = new CountDownLatch(1);

@@ -30,11 +30,13 @@ record EngineTarget(String name, String api, URI url, String apiKey, String mode
             return new EngineTarget(e.name(), e.api(), e.url(), e.apiKey(), e.model(), true);
         }
         if (url == null) {
-            throw new IllegalArgumentException("give --engine NAME (from the config) or --url URL with --api ollama|openai");
+            throw new IllegalArgumentException("give --engine NAME (from the config) or --url URL with --api "
+                    + String.join("|", io.tailwatch.core.probe.EngineApi.names()));
         }
-        if (api == null || !(api.equals("ollama") || api.equals("openai"))) {
-            throw new IllegalArgumentException("--api must be ollama or openai with --url");
+        if (api == null) {
+            throw new IllegalArgumentException("--api must be " + io.tailwatch.core.probe.EngineApi.choices() + " with --url");
         }
+        EngineApiNames.parse("--api", api);
         URI u;
         try {
             u = URI.create(url);

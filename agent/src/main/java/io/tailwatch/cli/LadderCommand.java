@@ -158,7 +158,7 @@ public final class LadderCommand implements Callable<Integer> {
             Duration ask = Duration.ofSeconds(5);
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
             LadderOptions o = withModel(options, m);
-            EngineFacts facts = EngineFacts.ask(client, m, target.apiKey(), ask);
+            EngineFacts facts = EngineFacts.ask(client, m, ask);
             Map<String, Object> params = new LinkedHashMap<>();
             params.put("levels", o.levels());
             params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);

@@ -21,7 +21,8 @@ public final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--url", required = true, paramLabel = "URL", description = "Engine base URL, e.g. http://127.0.0.1:11434.")
     String url;
 
-    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API: ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--model", paramLabel = "M", description = "Model to probe (default: the first loaded model).")
@@ -56,8 +57,10 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!"ollama".equals(api) && !"openai".equals(api)) {
-            System.err.println("--api: must be ollama or openai, got '" + api + "'");
+        try {
+            EngineApiNames.parse("--api", api);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         URI uri;

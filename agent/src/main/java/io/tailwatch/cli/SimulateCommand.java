@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 @Command(name = "simulate", description = {"Run a simulated LLM engine that speaks the Ollama or OpenAI wire format,",
         "with set TTFT, decode speed, slots, errors, stalls and load time (fire drills, demos, tests)."})
 public final class SimulateCommand implements Callable<Integer> {
-    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--listen", required = true, paramLabel = "HOST:PORT", description = "Where to listen (port 0: any free port).")
@@ -57,8 +58,10 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!"ollama".equals(api) && !"openai".equals(api)) {
-            System.err.println("--api: must be ollama or openai, got '" + api + "'");
+        try {
+            EngineApiNames.parse("--api", api);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         HostPort hp;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.core.probe.EngineApi;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,8 +27,10 @@ import java.util.concurrent.TimeUnit;
  * identification step at most, and {@link #SCAN_DEADLINE} in all.
  */
 public final class EngineDiscovery {
-    /** Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000. */
-    public static final List<Integer> WELL_KNOWN_PORTS = List.of(11434, 8080, 1234, 8000);
+    /** Every engine API's well-known ports: Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000. */
+    public static final List<Integer> WELL_KNOWN_PORTS = EngineApi.allWellKnownPorts();
+    private static final String OLLAMA = EngineApi.OLLAMA.wireName();
+    private static final String OPENAI = EngineApi.OPENAI.wireName();
     public static final Duration CONNECT_TIMEOUT = Duration.ofMillis(300);
     public static final Duration REQUEST_DEADLINE = Duration.ofSeconds(2);
     public static final Duration SCAN_DEADLINE = Duration.ofSeconds(15);
@@ -42,7 +45,7 @@ public final class EngineDiscovery {
      *
      * @param kind    ollama, mlx_lm, llamacpp, lmstudio, vllm, openai (another OpenAI-compatible
      *                server), or null when no engine answers
-     * @param api     the probe API to use: ollama or openai; null when no engine
+     * @param api     the probe API to use (an {@link EngineApi} name); null when no engine
      * @param status  a short reading for the table: "closed", "no answer", "not an engine (...)", or the evidence
      * @param models  model ids the engine lists (at most 5)
      */
@@ -106,19 +109,19 @@ public final class EngineDiscovery {
         JsonNode vj = json(v);
         if (v.ok() && vj != null && vj.path("version").isTextual()) {
             List<String> models = names(json(get(base, "/api/tags")), "models", "name");
-            return new Found(port, base, "ollama", "ollama", "GET /api/version answers {\"version\"}", vj.path("version").asText(),
+            return new Found(port, base, "ollama", OLLAMA, "GET /api/version answers {\"version\"}", vj.path("version").asText(),
                     models);
         }
         // LM Studio: GET /api/v0/models -> data[] with state / compatibility_type.
         JsonNode lms = json(get(base, "/api/v0/models"));
         if (lms != null && lms.path("data").isArray() && hasAny(lms.path("data"), "state", "compatibility_type")) {
-            return new Found(port, base, "lmstudio", "openai", "GET /api/v0/models answers (LM Studio)", null,
+            return new Found(port, base, "lmstudio", OPENAI, "GET /api/v0/models answers (LM Studio)", null,
                     names(lms, "data", "id"));
         }
         // llama.cpp: GET /props -> default_generation_settings / total_slots.
         JsonNode props = json(get(base, "/props"));
         if (props != null && (props.has("default_generation_settings") || props.has("total_slots"))) {
-            return new Found(port, base, "llamacpp", "openai", "GET /props answers (llama.cpp server)",
+            return new Found(port, base, "llamacpp", OPENAI, "GET /props answers (llama.cpp server)",
                     props.path("build_info").isTextual() ? props.path("build_info").asText() : null,
                     names(json(get(base, "/v1/models")), "data", "id"));
         }
@@ -128,16 +131,16 @@ public final class EngineDiscovery {
             for (JsonNode m : models.path("data")) {
                 if ("vllm".equals(m.path("owned_by").asText(""))) {
                     JsonNode ver = json(get(base, "/version"));
-                    return new Found(port, base, "vllm", "openai", "GET /v1/models owned_by \"vllm\"",
+                    return new Found(port, base, "vllm", OPENAI, "GET /v1/models owned_by \"vllm\"",
                             ver == null ? null : ver.path("version").asText(null), ids);
                 }
             }
             JsonNode health = json(get(base, "/health"));
             if (health != null && "ok".equals(health.path("status").asText(""))) {
-                return new Found(port, base, "mlx_lm", "openai", "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
+                return new Found(port, base, "mlx_lm", OPENAI, "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
                         null, ids);
             }
-            return new Found(port, base, "openai", "openai", "GET /v1/models answers (OpenAI-compatible)", null, ids);
+            return new Found(port, base, "openai", OPENAI, "GET /v1/models answers (OpenAI-compatible)", null, ids);
         }
         return new Found(port, base, null, null, "not an engine (HTTP " + v.status() + " on /api/version, no /v1/models)",
                 null, List.of());

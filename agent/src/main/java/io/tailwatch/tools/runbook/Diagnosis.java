@@ -3,6 +3,7 @@ package io.tailwatch.tools.runbook;
 import io.tailwatch.core.units.Units;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.metrics.AttrValues.QueueWaitSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -303,7 +304,7 @@ public final class Diagnosis {
             parts.add(String.format(Locale.ROOT, "KV cache %.0f%%", 100 * q.kvCacheUsage()));
         }
         if (q.waitSeconds() != null) {
-            parts.add("wait " + secs(q.waitSeconds()) + ("estimate".equals(q.waitSource()) ? " (estimate)" : ""));
+            parts.add("wait " + secs(q.waitSeconds()) + (QueueWaitSource.ESTIMATE.value().equals(q.waitSource()) ? " (estimate)" : ""));
         }
         return String.join(", ", parts);
     }
