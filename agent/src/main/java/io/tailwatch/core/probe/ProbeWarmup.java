@@ -49,7 +49,7 @@ final class ProbeWarmup {
 
     /** Warms {@code client}'s API once per process (later calls return at once); never throws. */
     static void once(AbstractEngineClient client, ProbeRequest r) {
-        String api = client.api();
+        String api = client.api().wireName();
         if (DONE.contains(api) || !enabled()) {
             return;
         }
