@@ -166,31 +166,42 @@ class BundleIT {
     }
 
     @Test
-    void runbook_commands_start_from_a_class_data_archive_made_once_and_the_daemon_without_it() throws Exception {
+    void the_first_status_makes_the_class_data_archive_every_runbook_command_then_starts_from_it() throws Exception {
         Path jdk = fakeJava("jdk17cds", "17", true, "17.0.15+6");
         String launcher = home.resolve("bin/tailwatch").toString();
-        Done first = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "status");
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+        Path args = dir.resolve("jdk17cds.args");
+        Path dumps = dir.resolve("jdk17cds.dumps");
+
+        assertThat(exec(env, launcher, "--help").exit()).isZero();
+        assertThat(Files.readAllLines(args)).noneMatch(a -> a.contains("SharedArchive")).endsWith("--help");
+        assertThat(dumps).as("--help does not make it").doesNotExist();
+        assertThat(archives()).isEmpty();
+
+        Done first = exec(env, launcher, "status", "--url", "http://127.0.0.1:9531");
         assertThat(first.exit()).as(first.out()).isZero();
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.dumps"))).as("one training run").hasSize(1)
-                .allSatisfy(l -> assertThat(l).endsWith(" --help"));
+        assertThat(Files.readAllLines(dumps)).as("the status run itself makes it").hasSize(1)
+                .allSatisfy(l -> assertThat(l).endsWith(" status --url http://127.0.0.1:9531"));
         List<Path> made = archives();
         assertThat(made).hasSize(1);
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).contains("-XX:SharedArchiveFile=" + made.get(0),
-                "-Xshare:auto").endsWith("status");
+        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+\\.jsa");
 
-        Done again = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "diagnose");
-        assertThat(again.exit()).as(again.out()).isZero();
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.dumps"))).as("made once").hasSize(1);
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).contains("-XX:SharedArchiveFile=" + made.get(0));
+        for (String command : new String[] {"diagnose", "kv-budget", "--help"}) {
+            Done d = exec(env, launcher, command);
+            assertThat(d.exit()).as(d.out()).isZero();
+            assertThat(Files.readAllLines(args)).as(command).contains("-XX:SharedArchiveFile=" + made.get(0), "-Xshare:auto")
+                    .endsWith(command);
+        }
+        assertThat(Files.readAllLines(dumps)).as("made once").hasSize(1);
 
-        Done daemon = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "run");
-        assertThat(daemon.exit()).as(daemon.out()).isZero();
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).noneMatch(a -> a.contains("SharedArchive"))
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(Files.readAllLines(args)).as("the daemon starts without it").noneMatch(a -> a.contains("SharedArchive"))
                 .endsWith("run");
 
-        Done off = exec(Map.of("JAVA_HOME", jdk.toString(), "TAILWATCH_CDS", "off"), launcher, "status");
-        assertThat(off.exit()).as(off.out()).isZero();
-        assertThat(Files.readAllLines(dir.resolve("jdk17cds.args"))).noneMatch(a -> a.contains("SharedArchive"));
+        Map<String, String> off = new java.util.HashMap<>(env);
+        off.put("TAILWATCH_CDS", "off");
+        assertThat(exec(off, launcher, "status").exit()).isZero();
+        assertThat(Files.readAllLines(args)).noneMatch(a -> a.contains("SharedArchive"));
     }
 
     @Test
@@ -200,14 +211,18 @@ class BundleIT {
         assertThat(plain.exit()).as(plain.out()).isZero();
         assertThat(archives()).isEmpty();
 
-        Done made = exec(Map.of(), launcher, "--version");
-        assertThat(made.out()).isEqualTo(plain.out());
+        // No agent on port 1: status fails (exit 1, the same as without an archive) and still leaves the archive.
+        Done status = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
+        Done statusPlain = exec(Map.of("TAILWATCH_CDS", "off"), launcher, "status", "--url", "http://127.0.0.1:1");
+        assertThat(status.exit()).isEqualTo(1).isEqualTo(statusPlain.exit());
+        assertThat(status.out()).isEqualTo(statusPlain.out());
         assertThat(archives()).hasSize(1);
         Path archive = archives().get(0);
         assertThat(Files.size(archive)).isGreaterThan(100_000);
-        // The command's own classes come from the archive.
+        // The command line's own classes come from the archive.
         Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
         assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file");
+        assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
 
         // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
         archive.toFile().setWritable(true);
@@ -220,15 +235,15 @@ class BundleIT {
         Path jar = home.resolve("lib/tailwatch.jar");
         Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(
                 Files.getLastModifiedTime(jar).toMillis() - 3_600_000));
-        Done stale = exec(Map.of(), launcher, "--version");
-        assertThat(stale.exit()).isZero();
-        assertThat(stale.out()).isEqualTo(plain.out());
+        assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
+        Done again = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
+        assertThat(again.out()).isEqualTo(statusPlain.out());
         assertThat(archives()).hasSize(1).doesNotContain(archive);
 
-        // Missing directory that cannot be made: no archive, same output.
+        // A cache directory that cannot be made: no archive, same output.
         Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");
-        Done missing = exec(Map.of("XDG_CACHE_HOME", dir.resolve("blocker").toString()), launcher, "--version");
-        assertThat(missing.exit()).isZero();
-        assertThat(missing.out()).isEqualTo(plain.out());
+        Done missing = exec(Map.of("XDG_CACHE_HOME", dir.resolve("blocker").toString()), launcher, "status", "--url",
+                "http://127.0.0.1:1");
+        assertThat(missing.out()).isEqualTo(statusPlain.out());
     }
 }
