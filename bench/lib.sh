@@ -4,13 +4,22 @@
 # The environment bin/tailwatch gives the JVM on Linux: two glibc malloc arenas (a value already set wins).
 [ "$(uname -s)" != Linux ] || export MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}
 
-# Kills every process started through these functions and removes $work.
+# Kills every process started through these functions and removes $work. A simulator is started in a
+# command substitution (a subshell), so its pid is kept in $work/pids rather than in the array.
 cleanup() {
-  # simulator() runs in a command substitution (a subshell): its processes are listed in $work/pids.
-  [ -f "$work/pids" ] && while read -r p; do kill "$p" 2>/dev/null || true; done <"$work/pids"
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # shellcheck disable=SC2046
+  for p in "${pids[@]}" $(cat "$work/pids" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
+}
+
+# Makes $work and the cleanup trap, and starts two simulators: sets ollama and openai to their URLs.
+two_simulators() {
+  work=$(mktemp -d)
+  pids=()
+  trap cleanup EXIT INT TERM
+  ollama=$(simulator ollama)
+  openai=$(simulator openai)
 }
 
 # Starts an engine simulator (API: ollama or openai) on a free port and prints its URL; extra arguments
