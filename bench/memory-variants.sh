@@ -5,8 +5,9 @@
 # shipped defaults, each agent's /metrics scraped every 15 s. Running them together puts every variant
 # through the same minutes of a shared machine. Loopback only; stops by itself after MINUTES.
 # A variant is LABEL=WORDS: words of the form NAME=value set the environment of that agent only, the
-# others are JVM flags added after the daemon's (a later flag wins). `base=` is the daemon as shipped.
-# Prints one line per variant: VmRSS (MiB) at every minute, threads and loaded classes at the end.
+# others are JVM flags added after the daemon's (a later flag wins); TAILWATCH_JAR=PATH runs another jar
+# for that variant only. `base=` is the daemon as shipped.
+# Prints one line per variant: threads, loaded classes and CPU seconds at the end, VmRSS (MiB) every minute.
 # Usage: bench/memory-variants.sh MINUTES VARIANT... (e.g. 5 base= arena2=MALLOC_ARENA_MAX=2)
 #        (TAILWATCH_JAR: another jar to run; NMT=1 adds -XX:NativeMemoryTracking=summary to every variant
 #        and writes each one's summary to OUT/nmt-LABEL.txt at the end; OUT default bench-out/memory-variants)
@@ -52,16 +53,18 @@ for v in "$@"; do
   words=${v#*=}
   envs=()
   extra=()
+  jar=$JAR
   for w in $words; do
     case $w in
       -*) extra+=("$w") ;;
+      TAILWATCH_JAR=*) jar=${w#TAILWATCH_JAR=} ;;
       *=*) envs+=("$w") ;;
       *) echo "variant $label: $w is neither NAME=value nor a -flag" >&2; exit 2 ;;
     esac
   done
   log=$work/agent-$label.log
   # shellcheck disable=SC2086
-  env "${envs[@]}" java $flags $nmt "${extra[@]}" -jar "$JAR" run --config "$work/tailwatch.yaml" >"$log" 2>&1 &
+  env "${envs[@]}" java $flags $nmt "${extra[@]}" -jar "$jar" run --config "$work/tailwatch.yaml" >"$log" 2>&1 &
   pids+=($!)
   labels+=("$label")
   apids+=($!)
@@ -78,17 +81,17 @@ for i in "${!labels[@]}"; do
   aports+=("$p")
 done
 echo "java: $(java -version 2>&1 | head -n 1); jar: $JAR ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
-echo "flags: $flags $nmt"
+echo "flags: $flags $nmt; MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-unset}"
 echo "engines: $ollama (ollama), $openai (openai); shipped probe defaults; scrape every 15 s; $MINUTES min"
 
 rss() { awk '$1 == "VmRSS:" {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
 declare -A curve
 start=$SECONDS
-end=$((start + MINUTES * 60))
 next_row=$((start + 60))
 next_scrape=$start
 failed=0
-while [ $SECONDS -le $end ]; do
+rows=0
+while [ $rows -lt "$MINUTES" ]; do
   if [ $SECONDS -ge $next_scrape ]; then
     for i in "${!labels[@]}"; do
       kill -0 "${apids[$i]}" 2>/dev/null || { echo "agent ${labels[$i]} exited: $(tail -n 20 "$work/agent-${labels[$i]}.log")" >&2; exit 1; }
@@ -99,16 +102,18 @@ while [ $SECONDS -le $end ]; do
   fi
   if [ $SECONDS -ge $next_row ]; then
     for i in "${!labels[@]}"; do curve[$i]="${curve[$i]:-} $(rss "${apids[$i]}")"; done
+    rows=$((rows + 1))
     next_row=$((next_row + 60))
   fi
   sleep 1
 done
-printf '%-24s %8s %8s  %s\n' variant threads classes "VmRSS MiB per minute"
+printf '%-16s %7s %7s %6s  %s\n' variant threads classes "CPU s" "VmRSS MiB per minute"
 for i in "${!labels[@]}"; do
   pid=${apids[$i]}
   threads=$(awk '$1 == "Threads:" {print $2}' "/proc/$pid/status")
   classes=$(jcmd "$pid" VM.classloader_stats 2>/dev/null | awk '$1 == "Total" {print $4}' || true)
-  printf '%-24s %8s %8s %s\n' "${labels[$i]}" "$threads" "${classes:-?}" "${curve[$i]}"
+  cpu=$(awk -v t="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / t}' "/proc/$pid/stat")
+  printf '%-16s %7s %7s %6s %s\n' "${labels[$i]}" "$threads" "${classes:-?}" "$cpu" "${curve[$i]}"
   if [ -n "$nmt" ]; then jcmd "$pid" VM.native_memory summary >"$OUT/nmt-${labels[$i]}.txt" 2>&1 || true; fi
   jcmd "$pid" Thread.print >"$OUT/threads-${labels[$i]}.txt" 2>&1 || true
 done
