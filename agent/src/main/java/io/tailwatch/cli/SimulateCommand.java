@@ -64,7 +64,6 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
             EngineApiNames.parse("--api", api);
@@ -94,6 +93,7 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
+        PrintWriter out = spec.commandLine().getOut();
         out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));
         out.flush();
