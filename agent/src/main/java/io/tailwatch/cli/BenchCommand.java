@@ -131,7 +131,7 @@ public final class BenchCommand implements Callable<Integer> {
             List<Bench.Target> benchTargets = new ArrayList<>();
             List<RunMetadata> metas = new ArrayList<>();
             for (EngineTarget t : targets) {
-                EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey());
+                EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey(), t.connectTimeout());
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
                 EngineFacts facts = EngineFacts.ask(c, m, ask);

@@ -418,9 +418,9 @@ public final class KvBudgetCommand implements Callable<Integer> {
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
     private io.tailwatch.core.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
-        EngineTarget t = target("openai");
+        EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
-            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT,
+            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
                     Duration.ofSeconds(10));
         } catch (io.tailwatch.core.probe.LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
@@ -465,7 +465,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--model is required with --url/--engine");
         }
         EngineTarget t = target(api != null ? api : EngineApi.OLLAMA.wireName());
-        try (EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT)) {
+        try (EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey(), t.connectTimeout())) {
             return c.modelShape(model, Duration.ofSeconds(10));
         } catch (EngineQueryException e) {
             if (e.unsupported()) {

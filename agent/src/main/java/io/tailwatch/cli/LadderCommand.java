@@ -148,7 +148,8 @@ public final class LadderCommand implements Callable<Integer> {
                 .withZone(ZoneOffset.UTC).format(Instant.now()));
 
         try (HostReader host = new HostReader(cfg, target.configured() ? target.name() : null);
-             EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey())) {
+             EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey(),
+                     target.connectTimeout())) {
             HostFigures pre = host.read();
             List<String> refusals = Preflight.refusals(pre, HostSources.isMac());
             if (!refusals.isEmpty()) {

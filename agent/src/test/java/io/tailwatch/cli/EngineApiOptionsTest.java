@@ -85,6 +85,30 @@ class EngineApiOptionsTest {
     }
 
     @Test
+    void aConfiguredEnginesConnectTimeoutIsTheOneTheCommandsUse(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        try (io.tailwatch.testing.FullAcceptQueue q = new io.tailwatch.testing.FullAcceptQueue()) {
+            java.nio.file.Path cfg = tmp.resolve("tailwatch.yaml");
+            java.nio.file.Files.writeString(cfg, "engines:\n  - {name: slow, api: ollama, url: \"http://127.0.0.1:" + q.port()
+                    + "\", connect_timeout: 300ms}\n");
+            // the same path once against a closed port first, so that the measured run does not pay for class loading
+            int closed;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                closed = s.getLocalPort();
+            }
+            HistoryCommandTest.run("kv-budget", "--url", "http://127.0.0.1:" + closed, "--model", "m");
+            long t0 = System.nanoTime();
+            HistoryCommandTest.Run r = HistoryCommandTest.run("kv-budget", "--config", cfg.toString(), "--engine", "slow",
+                    "--model", "m");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertThat(r.code()).as(r.err()).isEqualTo(1);
+            assertThat(r.err()).contains("/api/show").containsIgnoringCase("connect");
+            // the engine's 300 ms, not the 2 s default
+            assertThat(seconds).isLessThan(1.6);
+        }
+    }
+
+    @Test
     void kvBudgetAgainstAnApiThatTellsNoShapeIsAUsageError() throws Exception {
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"))) {
             HistoryCommandTest.Run r = HistoryCommandTest.run("kv-budget", "--url", "http://127.0.0.1:" + sim.port(),

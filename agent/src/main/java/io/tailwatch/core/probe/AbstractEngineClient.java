@@ -57,6 +57,7 @@ abstract class AbstractEngineClient implements EngineClient {
 
     @Override
     public ProbeResult probe(ProbeRequest r) {
+        ProbeWarmup.once(this, r); // once per process and API, before anything is timed
         Instant started = clock.instant();
         long t0 = System.nanoTime();
         String model = r.model();
