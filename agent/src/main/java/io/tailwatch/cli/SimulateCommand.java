@@ -21,6 +21,7 @@ public final class SimulateCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            converter = EngineApiNames.class,
             description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
@@ -65,12 +66,6 @@ public final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            EngineApiNames.parse("--api", api);
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_CONFIG;
-        }
         HostPort hp;
         SimulatorOptions o;
         try {
