@@ -39,6 +39,19 @@ public final class Bench {
                 throw new IllegalArgumentException("--prompt-tokens and --max-tokens must be >= 1");
             }
         }
+
+        /** The parameters a report states: runs, request shape (temperature 0), cool-down, and --force. */
+        public java.util.Map<String, Object> parameters() {
+            java.util.Map<String, Object> params = new java.util.LinkedHashMap<>();
+            params.put("runs", runs);
+            params.put("prompt_tokens", promptTokens);
+            params.put("max_tokens", maxTokens);
+            params.put("temperature", 0.0);
+            params.put("cool_down", io.tailwatch.core.units.Units.format(coolDownSettle));
+            params.put("cool_down_wait", io.tailwatch.core.units.Units.format(coolDownMaxWait));
+            params.put("forced", force);
+            return params;
+        }
     }
 
     /** One measured run. {@code discarded} runs are kept for the record but not in the statistics. */

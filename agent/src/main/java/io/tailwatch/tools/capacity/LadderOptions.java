@@ -51,6 +51,25 @@ public record LadderOptions(String model, List<Integer> levels, Integer requests
                 maxRequests, continueAfterStop, rules, firstTokenTimeout, requestTimeout);
     }
 
+    /**
+     * The parameters a report states (summary.json and report.md): levels, requests per level, request
+     * shape, caps and deadlines, and whether the preflight gate was overridden ({@code forced}).
+     */
+    public java.util.Map<String, Object> parameters(boolean forced) {
+        java.util.Map<String, Object> params = new java.util.LinkedHashMap<>();
+        params.put("levels", levels);
+        params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
+        params.put("prompt_tokens", promptTokens);
+        params.put("max_tokens", maxTokens);
+        params.put("temperature", temperature);
+        params.put("max_duration", io.tailwatch.core.units.Units.format(maxDuration));
+        params.put("max_requests", maxRequests);
+        params.put("request_timeout", io.tailwatch.core.units.Units.format(requestTimeout));
+        params.put("continue_after_stop", continueAfterStop);
+        params.put("forced", forced);
+        return params;
+    }
+
     public int requestsAt(int concurrency) {
         return requestsPerLevel != null ? requestsPerLevel : Math.max(5, 3 * concurrency);
     }
