@@ -116,7 +116,7 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             Duration total = CapacitySupport.duration("--request-timeout", requestTimeout);
-            options = new Bench.Options(runs, promptTokens, maxTokens, EngineClients.DEFAULT_CONNECT_TIMEOUT, total, total,
+            options = new Bench.Options(runs, promptTokens, maxTokens, total, total,
                     CapacitySupport.duration("--cool-down-wait", coolDownWait), CapacitySupport.duration("--cool-down", coolDown),
                     Duration.ofSeconds(1), force);
         } catch (IllegalArgumentException e) {

@@ -138,7 +138,7 @@ public final class LadderCommand implements Callable<Integer> {
             options = new LadderOptions(model, CapacitySupport.parseLevels(levels), requestsPerLevel, promptTokens,
                     maxTokens, 0.0, total, maxRequests, continueAfterStop,
                     new StopRules(p95Ratio, 0.0, CapacitySupport.size("--max-swap-growth", maxSwapGrowth)),
-                    EngineClients.DEFAULT_CONNECT_TIMEOUT, CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
+                    CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
                     CapacitySupport.duration("--request-timeout", requestTimeout));
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());

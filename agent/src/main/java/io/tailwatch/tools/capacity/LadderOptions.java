@@ -12,8 +12,8 @@ import java.util.List;
  */
 public record LadderOptions(String model, List<Integer> levels, Integer requestsPerLevel, int promptTokens,
                             int maxTokens, double temperature, Duration maxDuration, int maxRequests,
-                            boolean continueAfterStop, StopRules rules, Duration connectTimeout,
-                            Duration firstTokenTimeout, Duration requestTimeout) {
+                            boolean continueAfterStop, StopRules rules, Duration firstTokenTimeout,
+                            Duration requestTimeout) {
     public static final int MAX_CONCURRENCY = 256;
 
     public LadderOptions {
@@ -48,7 +48,7 @@ public record LadderOptions(String model, List<Integer> levels, Integer requests
     /** The same options for model {@code m} (the engine's default when the command was given none). */
     public LadderOptions withModel(String m) {
         return new LadderOptions(m, levels, requestsPerLevel, promptTokens, maxTokens, temperature, maxDuration,
-                maxRequests, continueAfterStop, rules, connectTimeout, firstTokenTimeout, requestTimeout);
+                maxRequests, continueAfterStop, rules, firstTokenTimeout, requestTimeout);
     }
 
     /**
