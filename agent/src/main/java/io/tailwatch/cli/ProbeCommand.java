@@ -28,6 +28,7 @@ public final class ProbeCommand implements Callable<Integer> {
     String url;
 
     @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            converter = EngineApiNames.class,
             description = "Engine API: ${COMPLETION-CANDIDATES}.")
     String api;
 
@@ -65,12 +66,6 @@ public final class ProbeCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            EngineApiNames.parse("--api", api);
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_CONFIG;
-        }
         URI uri;
         try {
             uri = URI.create(url);
@@ -95,7 +90,7 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         ProbeResult r;
         try (EngineClient c = EngineClients.create(api, uri, apiKey, connectTimeout)) {
-            r = c.probe(new ProbeRequest(model, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout,
+            r = c.probe(new ProbeRequest(model, promptTokens, maxTokens, temperature, firstTokenTimeout,
                     totalTimeout));
         }
         Map<String, Object> m = fields(r);

@@ -21,6 +21,7 @@ public final class SimulateCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            converter = EngineApiNames.class,
             description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
@@ -64,14 +65,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try {
-            EngineApiNames.parse("--api", api);
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_CONFIG;
-        }
         HostPort hp;
         SimulatorOptions o;
         try {
@@ -94,6 +88,7 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
+        PrintWriter out = spec.commandLine().getOut();
         out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));
         out.flush();
