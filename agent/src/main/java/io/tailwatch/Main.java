@@ -8,7 +8,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        int code = TailwatchCommand.commandLine().execute(args);
+        int code = TailwatchCommand.commandLine(args).execute(args);
         System.exit(code);
     }
 }
