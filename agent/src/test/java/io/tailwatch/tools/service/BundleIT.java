@@ -184,7 +184,7 @@ class BundleIT {
                 .allSatisfy(l -> assertThat(l).endsWith(" status --url http://127.0.0.1:9531"));
         List<Path> made = archives();
         assertThat(made).hasSize(1);
-        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+\\.jsa");
+        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+-\\d+\\.jsa");
 
         for (String command : new String[] {"diagnose", "kv-budget", "--help"}) {
             Done d = exec(env, launcher, command);
@@ -239,6 +239,16 @@ class BundleIT {
         Done again = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
         assertThat(again.out()).isEqualTo(statusPlain.out());
         assertThat(archives()).hasSize(1).doesNotContain(archive);
+
+        // Another install (the same jar elsewhere) makes its own archive and leaves this one's alone.
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Done copy = exec(Map.of(), "cp", "-R", home.toString(), other.toString());
+        assertThat(copy.exit()).as(copy.out()).isZero();
+        List<Path> before = archives();
+        Done elsewhere = exec(Map.of(), other.resolve(home.getFileName()).resolve("bin/tailwatch").toString(), "status",
+                "--url", "http://127.0.0.1:1");
+        assertThat(elsewhere.out()).isEqualTo(statusPlain.out());
+        assertThat(archives()).hasSize(2).containsAll(before);
 
         // A cache directory that cannot be made: no archive, same output.
         Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");
