@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class LadderOptionsTest {
     static LadderOptions options(Integer requestsPerLevel) {
         return new LadderOptions(null, List.of(1, 2, 4), requestsPerLevel, 500, 120, 0.0, Duration.ofMinutes(15), 500,
-                false, new StopRules(3, 0, 1L << 30), Duration.ofSeconds(2), Duration.ofMinutes(2), Duration.ofMinutes(5));
+                false, new StopRules(3, 0, 1L << 30), Duration.ofMinutes(2), Duration.ofMinutes(5));
     }
 
     @Test
@@ -33,7 +33,7 @@ class LadderOptionsTest {
 
     @Test
     void the_bench_states_its_runs_shape_cool_down_and_force() {
-        Bench.Options o = new Bench.Options(3, 500, 256, Duration.ofSeconds(2), Duration.ofMinutes(5), Duration.ofMinutes(5),
+        Bench.Options o = new Bench.Options(3, 500, 256, Duration.ofMinutes(5), Duration.ofMinutes(5),
                 Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(1), true);
         assertThat(o.parameters()).containsExactly(
                 java.util.Map.entry("runs", 3),
