@@ -7,7 +7,6 @@ import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.core.config.Config;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
@@ -24,9 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -119,7 +116,7 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             Duration total = CapacitySupport.duration("--request-timeout", requestTimeout);
-            options = new Bench.Options(runs, promptTokens, maxTokens, EngineClients.DEFAULT_CONNECT_TIMEOUT, total, total,
+            options = new Bench.Options(runs, promptTokens, maxTokens, total, total,
                     CapacitySupport.duration("--cool-down-wait", coolDownWait), CapacitySupport.duration("--cool-down", coolDown),
                     Duration.ofSeconds(1), force);
         } catch (IllegalArgumentException e) {
@@ -138,15 +135,7 @@ public final class BenchCommand implements Callable<Integer> {
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
                 EngineFacts facts = EngineFacts.ask(c, m, ask);
-                Map<String, Object> params = new LinkedHashMap<>();
-                params.put("runs", runs);
-                params.put("prompt_tokens", promptTokens);
-                params.put("max_tokens", maxTokens);
-                params.put("temperature", 0.0);
-                params.put("cool_down", Units.format(options.coolDownSettle()));
-                params.put("cool_down_wait", Units.format(options.coolDownMaxWait()));
-                params.put("forced", force);
-                metas.add(CapacitySupport.metadata(t, m, facts, pre, params, promptTokens));
+                metas.add(CapacitySupport.metadata(t, m, facts, pre, options.parameters(), promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
                         () -> c.unload(m, Duration.ofSeconds(10))));
             }

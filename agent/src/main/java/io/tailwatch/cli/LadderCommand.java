@@ -14,7 +14,6 @@ import io.tailwatch.tools.capacity.Preflight;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.capacity.StopRules;
 import io.tailwatch.core.config.Config;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.tools.history.RunRecords;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.probe.EngineClient;
@@ -29,10 +28,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -141,7 +138,7 @@ public final class LadderCommand implements Callable<Integer> {
             options = new LadderOptions(model, CapacitySupport.parseLevels(levels), requestsPerLevel, promptTokens,
                     maxTokens, 0.0, total, maxRequests, continueAfterStop,
                     new StopRules(p95Ratio, 0.0, CapacitySupport.size("--max-swap-growth", maxSwapGrowth)),
-                    EngineClients.DEFAULT_CONNECT_TIMEOUT, CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
+                    CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
                     CapacitySupport.duration("--request-timeout", requestTimeout));
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
@@ -167,18 +164,8 @@ public final class LadderCommand implements Callable<Integer> {
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
             LadderOptions o = options.withModel(m);
             EngineFacts facts = EngineFacts.ask(client, m, ask);
-            Map<String, Object> params = new LinkedHashMap<>();
-            params.put("levels", o.levels());
-            params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
-            params.put("prompt_tokens", promptTokens);
-            params.put("max_tokens", maxTokens);
-            params.put("temperature", 0.0);
-            params.put("max_duration", Units.format(o.maxDuration()));
-            params.put("max_requests", maxRequests);
-            params.put("request_timeout", Units.format(o.requestTimeout()));
-            params.put("continue_after_stop", continueAfterStop);
-            params.put("forced", force && !refusals.isEmpty());
-            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, params, promptTokens);
+            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
+                    promptTokens);
 
             Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();

@@ -90,7 +90,7 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         ProbeResult r;
         try (EngineClient c = EngineClients.create(api, uri, apiKey, connectTimeout)) {
-            r = c.probe(new ProbeRequest(model, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout,
+            r = c.probe(new ProbeRequest(model, promptTokens, maxTokens, temperature, firstTokenTimeout,
                     totalTimeout));
         }
         Map<String, Object> m = fields(r);

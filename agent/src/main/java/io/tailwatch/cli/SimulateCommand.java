@@ -65,7 +65,6 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         HostPort hp;
         SimulatorOptions o;
@@ -89,6 +88,7 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
+        PrintWriter out = spec.commandLine().getOut();
         out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));
         out.flush();

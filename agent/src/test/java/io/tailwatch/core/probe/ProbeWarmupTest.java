@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * nothing reaches the engine, the bearer token stays home, and the budget bounds it.
  */
 class ProbeWarmupTest {
-    private static final ProbeRequest REQUEST = new ProbeRequest("m", 64, 8, 0, Duration.ofSeconds(2),
+    private static final ProbeRequest REQUEST = new ProbeRequest("m", 64, 8, 0,
             Duration.ofSeconds(5), Duration.ofSeconds(10));
 
     /** A loopback engine that records every request line and answers each with a short valid stream. */
