@@ -21,26 +21,10 @@ flags=$(bench/jvm-flags.sh)
 mkdir -p "$OUT"
 work=$(mktemp -d)
 pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 trap cleanup EXIT INT TERM
 
-simulator() {
-  local api=$1 log=$work/sim-$1.log
-  java -Xmx64m -jar "$JAR" simulate --api "$api" --listen 127.0.0.1:0 --ttft 100ms \
-    --tokens-per-second 200 --slots 2 >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 120); do
-    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
-    [ -n "$url" ] && { echo "$url"; return; }
-    sleep 0.5
-  done
-  echo "simulator $api did not start: $(cat "$log")" >&2
-  exit 1
-}
 ollama=$(simulator ollama)
 openai=$(simulator openai)
 
@@ -56,18 +40,8 @@ engines:
     url: $openai
 EOF
 
-# shellcheck disable=SC2086
-java $flags -XX:NativeMemoryTracking=summary -Xlog:class+load=info:file="$OUT/classes.log" \
-  -jar "$JAR" run --config "$work/tailwatch.yaml" >"$work/agent.log" 2>&1 &
-agent=$!
-pids+=($agent)
-port=""
-for _ in $(seq 1 120); do
-  port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -n 1 | sed 's/.*://' || true)
-  [ -n "$port" ] && break
-  sleep 0.5
-done
-[ -n "$port" ] || { echo "agent did not start: $(cat "$work/agent.log")" >&2; exit 1; }
+start_agent "$work/tailwatch.yaml" "$work/agent.log" -XX:NativeMemoryTracking=summary \
+  -Xlog:class+load=info:file="$OUT/classes.log"
 {
   echo "java: $(java -version 2>&1 | head -n 1)"
   echo "flags: $flags -XX:NativeMemoryTracking=summary"
@@ -75,8 +49,6 @@ done
   echo "engines: $ollama (ollama), $openai (openai); shipped probe defaults; scrape every ${SCRAPE}s; ${MINUTES} min"
 } | tee "$OUT/header.txt"
 
-status() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$agent/status"; }
-cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / t}' "/proc/$agent/stat"; }
 classes() { grep -c 'source:' "$OUT/classes.log" 2>/dev/null || echo 0; }
 
 echo "minute,rss_kib,threads,cpu_s,classes_loaded,failed_scrapes" >"$OUT/curve.csv"

@@ -19,27 +19,10 @@ fi
 flags=$(bench/jvm-flags.sh)
 work=$(mktemp -d)
 pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 trap cleanup EXIT INT TERM
 
-# Starts a simulator on a free port and prints its URL.
-simulator() {
-  local api=$1 log=$work/sim-$1.log
-  java -Xmx64m -jar "$JAR" simulate --api "$api" --listen 127.0.0.1:0 --ttft 100ms \
-    --tokens-per-second 200 --slots 2 >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 120); do
-    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
-    [ -n "$url" ] && { echo "$url"; return; }
-    sleep 0.5
-  done
-  echo "simulator $api did not start: $(cat "$log")" >&2
-  exit 1
-}
 ollama=$(simulator ollama)
 openai=$(simulator openai)
 
@@ -69,23 +52,11 @@ engines:
         timeouts: {connect: 1s, first_token: 2s, total: $((PROBE - 1 > 0 ? PROBE - 1 : 1))s}
 EOF
 
-# shellcheck disable=SC2086
-java $flags -jar "$JAR" run --config "$work/tailwatch.yaml" >"$work/agent.log" 2>&1 &
-agent=$!
-pids+=($agent)
-port=""
-for _ in $(seq 1 120); do
-  port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$work/agent.log" | head -n 1 | sed 's/.*://' || true)
-  [ -n "$port" ] && break
-  sleep 0.5
-done
-[ -n "$port" ] || { echo "agent did not start: $(cat "$work/agent.log")" >&2; exit 1; }
+start_agent "$work/tailwatch.yaml" "$work/agent.log"
 echo "java: $(java -version 2>&1 | head -n 1)"
 echo "flags: $flags"
 echo "engines: $ollama (ollama), $openai (openai); probes every ${PROBE}s; scrapes every 1s; ${MINUTES} min"
 
-status() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$agent/status"; }
-cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{print ($14 + $15) / t}' "/proc/$agent/stat"; }
 
 end=$((SECONDS + MINUTES * 60))
 times=$work/scrape-ms

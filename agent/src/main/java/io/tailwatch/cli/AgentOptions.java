@@ -1,8 +1,8 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.config.HostPort;
-import io.tailwatch.runbook.AgentClient;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.HostPort;
+import io.tailwatch.tools.runbook.AgentClient;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -36,11 +36,11 @@ public final class AgentOptions {
         javax.net.ssl.SSLContext tls = null;
         if (c.server().webConfigFile() != null) {
             try {
-                io.tailwatch.web.WebConfig web = io.tailwatch.web.WebConfig.load(c.server().webConfigFile());
+                io.tailwatch.core.config.WebConfig web = io.tailwatch.core.config.WebConfig.load(c.server().webConfigFile());
                 if (web.tls() != null) {
-                    tls = io.tailwatch.web.PinnedTls.trusting(web.tls().chain()[0]);
+                    tls = io.tailwatch.core.tls.PinnedTls.trusting(web.tls().chain()[0]);
                 }
-            } catch (io.tailwatch.config.ConfigException e) {
+            } catch (io.tailwatch.core.config.ConfigException e) {
                 System.err.print(e.problems().render());
                 return null;
             }
@@ -58,7 +58,7 @@ public final class AgentOptions {
         }
         Duration d;
         try {
-            d = io.tailwatch.config.Units.duration(timeout);
+            d = io.tailwatch.core.units.Units.duration(timeout);
         } catch (IllegalArgumentException e) {
             System.err.println("--timeout: " + e.getMessage());
             return null;

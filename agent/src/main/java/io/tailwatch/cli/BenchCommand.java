@@ -2,21 +2,21 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.capacity.Bench;
-import io.tailwatch.capacity.BenchReport;
-import io.tailwatch.capacity.EngineFacts;
-import io.tailwatch.capacity.HostFigures;
-import io.tailwatch.capacity.RunMetadata;
-import io.tailwatch.config.Config;
-import io.tailwatch.config.Units;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.daemon.ResourceInfo;
-import io.tailwatch.history.History;
-import io.tailwatch.history.HistoryException;
-import io.tailwatch.history.RunRecord;
-import io.tailwatch.probe.EngineClient;
-import io.tailwatch.probe.EngineClients;
-import io.tailwatch.stats.Stats;
+import io.tailwatch.tools.capacity.Bench;
+import io.tailwatch.tools.capacity.BenchReport;
+import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.tools.capacity.HostFigures;
+import io.tailwatch.tools.capacity.RunMetadata;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.tools.history.History;
+import io.tailwatch.tools.history.HistoryException;
+import io.tailwatch.tools.history.RunRecord;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.stats.Stats;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -202,7 +202,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
 
             @Override
-            public void request(Bench.Target t, int done, io.tailwatch.probe.ProbeResult r, Bench.Run run) {
+            public void request(Bench.Target t, int done, io.tailwatch.core.probe.ProbeResult r, Bench.Run run) {
                 if (run == null) {
                     progress.update(done, r.success() ? "warm-up done" : "warm-up failed: " + r.errorType());
                     return;

@@ -1,15 +1,15 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.capacity.EngineFacts;
-import io.tailwatch.capacity.HostFacts;
-import io.tailwatch.capacity.HostFigures;
-import io.tailwatch.capacity.RunMetadata;
-import io.tailwatch.config.Units;
-import io.tailwatch.daemon.ResourceInfo;
-import io.tailwatch.history.History;
-import io.tailwatch.history.HistoryException;
-import io.tailwatch.history.RunRecord;
-import io.tailwatch.probe.PromptFactory;
+import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.tools.capacity.HostFacts;
+import io.tailwatch.tools.capacity.HostFigures;
+import io.tailwatch.tools.capacity.RunMetadata;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.tools.history.History;
+import io.tailwatch.tools.history.HistoryException;
+import io.tailwatch.tools.history.RunRecord;
+import io.tailwatch.core.probe.PromptFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -74,7 +74,7 @@ final class CapacitySupport {
 
     static RunMetadata metadata(EngineTarget t, String model, EngineFacts facts, HostFigures host,
                                 Map<String, Object> parameters, int promptTokens) {
-        return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), io.tailwatch.config.Redact.url(t.url()), facts.version(), model,
+        return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), io.tailwatch.core.logging.Redact.url(t.url()), facts.version(), model,
                 facts.modelDigest(), facts.modelFormat(), facts.quantization(), ResourceInfo.hostName(),
                 HostFacts.chip(), HostFacts.os(), host.memoryTotalBytes(), HostFigures.thermalName(host.thermalLevel()),
                 HostFigures.pressureName(host.pressureLevel()), null, null, parameters, promptHash(promptTokens));

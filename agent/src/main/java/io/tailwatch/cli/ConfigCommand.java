@@ -1,7 +1,7 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.config.ConfigException;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -26,7 +26,7 @@ public final class ConfigCommand {
                     System.err.println(file + ": otlp: " + otlp);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
-                String exposure = io.tailwatch.web.ListenerSecurity.warning(c.server());
+                String exposure = io.tailwatch.daemon.api.ListenerSecurity.warning(c.server());
                 if (exposure != null) {
                     System.out.println(file + ": warning: " + exposure);
                 }

@@ -1,7 +1,7 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.config.ConfigException;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

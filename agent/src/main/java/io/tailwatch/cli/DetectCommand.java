@@ -2,8 +2,8 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.engine.EngineDiscovery;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.daemon.engine.EngineDiscovery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,10 +1,10 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.rules.Signals;
-import io.tailwatch.runbook.AgentClient;
-import io.tailwatch.runbook.Diagnosis;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.rules.Signals;
+import io.tailwatch.tools.runbook.AgentClient;
+import io.tailwatch.tools.runbook.Diagnosis;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;

@@ -1,9 +1,9 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.doctor.Doctor;
-import io.tailwatch.doctor.DoctorReport;
-import io.tailwatch.doctor.ToolRunner;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.tools.doctor.Doctor;
+import io.tailwatch.tools.doctor.DoctorReport;
+import io.tailwatch.tools.doctor.ToolRunner;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Units;
+import io.tailwatch.core.units.Units;
 import java.time.Duration;
 import picocli.CommandLine;
 

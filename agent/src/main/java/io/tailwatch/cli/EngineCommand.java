@@ -1,9 +1,9 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.service.EngineRestart;
-import io.tailwatch.service.Launchctl;
-import io.tailwatch.service.UserId;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.launchd.EngineRestart;
+import io.tailwatch.core.launchd.Launchctl;
+import io.tailwatch.core.launchd.UserId;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;

@@ -1,7 +1,7 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.config.EngineConfig;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.EngineConfig;
 import java.net.URI;
 
 /**

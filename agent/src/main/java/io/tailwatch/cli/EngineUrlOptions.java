@@ -1,6 +1,6 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
+import io.tailwatch.core.config.Config;
 import picocli.CommandLine.Option;
 
 /** --url, --api and --api-key-env: an engine not in the config, for the commands that also take --engine. */

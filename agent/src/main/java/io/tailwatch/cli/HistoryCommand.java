@@ -2,10 +2,10 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.history.History;
-import io.tailwatch.history.HistoryException;
-import io.tailwatch.history.RunRecord;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.tools.history.History;
+import io.tailwatch.tools.history.HistoryException;
+import io.tailwatch.tools.history.RunRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.capacity.HostFigures;
-import io.tailwatch.config.Config;
-import io.tailwatch.host.HostSampling;
-import io.tailwatch.host.HostSources;
+import io.tailwatch.tools.capacity.HostFigures;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.HostSampling;
+import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.metrics.MetricHub;
 import java.time.Clock;
 

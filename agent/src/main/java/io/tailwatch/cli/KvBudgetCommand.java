@@ -2,14 +2,14 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.config.Config;
-import io.tailwatch.config.Units;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.kv.HfCheckpoint;
-import io.tailwatch.kv.KvCacheMath;
-import io.tailwatch.kv.ModelShape;
-import io.tailwatch.probe.EngineClients;
-import io.tailwatch.probe.HttpTransport;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.kv.HfCheckpoint;
+import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.kv.ModelShape;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.http.HttpTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +129,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
         boolean unlimited = false;
         Long modelContext = null;
         String modelContextSource = "max_position_embeddings";
-        io.tailwatch.probe.LlamaCppServerInfo server = null;
+        io.tailwatch.core.probe.LlamaCppServerInfo server = null;
         try {
             if (bytesPerElement != null && cacheType != null) {
                 throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
@@ -399,12 +399,12 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
-    private io.tailwatch.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
+    private io.tailwatch.core.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
         EngineTarget t = target("openai");
         try {
-            return io.tailwatch.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT,
+            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT,
                     Duration.ofSeconds(10));
-        } catch (io.tailwatch.probe.LlamaCppServerInfo.Failure e) {
+        } catch (io.tailwatch.core.probe.LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
         }
     }
@@ -429,15 +429,15 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     /** What the llama.cpp server reported, and what it did not. */
-    private static void printServer(io.tailwatch.probe.LlamaCppServerInfo s) {
+    private static void printServer(io.tailwatch.core.probe.LlamaCppServerInfo s) {
         System.out.println("llama.cpp server: model " + (s.modelPath() == null ? "(model_path not reported)"
-                : io.tailwatch.logging.LogGuard.escape(s.modelPath(), 200))
+                : io.tailwatch.core.logging.LogGuard.escape(s.modelPath(), 200))
                 + ", context " + (s.contextPerSlot() == null ? "unknown" : s.contextPerSlot() + " per slot")
                 + ", slots " + (s.totalSlots() == null ? "not reported" : s.totalSlots())
                 + (s.contextTrain() == null ? "" : ", trained for " + s.contextTrain())
                 + (s.weightsBytes() == null ? "" : ", weights " + Units.formatBytes(s.weightsBytes())));
         for (String n : s.notes()) {
-            System.out.println("  missing: " + io.tailwatch.logging.LogGuard.escape(n, 300));
+            System.out.println("  missing: " + io.tailwatch.core.logging.LogGuard.escape(n, 300));
         }
     }
 

@@ -1,26 +1,26 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.capacity.EngineFacts;
-import io.tailwatch.capacity.Gate;
-import io.tailwatch.capacity.HealthCheck;
-import io.tailwatch.capacity.HostFigures;
-import io.tailwatch.capacity.Ladder;
-import io.tailwatch.capacity.LadderOptions;
-import io.tailwatch.capacity.LadderReport;
-import io.tailwatch.capacity.LadderResult;
-import io.tailwatch.capacity.LevelResult;
-import io.tailwatch.capacity.Preflight;
-import io.tailwatch.capacity.RunMetadata;
-import io.tailwatch.capacity.StopRules;
-import io.tailwatch.config.Config;
-import io.tailwatch.config.Units;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.history.RunRecord;
-import io.tailwatch.host.HostSources;
-import io.tailwatch.probe.EngineClient;
-import io.tailwatch.probe.EngineClients;
-import io.tailwatch.probe.EngineHealth;
-import io.tailwatch.probe.ProbeResult;
+import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.tools.capacity.Gate;
+import io.tailwatch.tools.capacity.HealthCheck;
+import io.tailwatch.tools.capacity.HostFigures;
+import io.tailwatch.tools.capacity.Ladder;
+import io.tailwatch.tools.capacity.LadderOptions;
+import io.tailwatch.tools.capacity.LadderReport;
+import io.tailwatch.tools.capacity.LadderResult;
+import io.tailwatch.tools.capacity.LevelResult;
+import io.tailwatch.tools.capacity.Preflight;
+import io.tailwatch.tools.capacity.RunMetadata;
+import io.tailwatch.tools.capacity.StopRules;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.tools.history.RunRecord;
+import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.EngineHealth;
+import io.tailwatch.core.probe.ProbeResult;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -180,12 +180,12 @@ public final class LadderCommand implements Callable<Integer> {
                 return h.loading() ? "engine is loading a model" : null;
             };
             Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
-            io.tailwatch.capacity.LadderChart.warmUp();
+            io.tailwatch.tools.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
             Progress progress = Progress.forStderr(quiet);
             progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
-                    io.tailwatch.config.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
+                    io.tailwatch.core.logging.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
                     dir.toAbsolutePath()));
             LadderResult result;
             try {
@@ -221,8 +221,8 @@ public final class LadderCommand implements Callable<Integer> {
                             } else {
                                 errors++;
                             }
-                            double p95 = io.tailwatch.stats.Stats.percentile(
-                                    io.tailwatch.stats.Stats.toArray(latencies), 95);
+                            double p95 = io.tailwatch.core.stats.Stats.percentile(
+                                    io.tailwatch.core.stats.Stats.toArray(latencies), 95);
                             figures = String.format(Locale.ROOT, "p95 %s s, %d error%s", f(p95), errors,
                                     errors == 1 ? "" : "s");
                         }
@@ -282,8 +282,8 @@ public final class LadderCommand implements Callable<Integer> {
             return;
         }
         LevelResult l = cleanFirstStep(r);
-        io.tailwatch.rules.BaselineStore store = io.tailwatch.rules.BaselineStore.open(cfg.alerts().baselineFile());
-        io.tailwatch.rules.BaselineStore.Entry old = store.get(target.name(), m, scenario);
+        io.tailwatch.daemon.alerts.BaselineStore store = io.tailwatch.daemon.alerts.BaselineStore.open(cfg.alerts().baselineFile());
+        io.tailwatch.daemon.alerts.BaselineStore.Entry old = store.get(target.name(), m, scenario);
         store.put(target.name(), m, scenario, l.e2e().p95());
         System.err.printf(Locale.ROOT, "baseline p95 %.2f s saved for %s / %s / %s in %s%s%n", l.e2e().p95(), target.name(), m,
                 scenario, store.file(), old == null ? " (there was none)" : String.format(Locale.ROOT,
@@ -298,8 +298,8 @@ public final class LadderCommand implements Callable<Integer> {
         if (m == null) {
             return "the model is unknown (give --model)";
         }
-        io.tailwatch.config.EngineConfig e = cfg.engine(target.name());
-        io.tailwatch.config.EngineConfig.Scenario sc = e.scenarios().stream().filter(x -> x.name().equals(scenario))
+        io.tailwatch.core.config.EngineConfig e = cfg.engine(target.name());
+        io.tailwatch.core.config.EngineConfig.Scenario sc = e.scenarios().stream().filter(x -> x.name().equals(scenario))
                 .findFirst().orElse(null);
         if (sc == null) {
             return "engine " + target.name() + " has no scenario " + scenario;
@@ -366,7 +366,7 @@ public final class LadderCommand implements Callable<Integer> {
 
     private static List<RunRecord> historyRecords(EngineTarget t, String m, LadderResult r, Path dir) {
         List<RunRecord> out = new ArrayList<>();
-        String host = io.tailwatch.daemon.ResourceInfo.hostName();
+        String host = io.tailwatch.core.host.platform.ResourceInfo.hostName();
         String model = m == null ? "" : m;
         LevelResult first = r.first();
         Double firstP95 = first == null || Double.isNaN(first.e2e().p95()) ? null : first.e2e().p95();

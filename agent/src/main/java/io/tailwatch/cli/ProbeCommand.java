@@ -1,10 +1,10 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.probe.EngineClient;
-import io.tailwatch.probe.EngineClients;
-import io.tailwatch.probe.ProbeRequest;
-import io.tailwatch.probe.ProbeResult;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.ProbeRequest;
+import io.tailwatch.core.probe.ProbeResult;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -90,7 +90,7 @@ public final class ProbeCommand implements Callable<Integer> {
         Map<String, Object> m = fields(r);
         if (json) {
             try {
-                System.out.println(new ObjectMapper().registerModule(io.tailwatch.daemon.Json.timeModule())
+                System.out.println(new ObjectMapper().registerModule(io.tailwatch.core.json.Json.timeModule())
                         .writerWithDefaultPrettyPrinter().writeValueAsString(m));
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException(e);

@@ -1,7 +1,6 @@
 package io.tailwatch.cli;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import io.tailwatch.core.host.platform.NativeTerminal;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,19 +43,9 @@ public abstract class Progress implements AutoCloseable {
         return stderrIsTerminal() ? new Bar(System.err, 0) : new Lines(System.err, Clock.systemUTC(), LINE_GAP);
     }
 
-    /** Whether file descriptor 2 is a terminal (libc isatty); false when that cannot be asked. */
+    /** Whether file descriptor 2 is a terminal; false when that cannot be asked. */
     static boolean stderrIsTerminal() {
-        try {
-            return LibC.INSTANCE.isatty(2) == 1;
-        } catch (Throwable e) { // no libc through JNA (unusual platform): plain lines are always safe
-            return false;
-        }
-    }
-
-    private interface LibC extends Library {
-        LibC INSTANCE = Native.load("c", LibC.class);
-
-        int isatty(int fd);
+        return NativeTerminal.isTerminal(2);
     }
 
     /** Says nothing. */

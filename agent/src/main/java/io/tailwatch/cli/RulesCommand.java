@@ -1,9 +1,9 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.rules.RuleDef;
-import io.tailwatch.rules.RuleExport;
-import io.tailwatch.rules.Rules;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.rules.RuleDef;
+import io.tailwatch.daemon.alerts.RuleExport;
+import io.tailwatch.core.rules.Rules;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,7 +34,7 @@ public final class RulesCommand implements Callable<Integer> {
                     RuleDef d = e.def();
                     System.out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
                             e.threshold() == null ? "-" : d.thresholdKind().format(e.threshold()),
-                            io.tailwatch.config.Units.format(e.forDuration()), e.expr().promql());
+                            io.tailwatch.core.units.Units.format(e.forDuration()), e.expr().promql());
                 }
                 for (RuleDef d : Rules.ALL) {
                     if (!config.rules().of(d.name()).enabled()) {

@@ -1,11 +1,11 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.config.ConfigException;
-import io.tailwatch.config.HostPort;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.ConfigException;
+import io.tailwatch.core.config.HostPort;
 import io.tailwatch.daemon.Daemon;
-import io.tailwatch.http.ApiServer;
-import io.tailwatch.logging.LogGuard;
+import io.tailwatch.daemon.api.ApiServer;
+import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.metrics.OtlpExporter;
 import java.io.IOException;
 import java.util.concurrent.Callable;
@@ -64,7 +64,7 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         if (webConfigFile != null) {
-            String problem = io.tailwatch.config.ServerConfig.checkWebConfig(webConfigFile);
+            String problem = io.tailwatch.core.config.ServerConfig.checkWebConfig(webConfigFile);
             if (problem != null) {
                 System.err.println("--web-config-file: " + problem.replace("; ", "\n--web-config-file: "));
                 return TailwatchCommand.EXIT_CONFIG;
@@ -76,7 +76,7 @@ public final class RunCommand implements Callable<Integer> {
             if (logFile == null) {
                 guard = LogGuard.install();
             } else {
-                long max = io.tailwatch.config.Units.bytes(logMaxSize);
+                long max = io.tailwatch.core.units.Units.bytes(logMaxSize);
                 if (max < 64 * 1024) {
                     System.err.println("--log-max-size: at least 64KiB, got " + logMaxSize);
                     return TailwatchCommand.EXIT_CONFIG;
@@ -151,7 +151,7 @@ public final class RunCommand implements Callable<Integer> {
                     next = withListen(next);
                 }
                 if (webConfigFile != null) {
-                    String problem = io.tailwatch.config.ServerConfig.checkWebConfig(webConfigFile);
+                    String problem = io.tailwatch.core.config.ServerConfig.checkWebConfig(webConfigFile);
                     if (problem != null) {
                         LOG.warn("config reload failed, keeping the running config: --web-config-file: {}", problem);
                         return;

@@ -1,18 +1,17 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.Main;
-import io.tailwatch.config.Config;
-import io.tailwatch.config.EngineConfig;
-import io.tailwatch.config.Units;
-import io.tailwatch.kv.KvCacheMath;
-import io.tailwatch.service.AgentPlist;
-import io.tailwatch.service.AgentService;
-import io.tailwatch.service.EnginePlist;
-import io.tailwatch.service.JvmFlags;
-import io.tailwatch.service.Launchctl;
-import io.tailwatch.service.ServiceLogs;
-import io.tailwatch.service.ServicePaths;
-import io.tailwatch.service.UserId;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.tools.service.AgentPlist;
+import io.tailwatch.tools.service.AgentService;
+import io.tailwatch.tools.service.EnginePlist;
+import io.tailwatch.tools.service.JvmFlags;
+import io.tailwatch.core.launchd.Launchctl;
+import io.tailwatch.tools.service.ServiceLogs;
+import io.tailwatch.tools.service.ServicePaths;
+import io.tailwatch.core.launchd.UserId;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -106,7 +105,7 @@ public final class ServiceCommand {
 
     static Path runningJar() {
         try {
-            Path p = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path p = Path.of(ServiceCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             if (!p.toString().endsWith(".jar")) {
                 throw new IllegalStateException("the service runs the tailwatch jar; start this command from it "
                         + "(bin/tailwatch or java -jar tailwatch.jar), not from " + p);

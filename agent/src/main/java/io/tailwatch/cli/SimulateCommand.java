@@ -1,8 +1,8 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.config.HostPort;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.core.config.HostPort;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Callable;

@@ -1,10 +1,10 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.daemon.Json;
-import io.tailwatch.rules.Signals;
-import io.tailwatch.runbook.AgentClient;
-import io.tailwatch.runbook.StatusScreen;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.rules.Signals;
+import io.tailwatch.tools.runbook.AgentClient;
+import io.tailwatch.tools.runbook.StatusScreen;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;

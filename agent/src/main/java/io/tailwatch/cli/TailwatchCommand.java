@@ -1,6 +1,6 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.daemon.ResourceInfo;
+import io.tailwatch.core.host.platform.ResourceInfo;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,10 +1,11 @@
 package io.tailwatch.daemon;
 
-import io.tailwatch.config.DiscoveryConfig;
-import io.tailwatch.config.EngineConfig;
-import io.tailwatch.engine.EngineDiscovery;
-import io.tailwatch.engine.EngineMonitor;
-import io.tailwatch.signals.EngineSignalMonitor;
+import io.tailwatch.daemon.status.StatusContributor;
+import io.tailwatch.core.config.DiscoveryConfig;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.daemon.engine.EngineDiscovery;
+import io.tailwatch.daemon.engine.EngineMonitor;
+import io.tailwatch.daemon.signals.EngineSignalMonitor;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             t.setDaemon(true);
             return t;
         });
-        LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.config.Units.format(config.interval()));
+        LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.core.units.Units.format(config.interval()));
         scheduler.scheduleWithFixedDelay(this::checkGuarded, 0, config.interval().toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
@@ -124,7 +125,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("engines", "auto");
         m.put("ports", ports());
-        m.put("interval", io.tailwatch.config.Units.format(config.interval()));
+        m.put("interval", io.tailwatch.core.units.Units.format(config.interval()));
         m.put("last_check", lastCheck);
         m.put("last_found", lastFound);
         m.put("watching", engines.watches().stream().map(w -> w.config().name()).toList());

@@ -1,22 +1,28 @@
 package io.tailwatch.daemon;
 
+import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.daemon.status.AlertsStatus;
+import io.tailwatch.daemon.status.HostStatus;
+import io.tailwatch.daemon.status.StatusContributor;
+import io.tailwatch.daemon.status.StatusHistory;
+import io.tailwatch.daemon.status.ThresholdsStatus;
 import io.javalin.Javalin;
-import io.tailwatch.config.Config;
-import io.tailwatch.engine.EngineMonitor;
-import io.tailwatch.host.HostSampling;
-import io.tailwatch.host.HostSources;
-import io.tailwatch.http.ApiServer;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.daemon.engine.EngineMonitor;
+import io.tailwatch.core.host.HostSampling;
+import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.daemon.api.ApiServer;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.metrics.PrometheusExporter;
-import io.tailwatch.rules.BaselineStore;
-import io.tailwatch.rules.RuleEngine;
-import io.tailwatch.rules.RuleExport;
-import io.tailwatch.rules.WebhookSink;
-import io.tailwatch.signals.EngineSignalMonitor;
-import io.tailwatch.web.BasicAuthGuard;
-import io.tailwatch.web.ListenerSecurity;
-import io.tailwatch.web.LiveWebConfig;
+import io.tailwatch.daemon.alerts.BaselineStore;
+import io.tailwatch.daemon.alerts.RuleEngine;
+import io.tailwatch.daemon.alerts.RuleExport;
+import io.tailwatch.daemon.alerts.WebhookSink;
+import io.tailwatch.daemon.signals.EngineSignalMonitor;
+import io.tailwatch.daemon.api.BasicAuthGuard;
+import io.tailwatch.daemon.api.ListenerSecurity;
+import io.tailwatch.core.config.LiveWebConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,14 +59,14 @@ public final class Daemon implements AutoCloseable {
     private AutoEngines auto;
     private StatusHistory history;
 
-    private final List<io.tailwatch.host.Sampler> samplers;
+    private final List<io.tailwatch.core.host.Sampler> samplers;
 
     public Daemon(Config config, Map<String, String> env) {
         this(config, env, HostSources.forThisHost(config));
     }
 
     /** With explicit samplers (tests, tools). */
-    public Daemon(Config config, Map<String, String> env, List<io.tailwatch.host.Sampler> samplers) {
+    public Daemon(Config config, Map<String, String> env, List<io.tailwatch.core.host.Sampler> samplers) {
         this.config = config;
         this.env = env;
         this.samplers = List.copyOf(samplers);
@@ -72,10 +78,10 @@ public final class Daemon implements AutoCloseable {
      * default one given to a discovered engine), and never sooner than the hub's default.
      */
     static java.time.Duration seriesExpiry(Config config) {
-        java.time.Duration longest = io.tailwatch.config.WindowRequirements.of(config.rules(), config.alerts())
+        java.time.Duration longest = io.tailwatch.core.config.WindowRequirements.of(config.rules(), config.alerts())
                 .defaultWindow(java.time.Duration.ofSeconds(60));
-        for (io.tailwatch.config.EngineConfig e : config.engines()) {
-            for (io.tailwatch.config.EngineConfig.Scenario s : e.scenarios()) {
+        for (io.tailwatch.core.config.EngineConfig e : config.engines()) {
+            for (io.tailwatch.core.config.EngineConfig.Scenario s : e.scenarios()) {
                 if (s.window().compareTo(longest) > 0) {
                     longest = s.window();
                 }
@@ -103,7 +109,7 @@ public final class Daemon implements AutoCloseable {
             }
 
             public Object status() {
-                io.tailwatch.host.HostSnapshot latest = host.latest();
+                io.tailwatch.core.host.HostSnapshot latest = host.latest();
                 return HostStatus.of(latest, host.previousOf(latest));
             }
         });
@@ -116,13 +122,13 @@ public final class Daemon implements AutoCloseable {
             }
 
             public Object status() {
-                return io.tailwatch.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
+                return io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
             }
         });
         engines.addProbeListener(signals::onProbe);
         if (config.autoEngines()) {
             auto = new AutoEngines(config.discovery(), engines, signals, clock,
-                    ports -> io.tailwatch.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
+                    ports -> io.tailwatch.daemon.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
             closeables.add(auto);
             status.add(auto);
         }
@@ -134,7 +140,7 @@ public final class Daemon implements AutoCloseable {
             // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
             WebhookSink w = webhook;
             if (w != null) {
-                hub.publish("alerts/webhook", io.tailwatch.rules.WebhookMetrics.points(w.stats()));
+                hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
             }
             rules.evaluate(snap.at());
         });
@@ -144,7 +150,7 @@ public final class Daemon implements AutoCloseable {
         history = new StatusHistory(config.host().interval());
         host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, host.previousOf(snap)), rules.signals()));
         routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
-        routes.add(io.tailwatch.http.StatusPage::register);
+        routes.add(io.tailwatch.daemon.api.StatusPage::register);
         Duration interval = config.host().interval();
         ApiServer.Health health = () -> {
             Map<String, Duration> stuck = host.stuck();
@@ -164,12 +170,12 @@ public final class Daemon implements AutoCloseable {
             }
             return null;
         };
-        routes.add(io.tailwatch.service.EngineRestartRoute.of(config, env));
+        routes.add(io.tailwatch.daemon.api.EngineRestartRoute.of(config, env));
         LiveWebConfig web = null;
         if (config.server().webConfigFile() != null) {
             try {
                 web = LiveWebConfig.load(config.server().webConfigFile());
-            } catch (io.tailwatch.config.ConfigException e) {
+            } catch (io.tailwatch.core.config.ConfigException e) {
                 closeQuietly();
                 throw new WebConfigFailure(e.getMessage());
             }
@@ -197,7 +203,7 @@ public final class Daemon implements AutoCloseable {
         String scheme = security.tls() ? "https://" : "http://";
         if (config.alerts().webhook().enabled()) {
             webhook = new WebhookSink(config.alerts().webhook(),
-                    scheme + io.tailwatch.config.HostPort.format(config.server().host(), http.port()), clock);
+                    scheme + io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()), clock);
             rules.addListener(webhook);
             closeables.add(webhook);
         }
@@ -208,7 +214,7 @@ public final class Daemon implements AutoCloseable {
             auto.start();
         }
         LOG.info("tailwatch {} listening on {}{}", ResourceInfo.version(),
-                io.tailwatch.config.HostPort.format(config.server().host(), http.port()),
+                io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()),
                 (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
     }

@@ -1,11 +1,11 @@
 package io.tailwatch.bench;
 
-import io.tailwatch.probe.EngineClient;
-import io.tailwatch.probe.EngineClients;
-import io.tailwatch.probe.ProbeRequest;
-import io.tailwatch.probe.ProbeResult;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.ProbeRequest;
+import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.capacity.BenchReport;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.tools.capacity.BenchReport;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import io.tailwatch.testing.AgentProcess;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;

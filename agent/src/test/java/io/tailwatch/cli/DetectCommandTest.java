@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.config.Config;
-import io.tailwatch.config.EngineConfig;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.tailwatch.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tailwatch.history.History;
-import io.tailwatch.history.RunRecord;
+import io.tailwatch.tools.history.History;
+import io.tailwatch.tools.history.RunRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

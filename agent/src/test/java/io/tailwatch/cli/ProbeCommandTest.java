@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -3,12 +3,12 @@ package io.tailwatch.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.host.Sampler;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.Point;
-import io.tailwatch.rules.BaselineStore;
+import io.tailwatch.daemon.alerts.BaselineStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -3,8 +3,8 @@ package io.tailwatch.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.host.Sampler;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.net.URI;

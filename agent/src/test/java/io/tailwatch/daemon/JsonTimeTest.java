@@ -1,5 +1,6 @@
 package io.tailwatch.daemon;
 
+import io.tailwatch.core.json.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

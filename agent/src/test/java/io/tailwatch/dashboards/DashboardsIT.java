@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
@@ -227,7 +227,7 @@ class DashboardsIT {
                 }
             }
         }
-        assertThat(checked).isEqualTo(io.tailwatch.rules.Rules.ALL.size());
+        assertThat(checked).isEqualTo(io.tailwatch.core.rules.Rules.ALL.size());
         // The committed Prometheus rules evaluate on the same data too.
         JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
         for (JsonNode rule : p.path("groups").get(0).path("rules")) {

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.sim.EngineSimulator;
-import io.tailwatch.sim.SimulatorOptions;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.tailwatch.config.Config;
+import io.tailwatch.core.config.Config;
 import io.tailwatch.testing.AgentProcess;
 import java.net.URI;
 import java.nio.file.Path;

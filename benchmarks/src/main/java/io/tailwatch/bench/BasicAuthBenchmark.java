@@ -1,6 +1,6 @@
 package io.tailwatch.bench;
 
-import io.tailwatch.web.BasicAuthGuard;
+import io.tailwatch.daemon.api.BasicAuthGuard;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ public class BasicAuthBenchmark {
         header = "Basic " + Base64.getEncoder().encodeToString("prometheus:scrape-s3cret".getBytes(StandardCharsets.UTF_8));
         file = Files.createTempFile("web", ".yml");
         Files.writeString(file, "basic_auth_users: {prometheus: '" + users.get("prometheus") + "'}\n");
-        cached = new BasicAuthGuard(io.tailwatch.web.LiveWebConfig.load(file), false);
+        cached = new BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(file), false);
         if (cached.check(users, header) != null) {
             throw new IllegalStateException("setup: credentials refused");
         }
@@ -58,6 +58,6 @@ public class BasicAuthBenchmark {
 
     @Benchmark
     public String firstVerificationBcrypt() throws Exception {
-        return new BasicAuthGuard(io.tailwatch.web.LiveWebConfig.load(file), false).check(users, header);
+        return new BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(file), false).check(users, header);
     }
 }

@@ -1,10 +1,10 @@
 package io.tailwatch.bench;
 
 import com.sun.net.httpserver.HttpServer;
-import io.tailwatch.signals.EngineEndpoint;
-import io.tailwatch.signals.EngineSignals;
-import io.tailwatch.signals.PrometheusTextParser;
-import io.tailwatch.signals.PrometheusTextSource;
+import io.tailwatch.daemon.signals.EngineEndpoint;
+import io.tailwatch.daemon.signals.EngineSignals;
+import io.tailwatch.daemon.signals.PrometheusTextParser;
+import io.tailwatch.daemon.signals.PrometheusTextSource;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;

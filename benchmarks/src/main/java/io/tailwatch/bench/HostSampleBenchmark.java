@@ -1,9 +1,9 @@
 package io.tailwatch.bench;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.host.HostSampling;
-import io.tailwatch.host.HostSnapshot;
-import io.tailwatch.host.HostSources;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.HostSampling;
+import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.PrometheusExporter;
 import java.time.Clock;

@@ -1,6 +1,6 @@
 package io.tailwatch.bench;
 
-import io.tailwatch.config.RulesConfig;
+import io.tailwatch.core.config.RulesConfig;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
@@ -8,7 +8,7 @@ import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
-import io.tailwatch.rules.RuleEngine;
+import io.tailwatch.daemon.alerts.RuleEngine;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.tailwatch.bench;
 
-import io.tailwatch.config.Config;
-import io.tailwatch.host.HostSources;
-import io.tailwatch.host.Sampler;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.Point;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -71,7 +71,7 @@ public class SampleCpuBenchmark {
         Config c = Config.defaults(Map.of());
         if (config.equals("no-engines")) {
             c = new Config(c.source(), c.server(), c.host(), c.otlp(), List.of(), c.rules(), c.alerts(),
-                    io.tailwatch.config.DiscoveryConfig.OFF);
+                    io.tailwatch.core.config.DiscoveryConfig.OFF);
         }
         samplers = HostSources.forThisHost(c);
         for (Sampler s : samplers) {

@@ -1,0 +1,61 @@
+package io.tailwatch.core.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Engine discovery for {@code engines: auto}: the well-known loopback ports (Ollama 11434,
+ * mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000) plus {@code ports}, checked at start and
+ * every {@code interval}. An engine found once stays watched until the agent restarts, so one that
+ * goes down later is EngineDown as any other; an empty result watches nothing and pages nobody.
+ *
+ * @param auto      {@code engines: auto} was given
+ * @param wellKnown check the well-known ports (false: only {@code ports})
+ * @param ports     more loopback ports to check
+ * @param interval  how often to look again (each request has its own 2 s deadline)
+ */
+public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval) {
+    public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);
+    public static final DiscoveryConfig OFF = new DiscoveryConfig(false, true, List.of(), DEFAULT_INTERVAL);
+
+    public DiscoveryConfig {
+        ports = List.copyOf(ports);
+    }
+
+    static DiscoveryConfig read(Section s, boolean auto) {
+        boolean wellKnown = s.bool("well_known_ports", true);
+        List<Integer> ports = new ArrayList<>();
+        for (String p : s.strings("ports", List.of())) {
+            try {
+                int n = Integer.parseInt(p.trim());
+                if (n < 1 || n > 65535) {
+                    throw new NumberFormatException();
+                }
+                ports.add(n);
+            } catch (NumberFormatException e) {
+                s.problem("ports", "'" + p + "' is not a TCP port (1..65535)");
+            }
+        }
+        if (ports.size() > 28) {
+            s.problem("ports", "at most 28 extra ports (with the 4 well-known ones, 32 per check)");
+        }
+        Duration interval = s.duration("interval", DEFAULT_INTERVAL, Duration.ofSeconds(30), Duration.ofHours(24));
+        if (!wellKnown && ports.isEmpty() && auto) {
+            s.problem("ports", "with well_known_ports: false, engines: auto needs ports to check");
+        }
+        s.finish();
+        return new DiscoveryConfig(auto, wellKnown, ports, interval);
+    }
+
+    /** The ports a check looks at, well-known first. */
+    public List<Integer> allPorts(List<Integer> wellKnownPorts) {
+        List<Integer> out = new ArrayList<>(wellKnown ? wellKnownPorts : List.of());
+        for (int p : ports) {
+            if (!out.contains(p)) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,261 @@
+package io.tailwatch.core.config;
+
+import io.tailwatch.core.logging.Redact;
+import io.tailwatch.core.units.Units;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One local LLM engine to watch. {@code apiKey} is a secret: never logged, never exported
+ * (toString hides it).
+ *
+ * @param processNames executables (or python module names such as mlx_lm) that identify the
+ *                     engine's processes when no process listens on the URL's port
+ * @param launchdLabel launchd label of the service running the engine, for `engine restart`
+ * @param signals      where the engine's own queue, running-request and KV-cache figures are read
+ */
+public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                           Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                           List<String> processNames, String launchdLabel, Signals signals) {
+
+    public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Health-check deadline when the config sets none (capped at the health interval). */
+    public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
+
+    /** Without a signals section: the defaults (auto-detect every 15 s). */
+    public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                        Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                        List<String> processNames, String launchdLabel) {
+        this(name, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical, scenarios,
+                processNames, launchdLabel, Signals.DEFAULT);
+    }
+
+    public EngineConfig {
+        signals = signals == null ? Signals.DEFAULT : signals;
+    }
+
+    /**
+     * The engine-side signals section.
+     *
+     * @param source           auto, none, llamacpp, vllm, mlx_vlm, health_queue or header_estimate
+     * @param healthQueueField dotted path of the queue length in the /healthz or /health JSON (e.g. queue_size)
+     * @param interval         how often the engine's endpoints are read
+     */
+    public record Signals(String source, String healthQueueField, Duration interval) {
+        public static final List<String> SOURCES = List.of("auto", "none", "llamacpp", "vllm", "mlx_vlm", "health_queue",
+                "header_estimate");
+        public static final Pattern FIELD = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+        public static final Signals DEFAULT = new Signals("auto", "queue_size", Duration.ofSeconds(15));
+
+        static Signals read(Section s) {
+            String source = s.oneOf("source", DEFAULT.source(), SOURCES.toArray(new String[0]));
+            String field = s.string("health_queue_field", DEFAULT.healthQueueField());
+            if (field != null && !FIELD.matcher(field).matches()) {
+                s.problem("health_queue_field", "must be a dotted path of JSON keys or list indexes, e.g. queue_size or "
+                        + "scheduler.queue.0");
+                field = DEFAULT.healthQueueField();
+            }
+            Duration interval = s.duration("interval", DEFAULT.interval(), Duration.ofSeconds(1), Duration.ofHours(1));
+            s.finish();
+            return new Signals(source, field, interval);
+        }
+    }
+
+    /**
+     * One synthetic probe shape. {@code interactive} scenarios are held to the TTFT SLO; {@code window}
+     * is the span of the rolling window the rules read (long enough for their minimum probe counts).
+     */
+    public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
+                           Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout,
+                           boolean interactive, Duration window) {
+
+        /** Without a window: the default for the interval and the built-in rules. */
+        public Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
+                        Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout, boolean interactive) {
+            this(name, interval, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout, totalTimeout,
+                    interactive, WindowRequirements.defaults().defaultWindow(interval));
+        }
+    }
+
+    public int port() {
+        int p = url.getPort();
+        if (p > 0) {
+            return p;
+        }
+        return "https".equals(url.getScheme()) ? 443 : 80;
+    }
+
+    @Override
+    public String toString() {
+        return "EngineConfig[name=" + name + ", api=" + api + ", url=" + Redact.url(url) + ", model=" + model
+                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + ", signals=" + signals + "]";
+    }
+
+    /**
+     * The largest configuration the agent runs within its 24 MiB heap and a few percent of one core
+     * (docs/reliability.md): every engine costs a health check per interval, its inventory and signal
+     * series; every scenario a probe per interval and its histogram and window series.
+     */
+    public static final int MAX_ENGINES = 32;
+    public static final int MAX_SCENARIOS_PER_ENGINE = 8;
+    public static final int MAX_SCENARIOS = 64;
+
+    /** {@code engines: auto} (a scalar instead of a list); any other scalar is a problem named at its line. */
+    static boolean isAuto(Section root) {
+        if (!(root.node() instanceof ConfigNode.MapNode m) || m.entries().get("engines") == null
+                || !(m.entries().get("engines").value() instanceof ConfigNode.Scalar)) {
+            return false;
+        }
+        String v = root.string("engines", null);
+        if ("auto".equals(v)) {
+            return true;
+        }
+        root.problem("engines", "must be a list of engines, or auto (find them on this host's loopback ports), got '" + v + "'");
+        return true;
+    }
+
+    static List<EngineConfig> readAll(Section root) {
+        return readAll(root, WindowRequirements.defaults());
+    }
+
+    static List<EngineConfig> readAll(Section root, WindowRequirements windows) {
+        List<Section> list = root.sections("engines");
+        if (list == null) {
+            return List.of();
+        }
+        if (list.size() > MAX_ENGINES) {
+            root.problem("engines", list.size() + " engines, more than the " + MAX_ENGINES + " the agent supports");
+        }
+        List<EngineConfig> out = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (Section s : list) {
+            EngineConfig e = read(s, windows);
+            if (e != null) {
+                if (!names.add(e.name())) {
+                    s.problem("name", "duplicate engine name '" + e.name() + "'");
+                }
+                out.add(e);
+            }
+        }
+        int scenarios = out.stream().mapToInt(e -> e.scenarios().size()).sum();
+        if (scenarios > MAX_SCENARIOS) {
+            root.problem("engines", scenarios + " scenarios over all engines, more than the " + MAX_SCENARIOS
+                    + " the agent supports");
+        }
+        return out;
+    }
+
+    static EngineConfig read(Section s) {
+        return read(s, WindowRequirements.defaults());
+    }
+
+    static EngineConfig read(Section s, WindowRequirements windows) {
+        String name = s.string("name", null);
+        if (name == null) {
+            s.problem(null, "an engine needs a name");
+        } else if (!NAME.matcher(name).matches()) {
+            s.problem("name", "must match " + NAME.pattern() + " (lower case, digits, _ . -)");
+        }
+        String api = s.oneOf("api", null, "ollama", "openai");
+        if (api == null && !s.has("api")) {
+            s.problem(null, "an engine needs api: ollama or openai");
+        }
+        URI url = s.scalar("url", null, "an http:// or https:// URL", t -> {
+            URI u = URI.create(t);
+            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                throw new IllegalArgumentException("must be http://HOST[:PORT] or https://...");
+            }
+            return u;
+        });
+        if (url == null && !s.has("url")) {
+            s.problem(null, "an engine needs a url");
+        }
+        String model = s.string("model", null);
+        String apiKey = s.string("api_key", null);
+        Section health = s.section("health");
+        Duration hInterval = health.duration("interval", Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofHours(1));
+        // As Prometheus' scrape_timeout: unset, it is 5 s or the interval, whichever is shorter; only an
+        // explicit timeout longer than the interval is an error.
+        Duration hFallback = hInterval.compareTo(DEFAULT_HEALTH_TIMEOUT) < 0 ? hInterval : DEFAULT_HEALTH_TIMEOUT;
+        Duration hTimeout = health.duration("timeout", hFallback, Duration.ofMillis(100), Duration.ofMinutes(1));
+        if (hTimeout.compareTo(hInterval) > 0) {
+            health.problem("timeout", "must not be longer than health.interval (" + Units.format(hInterval) + ")");
+        }
+        health.finish();
+        boolean skip = s.bool("skip_when_pressure_critical", true);
+        List<Scenario> scenarios = new ArrayList<>();
+        List<Section> sc = s.sections("scenarios");
+        if (sc == null) {
+            scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
+                    Duration.ofSeconds(30), Duration.ofSeconds(50), true, windows.defaultWindow(Duration.ofSeconds(60))));
+        } else {
+            if (sc.size() > MAX_SCENARIOS_PER_ENGINE) {
+                s.problem("scenarios", sc.size() + " scenarios, more than the " + MAX_SCENARIOS_PER_ENGINE
+                        + " one engine may have");
+            }
+            Set<String> names = new HashSet<>();
+            for (Section x : sc) {
+                Scenario scenario = scenario(x, windows);
+                if (!names.add(scenario.name())) {
+                    x.problem("name", "duplicate scenario name '" + scenario.name() + "'");
+                }
+                scenarios.add(scenario);
+            }
+        }
+        Section process = s.section("process");
+        List<String> processNames = process.strings("names", List.of());
+        process.finish();
+        String label = s.string("launchd_label", null);
+        Signals signals = Signals.read(s.section("signals"));
+        s.finish();
+        if (name == null || api == null || url == null) {
+            return null;
+        }
+        return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
+                List.copyOf(processNames), label, signals);
+    }
+
+    private static Scenario scenario(Section s, WindowRequirements windows) {
+        String name = s.string("name", "interactive");
+        if (!NAME.matcher(name).matches()) {
+            s.problem("name", "must match " + NAME.pattern());
+        }
+        Duration interval = s.duration("interval", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24));
+        int promptTokens = s.integer("prompt_tokens", 64, 1, 200_000);
+        int maxTokens = s.integer("max_tokens", 32, 1, 100_000);
+        double temperature = s.number("temperature", 0.0, 0.0, 2.0);
+        Section t = s.section("timeouts");
+        Duration connect = t.duration("connect", Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5));
+        Duration first = t.duration("first_token", Duration.ofSeconds(30), Duration.ofMillis(10), Duration.ofHours(1));
+        Duration total = t.duration("total", Duration.ofSeconds(50), Duration.ofMillis(10), Duration.ofHours(1));
+        if (total.compareTo(interval) >= 0) {
+            t.problem("total", "the total deadline (" + Units.format(total) + ") must be shorter than the scenario interval ("
+                    + Units.format(interval) + ")");
+        }
+        if (first.compareTo(total) > 0) {
+            t.problem("first_token", "must not be longer than timeouts.total (" + Units.format(total) + ")");
+        }
+        if (connect.compareTo(total) > 0) {
+            t.problem("connect", "must not be longer than timeouts.total (" + Units.format(total) + ")");
+        }
+        t.finish();
+        boolean interactive = s.bool("interactive", name.equals("interactive"));
+        Duration window;
+        if (s.has("window")) {
+            window = s.duration("window", windows.defaultWindow(interval), Duration.ofMinutes(1), Duration.ofDays(30));
+            String problem = windows.check(window, interval);
+            if (problem != null) {
+                s.problem("window", problem);
+            }
+        } else {
+            window = windows.defaultWindow(interval);
+        }
+        s.finish();
+        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive, window);
+    }
+}

@@ -1,0 +1,106 @@
+package io.tailwatch.core.host;
+
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Memory of each configured engine's processes (the process found by port or name plus its
+ * descendants, summed): resident set size everywhere, physical footprint on macOS. Finding the
+ * processes walks the whole process table, so it is done on the first run, every
+ * {@code rediscoverEvery} runs, and whenever a known process has gone; reading memory each run is
+ * a few calls per process. An engine with no process exports nothing (it is not running).
+ */
+public final class EngineProcessSampler implements Sampler {
+    private final List<EngineConfig> engines;
+    private final Lazy<ProcessTable> table;
+    private final int rediscoverEvery;
+    private final long self = ProcessHandle.current().pid();
+    private Map<String, Set<Integer>> pids = Map.of();
+    private int runsSinceDiscovery = Integer.MAX_VALUE;
+
+    public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery) {
+        this.engines = List.copyOf(engines);
+        this.table = table;
+        this.rediscoverEvery = Math.max(1, rediscoverEvery);
+    }
+
+    @Override
+    public String name() {
+        return "engine_processes";
+    }
+
+    /** The processes last found for an engine (empty when none). */
+    public synchronized Set<Integer> pidsOf(String engine) {
+        return pids.getOrDefault(engine, Set.of());
+    }
+
+    @Override
+    public synchronized List<Point> sample() throws IOException {
+        if (engines.isEmpty()) {
+            return List.of();
+        }
+        ProcessTable t = table.get();
+        if (runsSinceDiscovery >= rediscoverEvery) {
+            discover(t);
+        }
+        runsSinceDiscovery++;
+        List<Point> out = new ArrayList<>();
+        boolean lost = false;
+        for (EngineConfig e : engines) {
+            Set<Integer> set = pids.get(e.name());
+            if (set == null) {
+                continue;
+            }
+            long rss = 0;
+            long footprint = 0;
+            boolean haveFootprint = true;
+            int read = 0;
+            for (int pid : set) {
+                ProcessTable.ProcessMemory m = t.memory(pid);
+                if (m == null) {
+                    lost = true;
+                    continue;
+                }
+                read++;
+                rss += m.rss();
+                if (m.footprint() == null) {
+                    haveFootprint = false;
+                } else {
+                    footprint += m.footprint();
+                }
+            }
+            if (read == 0) {
+                continue;
+            }
+            out.add(Point.of(HostMetrics.PROCESS_RSS, rss, AttrKeys.ENGINE, e.name()));
+            if (haveFootprint) {
+                out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, AttrKeys.ENGINE, e.name()));
+            }
+        }
+        if (lost) {
+            runsSinceDiscovery = rediscoverEvery;
+        }
+        return out;
+    }
+
+    private void discover(ProcessTable t) throws IOException {
+        Set<Integer> ports = new HashSet<>();
+        for (EngineConfig e : engines) {
+            if (EngineProcesses.local(e)) {
+                ports.add(e.port());
+            }
+        }
+        Map<Integer, Set<Integer>> listening = ports.isEmpty() ? Map.of() : t.listening(ports);
+        pids = new HashMap<>(EngineProcesses.find(engines, t.processes(), listening, self));
+        runsSinceDiscovery = 0;
+    }
+}

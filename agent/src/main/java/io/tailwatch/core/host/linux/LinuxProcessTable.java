@@ -1,0 +1,193 @@
+package io.tailwatch.core.host.linux;
+
+import io.tailwatch.core.host.ProcessTable;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Processes from procfs. Listening sockets come from net/tcp and net/tcp6 (state 0A = LISTEN, the
+ * socket inode in column 10), matched to processes through the {@code socket:[inode]} links under
+ * /proc/PID/fd. Processes of other users whose fds cannot be read are skipped; memory is VmRSS
+ * from /proc/PID/status.
+ */
+public final class LinuxProcessTable implements ProcessTable {
+    private static final String LISTEN = "0A";
+    private final Path procfs;
+    private long lastCycleBytes;
+
+    public LinuxProcessTable(Path procfs) {
+        this.procfs = procfs;
+    }
+
+    /** Command-line bytes read by the last {@link #processes()} (tests). */
+    public synchronized long lastCycleBytes() {
+        return lastCycleBytes;
+    }
+
+    /**
+     * Every process with its name, executable and a bounded prefix of its arguments: at most
+     * {@link ProcessTable#MAX_ARG_BYTES} bytes of each command line and {@link ProcessTable#MAX_ARGS}
+     * arguments, and {@link ProcessTable#MAX_ARG_BYTES_PER_CYCLE} bytes over all processes (after that,
+     * processes keep their name and executable, which is what matching reads first).
+     */
+    @Override
+    public synchronized List<ProcessInfo> processes() throws IOException {
+        List<ProcessInfo> out = new ArrayList<>();
+        long budget = MAX_ARG_BYTES_PER_CYCLE;
+        for (int pid : pids()) {
+            Path dir = procfs.resolve(Integer.toString(pid));
+            try {
+                String stat = ProcFiles.read(dir.resolve("stat"));
+                int open = stat.indexOf('(');
+                int close = stat.lastIndexOf(')');
+                if (open < 0 || close < open) {
+                    continue;
+                }
+                String name = stat.substring(open + 1, close);
+                String[] rest = stat.substring(close + 2).split(" ");
+                int ppid = rest.length > 1 ? Integer.parseInt(rest[1]) : 0;
+                byte[] cmdline = budget > 0 ? prefix(dir.resolve("cmdline"), (int) Math.min(MAX_ARG_BYTES, budget))
+                        : new byte[0];
+                budget -= cmdline.length;
+                out.add(new ProcessInfo(pid, ppid, name, exe(dir), ProcessTable.splitArgs(cmdline, cmdline.length)));
+            } catch (IOException | RuntimeException e) {
+                // Gone meanwhile, or unreadable: not one of ours to report.
+            }
+        }
+        lastCycleBytes = MAX_ARG_BYTES_PER_CYCLE - budget;
+        return out;
+    }
+
+    /** At most {@code max} bytes from the start of a file (the kernel produces /proc/PID/cmdline as it is read). */
+    static byte[] prefix(Path file, int max) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes(max);
+        } catch (IOException e) {
+            return new byte[0];
+        }
+    }
+
+    private List<Integer> pids() throws IOException {
+        List<Integer> pids = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(procfs, "[0-9]*")) {
+            for (Path p : ds) {
+                try {
+                    pids.add(Integer.parseInt(p.getFileName().toString()));
+                } catch (NumberFormatException e) {
+                    // not a process directory
+                }
+            }
+        }
+        return pids;
+    }
+
+    private static String exe(Path dir) {
+        try {
+            return Files.readSymbolicLink(dir.resolve("exe")).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public Map<Integer, Set<Integer>> listening(Set<Integer> ports) throws IOException {
+        Map<Long, Integer> inodes = new HashMap<>();
+        for (String file : List.of("tcp", "tcp6")) {
+            Path p = procfs.resolve("net").resolve(file);
+            if (Files.isReadable(p)) {
+                listeningInodes(p, ProcFiles.read(p), ports, inodes);
+            }
+        }
+        Map<Integer, Set<Integer>> out = new HashMap<>();
+        if (inodes.isEmpty()) {
+            return out;
+        }
+        for (int pid : pids()) {
+            Path fd = procfs.resolve(Integer.toString(pid)).resolve("fd");
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(fd)) {
+                for (Path link : ds) {
+                    Integer port = socketPort(link, inodes);
+                    if (port != null) {
+                        out.computeIfAbsent(port, k -> new HashSet<>()).add(pid);
+                    }
+                }
+            } catch (IOException | SecurityException e) {
+                // another user's process, or gone
+            }
+        }
+        return out;
+    }
+
+    private static Integer socketPort(Path link, Map<Long, Integer> inodes) {
+        try {
+            String target = Files.readSymbolicLink(link).toString();
+            if (target.startsWith("socket:[") && target.endsWith("]")) {
+                return inodes.get(Long.parseLong(target.substring(8, target.length() - 1)));
+            }
+        } catch (IOException | RuntimeException e) {
+            // closed meanwhile
+        }
+        return null;
+    }
+
+    /** Parses one net/tcp{,6} table: inode -> port for listening sockets on the wanted ports. */
+    static void listeningInodes(Path file, String text, Set<Integer> ports, Map<Long, Integer> out) throws IOException {
+        String[] lines = text.split("\n");
+        for (int i = 1; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] f = line.split("\\s+");
+            if (f.length < 10) {
+                throw new IOException(file + " line " + (i + 1) + ": expected at least 10 fields, got " + f.length);
+            }
+            if (!f[3].equals(LISTEN)) {
+                continue;
+            }
+            int colon = f[1].lastIndexOf(':');
+            try {
+                int port = Integer.parseInt(f[1].substring(colon + 1), 16);
+                long inode = Long.parseLong(f[9]);
+                if (ports.contains(port) && inode != 0) {
+                    out.put(inode, port);
+                }
+            } catch (NumberFormatException e) {
+                throw new IOException(file + " line " + (i + 1) + ": bad address or inode in '" + ProcFiles.clip(line) + "'");
+            }
+        }
+    }
+
+    @Override
+    public ProcessMemory memory(int pid) throws IOException {
+        Path status = procfs.resolve(Integer.toString(pid)).resolve("status");
+        String text;
+        try {
+            text = ProcFiles.read(status);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+        for (String line : text.split("\n")) {
+            if (line.startsWith("VmRSS:")) {
+                String[] f = line.substring(6).strip().split("\\s+");
+                try {
+                    long v = Long.parseLong(f[0]);
+                    return new ProcessMemory(f.length > 1 && f[1].equalsIgnoreCase("kB") ? v * 1024 : v, null);
+                } catch (NumberFormatException e) {
+                    throw new IOException(status + ": not a number in '" + ProcFiles.clip(line) + "'");
+                }
+            }
+        }
+        // Kernel threads and zombies have no VmRSS.
+        return null;
+    }
+}

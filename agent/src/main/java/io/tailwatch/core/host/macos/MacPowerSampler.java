@@ -1,0 +1,46 @@
+package io.tailwatch.core.host.macos;
+
+import io.tailwatch.core.host.Lazy;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.SelfMetrics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Power and energy per rail from one long-lived IOReport subscription to the "Energy Model" group.
+ * The first run only takes the baseline sample and exports nothing. When no known rail is left in
+ * a delta (channels renamed by a macOS update) the sampler fails rather than reporting 0 W.
+ */
+public final class MacPowerSampler extends IOReportSampler {
+    private final EnergyModel model = new EnergyModel();
+
+    public MacPowerSampler(Lazy<IOReportSource> source) {
+        super(source);
+    }
+
+    @Override
+    public String name() {
+        return "power";
+    }
+
+    @Override
+    public List<Point> sample() throws IOException {
+        IOReportDelta delta = nextDelta();
+        if (delta == null) {
+            return List.of();
+        }
+        EnergyModel.Reading r = model.apply(delta);
+        if (r.railsInDelta() == 0) {
+            throw new IOException("no known Energy Model rail among " + delta.channels().size() + " channels"
+                    + (r.unknownUnitsTotal() > 0 ? " (" + r.unknownUnitsTotal() + " with unknown units)" : ""));
+        }
+        List<Point> out = new ArrayList<>();
+        r.watts().forEach((rail, w) -> out.add(HostMetrics.power(rail, w)));
+        r.joules().forEach((rail, j) -> out.add(HostMetrics.energy(rail, j)));
+        out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), AttrKeys.SAMPLER, name()));
+        return out;
+    }
+}

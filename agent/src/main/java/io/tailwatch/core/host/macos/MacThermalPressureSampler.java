@@ -1,0 +1,32 @@
+package io.tailwatch.core.host.macos;
+
+import io.tailwatch.core.host.Lazy;
+import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Thermal pressure level (0 nominal ... 4 sleeping) from the notify state of
+ * {@code com.apple.system.thermalpressurelevel}. "Nominal" does not prove the clocks are not
+ * lowered; GPU frequency is the stronger signal.
+ */
+public final class MacThermalPressureSampler implements Sampler {
+    private final Lazy<ThermalPressureSource> source;
+
+    public MacThermalPressureSampler(Lazy<ThermalPressureSource> source) {
+        this.source = source;
+    }
+
+    @Override
+    public String name() {
+        return "thermal";
+    }
+
+    @Override
+    public List<Point> sample() throws IOException {
+        int level = MacLevels.thermalPressure(source.get().thermalPressureState());
+        return List.of(Point.of(HostMetrics.THERMAL_LEVEL, level));
+    }
+}

@@ -1,0 +1,36 @@
+package io.tailwatch.core.host.platform;
+
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.linux.LinuxSources;
+import io.tailwatch.core.host.macos.MacSources;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Chooses the samplers for the operating system the agent runs on. */
+public final class HostSources {
+    private HostSources() {
+    }
+
+    public static boolean isMac() {
+        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("mac");
+    }
+
+    public static List<Sampler> forThisHost(Config config) {
+        if (isMac()) {
+            return MacSources.samplers(config);
+        }
+        return LinuxSources.samplers(config);
+    }
+
+    /** Resource attributes only the platform can tell (chip, model, OS version); may be empty. */
+    public static Map<String, String> resourceAttributes() {
+        return isMac() ? MacSources.resourceAttributes() : Map.of();
+    }
+
+    /** A stable identifier of this machine where the OS keeps one outside /etc (macOS kern.uuid); else null. */
+    public static String machineId() {
+        return isMac() ? MacSources.machineId() : null;
+    }
+}

@@ -1,0 +1,182 @@
+package io.tailwatch.core.http;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a JSON body with Jackson's streaming parser into a tree that keeps only a bounded part of
+ * it: at most {@link Limits#maxArrayElements()} elements of any array (the rest are skipped but
+ * counted), at most {@link Limits#maxNodes()} values in all, strings cut at
+ * {@link Limits#maxStringChars()}. What was left out is reported with its numbers, so a large but
+ * legal answer (20,000 served models) costs a few KiB of heap and is named as over a bound rather
+ * than failing.
+ */
+public final class BoundedJson {
+    /** The bounds of one tree. */
+    public record Limits(int maxArrayElements, int maxNodes, int maxStringChars, int maxDepth) {
+        /** Engine inventories: 256 models are more than any host loads; the whole tree at most 20,000 values. */
+        public static final Limits DEFAULT = new Limits(256, 20_000, 4096, 32);
+    }
+
+    /**
+     * The kept tree (null for an empty body), the total element count of every array that was cut
+     * (keyed by its JSON pointer, e.g. {@code /data}), and whether the document was read to its end.
+     */
+    public record Result(JsonNode root, Map<String, Long> cutArrays, boolean nodesCut, boolean complete) {
+        /** Elements of the array at {@code pointer}: its real total when it was cut, else its kept size. */
+        public long total(String pointer) {
+            Long n = cutArrays.get(pointer);
+            if (n != null) {
+                return n;
+            }
+            JsonNode a = root == null ? null : root.at(pointer);
+            return a != null && a.isArray() ? a.size() : 0;
+        }
+
+        /** Says what was left out, with the numbers, or null when nothing was. */
+        public String describeCuts(Limits limits) {
+            List<String> parts = new ArrayList<>();
+            cutArrays.forEach((p, n) -> parts.add((p.isEmpty() ? "the top-level array" : p) + " has " + n
+                    + " entries, over the bound of " + limits.maxArrayElements() + "; the first "
+                    + limits.maxArrayElements() + " kept"));
+            if (nodesCut) {
+                parts.add("more than " + limits.maxNodes() + " values; the rest skipped");
+            }
+            return parts.isEmpty() ? null : String.join("; ", parts);
+        }
+    }
+
+    /** Jackson's own guards, set below its defaults: nesting, number and string sizes. */
+    static final JsonFactory FACTORY = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(64).maxNumberLength(100).maxStringLength(1 << 20).maxNameLength(4096).build())
+            .build();
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final int MAX_CUTS_REMEMBERED = 8;
+
+    private final Limits limits;
+    private final Map<String, Long> cuts = new LinkedHashMap<>();
+    private int nodes;
+    private boolean nodesCut;
+
+    private BoundedJson(Limits limits) {
+        this.limits = limits;
+    }
+
+    /**
+     * Parses {@code in}. An I/O failure part-way (a body over its byte bound, a cut connection) is
+     * thrown as {@link Partial}, which carries the tree read up to there.
+     */
+    public static Result read(InputStream in, Limits limits) throws IOException {
+        BoundedJson b = new BoundedJson(limits);
+        ObjectNode holder = NODES.objectNode();
+        try (JsonParser p = FACTORY.createParser(in)) {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                return new Result(null, Map.of(), false, true);
+            }
+            b.value(p, t, holder, "root", "", 0);
+            if (p.nextToken() != null) {
+                throw new com.fasterxml.jackson.core.JsonParseException(p, "more than one JSON value");
+            }
+            return new Result(holder.get("root"), Map.copyOf(b.cuts), b.nodesCut, true);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new Partial(e, new Result(holder.get("root"), Map.copyOf(b.cuts), b.nodesCut, false));
+        }
+    }
+
+    /** Reading stopped on an I/O failure; {@link #partial()} holds what was read before. */
+    public static final class Partial extends IOException {
+        private final transient Result partial;
+
+        Partial(IOException cause, Result partial) {
+            super(cause.getMessage(), cause);
+            this.partial = partial;
+        }
+
+        public Result partial() {
+            return partial;
+        }
+    }
+
+    /** Reads the value starting at {@code t} and puts it under {@code name} in {@code parent} (or appends). */
+    private void value(JsonParser p, JsonToken t, JsonNode parent, String name, String pointer, int depth)
+            throws IOException {
+        if (depth > limits.maxDepth()) {
+            throw new com.fasterxml.jackson.core.JsonParseException(p, "nested deeper than " + limits.maxDepth());
+        }
+        if (nodes >= limits.maxNodes()) {
+            nodesCut = true;
+            p.skipChildren();
+            return;
+        }
+        nodes++;
+        switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = NODES.objectNode();
+                attach(parent, name, o);
+                JsonToken k;
+                while ((k = p.nextToken()) == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    value(p, p.nextToken(), o, field, pointer + "/" + escape(field), depth + 1);
+                }
+            }
+            case START_ARRAY -> {
+                ArrayNode a = NODES.arrayNode();
+                attach(parent, name, a);
+                long n = 0;
+                JsonToken e;
+                while ((e = p.nextToken()) != JsonToken.END_ARRAY && e != null) {
+                    if (n < limits.maxArrayElements()) {
+                        value(p, e, a, null, pointer + "/" + n, depth + 1);
+                    } else {
+                        p.skipChildren();
+                    }
+                    n++;
+                }
+                if (n > limits.maxArrayElements() && (cuts.size() < MAX_CUTS_REMEMBERED || cuts.containsKey(pointer))) {
+                    cuts.put(pointer, n);
+                }
+            }
+            case VALUE_STRING -> {
+                String s = p.getText();
+                attach(parent, name, NODES.textNode(s.length() > limits.maxStringChars()
+                        ? s.substring(0, limits.maxStringChars()) : s));
+            }
+            case VALUE_NUMBER_INT -> attach(parent, name, p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                    ? NODES.numberNode(p.getBigIntegerValue()) : NODES.numberNode(p.getLongValue()));
+            case VALUE_NUMBER_FLOAT -> attach(parent, name, NODES.numberNode(p.getDoubleValue()));
+            case VALUE_TRUE -> attach(parent, name, NODES.booleanNode(true));
+            case VALUE_FALSE -> attach(parent, name, NODES.booleanNode(false));
+            case VALUE_NULL -> attach(parent, name, NODES.nullNode());
+            default -> throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected token " + t);
+        }
+    }
+
+    private static void attach(JsonNode parent, String name, JsonNode child) {
+        if (parent instanceof ArrayNode a) {
+            a.add(child);
+        } else {
+            ((ObjectNode) parent).set(name, child);
+        }
+    }
+
+    private static String escape(String field) {
+        return field.replace("~", "~0").replace("/", "~1");
+    }
+}

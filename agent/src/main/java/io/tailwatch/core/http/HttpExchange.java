@@ -1,0 +1,517 @@
+package io.tailwatch.core.http;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ProtocolException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * One blocking HTTP/1.1 exchange on its own connection ({@code Connection: close}), run entirely on
+ * the calling thread: connect, send, read the status line and headers, then read the body as it
+ * arrives (chunked, with a length, or up to the end of the connection).
+ *
+ * <p>Every blocking step takes an absolute deadline ({@link System#nanoTime()} based): the socket's
+ * read timeout is set to what is left before each read, so a server that stalls mid-stream is
+ * noticed at the deadline, not after a per-read idle time. The JDK offers two clients, and neither
+ * fits a daemon that must stay small: {@code java.net.http.HttpClient} initialises TLS (its default
+ * SSL context, the CA store and about 800 classes, some 10 MiB resident) even for plain-HTTP
+ * exchanges, and {@code HttpURLConnection}'s {@code disconnect()} waits for a blocked chunked read to
+ * return, so it cannot cut a stalled stream at a deadline. TLS is loaded here only for an
+ * {@code https} URL.
+ *
+ * <p>Bounds: status line and each header line at most 8 KiB, at most 100 headers, chunk-size lines
+ * at most 8 KiB. Faults surface as exceptions a caller can classify: {@link java.net.ConnectException}
+ * (refused), {@link ConnectTimeout}, {@link DeadlineExceeded}, {@link ProtocolException} (not HTTP,
+ * or malformed framing) and other {@link IOException}s (the connection broke).
+ */
+public final class HttpExchange implements Closeable {
+    static final int MAX_LINE = 8 * 1024;
+    static final int MAX_HEADERS = 100;
+
+    /** The connection was not established within the connect timeout. */
+    public static final class ConnectTimeout extends SocketTimeoutException {
+        ConnectTimeout(String message) {
+            super(message);
+        }
+    }
+
+    /** The deadline passed while waiting for the server. */
+    public static final class DeadlineExceeded extends SocketTimeoutException {
+        DeadlineExceeded(String message) {
+            super(message);
+        }
+    }
+
+    private enum Framing { LENGTH, CHUNKED, UNTIL_CLOSE, NONE }
+
+    private volatile Socket socket;  // raw, or the TLS socket over it
+    private InputStream in;
+    private final byte[] buf = new byte[8192];
+    private int pos;
+    private int lim;
+    private int status;
+    private String reason = "";
+    private final Map<String, String> headers = new LinkedHashMap<>();
+    private Framing framing;
+    private long remaining;      // LENGTH: bytes of body left; CHUNKED: bytes left in the current chunk
+    private boolean chunkedDone;
+    private boolean eof;
+
+    /** Where to connect, checked; the socket exists (unconnected) so that {@link #close} can stop any step. */
+    private final URI uri;
+    private final String host;       // as in the URL (IPv6 in brackets), for the Host header
+    private final String bareHost;   // for the socket
+    private final int port;
+    private final boolean tls;
+    private final SSLSocketFactory tlsFactory;
+    private final Socket raw = new Socket();
+    private volatile boolean closed;
+
+    private HttpExchange(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        this.tls = scheme.equals("https");
+        if (!tls && !scheme.equals("http")) {
+            throw new ProtocolException("unsupported URL scheme '" + uri.getScheme() + "' (http or https)");
+        }
+        this.host = uri.getHost();
+        if (host == null) {
+            throw new ProtocolException("URL has no host: " + uri);
+        }
+        this.uri = uri;
+        this.bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        this.port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
+        this.tlsFactory = tlsFactory;
+    }
+
+    /**
+     * Connects to {@code uri}, sends the request and reads the response head, all before
+     * {@code deadlineNanos} (and the connect within {@code connectTimeoutMillis}). {@code headers}
+     * are sent as given, after Host, User-Agent, Content-Length and Connection.
+     */
+    public static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
+                                    int connectTimeoutMillis, long deadlineNanos) throws IOException {
+        return send(uri, method, headers, body, connectTimeoutMillis, deadlineNanos, null);
+    }
+
+    /** As above; {@code tlsFactory} null means the JVM's default (its trust store, hostname checked). */
+    public static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
+                             int connectTimeoutMillis, long deadlineNanos, SSLSocketFactory tlsFactory)
+            throws IOException {
+        HttpExchange x = prepare(uri, tlsFactory);
+        x.start(method, headers, body, connectTimeoutMillis, deadlineNanos);
+        return x;
+    }
+
+    /**
+     * An exchange not yet started: {@link #start} runs it; {@link #close} from another thread stops it
+     * at any step (connect, TLS handshake, waiting for the head or the body).
+     */
+    static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
+        return new HttpExchange(uri, tlsFactory);
+    }
+
+    /** Connect, send, read the response head; on any failure the connection is closed. */
+    void start(String method, Map<String, String> headers, byte[] body, int connectTimeoutMillis, long deadlineNanos)
+            throws IOException {
+        try {
+            raw.setTcpNoDelay(true);
+            int connectMillis = (int) Math.min(connectTimeoutMillis, Math.max(1, millisLeft(deadlineNanos)));
+            try {
+                raw.connect(new InetSocketAddress(bareHost, port), connectMillis);
+            } catch (SocketTimeoutException e) {
+                if (System.nanoTime() - deadlineNanos >= 0 && connectMillis < connectTimeoutMillis) {
+                    throw new DeadlineExceeded("no connection to " + bareHost + ":" + port + " before the deadline");
+                }
+                throw new ConnectTimeout("no connection to " + bareHost + ":" + port + " within " + connectMillis + " ms");
+            }
+            Socket s = raw;
+            if (tls) {
+                s = startTls(tlsFactory == null ? (SSLSocketFactory) SSLSocketFactory.getDefault() : tlsFactory,
+                        raw, bareHost, port, deadlineNanos);
+            }
+            socket = s;
+            if (closed) {
+                throw new java.net.SocketException("exchange closed");
+            }
+            in = s.getInputStream();
+            writeRequest(s.getOutputStream(), uri, host, port, tls, method, headers, body);
+            readHead(deadlineNanos);
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private static Socket startTls(SSLSocketFactory factory, Socket plain, String host, int port, long deadlineNanos)
+            throws IOException {
+        SSLSocket s = (SSLSocket) factory.createSocket(plain, host, port, true);
+        SSLParameters p = s.getSSLParameters();
+        p.setEndpointIdentificationAlgorithm("HTTPS");
+        s.setSSLParameters(p);
+        s.setSoTimeout(timeoutFor(deadlineNanos));
+        try {
+            s.startHandshake();
+        } catch (SocketTimeoutException e) {
+            throw new DeadlineExceeded("TLS handshake with " + host + ":" + port + " not complete before the deadline");
+        }
+        return s;
+    }
+
+    private void writeRequest(OutputStream out, URI uri, String host, int port, boolean tls, String method,
+                              Map<String, String> extra, byte[] body) throws IOException {
+        String target = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        if (uri.getRawQuery() != null) {
+            target += "?" + uri.getRawQuery();
+        }
+        boolean defaultPort = port == (tls ? 443 : 80);
+        StringBuilder head = new StringBuilder(256)
+                .append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
+                .append("Host: ").append(host).append(defaultPort ? "" : ":" + port).append("\r\n")
+                .append("User-Agent: tailwatch\r\n")
+                .append("Connection: close\r\n");
+        if (body != null) {
+            head.append("Content-Length: ").append(body.length).append("\r\n");
+        }
+        for (Map.Entry<String, String> h : extra.entrySet()) {
+            checkHeader(h.getKey(), h.getValue());
+            head.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
+        }
+        head.append("\r\n");
+        byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
+        if (body == null || body.length == 0) {
+            out.write(headBytes);
+        } else {
+            byte[] all = new byte[headBytes.length + body.length];
+            System.arraycopy(headBytes, 0, all, 0, headBytes.length);
+            System.arraycopy(body, 0, all, headBytes.length, body.length);
+            out.write(all);
+        }
+        out.flush();
+    }
+
+    /** Header names and values must not smuggle in line breaks (the value may be a configured key). */
+    private static void checkHeader(String name, String value) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c <= ' ' || c >= 127 || c == ':') {
+                throw new IllegalArgumentException("illegal character in header name '" + name + "'");
+            }
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0) {
+                throw new IllegalArgumentException("illegal line break in the value of header " + name);
+            }
+        }
+    }
+
+    private void readHead(long deadlineNanos) throws IOException {
+        while (true) {
+            String statusLine = readLine(deadlineNanos, "status line");
+            if (statusLine == null) {
+                throw new IOException("connection closed before the response headers");
+            }
+            parseStatus(statusLine);
+            headers.clear();
+            int n = 0;
+            while (true) {
+                String line = readLine(deadlineNanos, "header");
+                if (line == null) {
+                    throw new IOException("connection closed inside the response headers");
+                }
+                if (line.isEmpty()) {
+                    break;
+                }
+                if (++n > MAX_HEADERS) {
+                    throw new ProtocolException("more than " + MAX_HEADERS + " response headers");
+                }
+                int colon = line.indexOf(':');
+                if (colon <= 0 || line.charAt(0) == ' ' || line.charAt(0) == '\t') {
+                    throw new ProtocolException("malformed response header line: " + clip(line));
+                }
+                String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String value = line.substring(colon + 1).trim();
+                headers.merge(name, value, (a, b) -> a + ", " + b);
+            }
+            if (status >= 100 && status < 200 && status != 101) {
+                continue; // interim response (100 Continue, 103 Early Hints): the real one follows
+            }
+            break;
+        }
+        chooseFraming();
+    }
+
+    private void parseStatus(String line) throws ProtocolException {
+        // HTTP/1.x SP 3DIGIT [SP reason]
+        if (!line.startsWith("HTTP/1.") || line.length() < 12 || line.charAt(8) != ' ') {
+            throw new ProtocolException("not an HTTP/1.x status line: " + clip(line));
+        }
+        String code = line.substring(9, 12);
+        if (!code.chars().allMatch(Character::isDigit) || (line.length() > 12 && line.charAt(12) != ' ')) {
+            throw new ProtocolException("bad status code in: " + clip(line));
+        }
+        status = Integer.parseInt(code);
+        reason = line.length() > 13 ? line.substring(13) : "";
+    }
+
+    private void chooseFraming() throws ProtocolException {
+        String te = headers.get("transfer-encoding");
+        String cl = headers.get("content-length");
+        if (status == 204 || status == 304) {
+            framing = Framing.NONE;
+        } else if (te != null && te.toLowerCase(Locale.ROOT).endsWith("chunked")) {
+            framing = Framing.CHUNKED;
+            remaining = 0;
+        } else if (te != null) {
+            framing = Framing.UNTIL_CLOSE; // another coding last: the body ends with the connection
+        } else if (cl != null) {
+            String first = cl.split(",")[0].trim();
+            try {
+                remaining = Long.parseLong(first);
+            } catch (NumberFormatException e) {
+                throw new ProtocolException("bad Content-Length: " + clip(cl));
+            }
+            if (remaining < 0) {
+                throw new ProtocolException("negative Content-Length: " + remaining);
+            }
+            framing = remaining == 0 ? Framing.NONE : Framing.LENGTH;
+        } else {
+            framing = Framing.UNTIL_CLOSE;
+        }
+        if (framing == Framing.NONE) {
+            eof = true;
+        }
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String reason() {
+        return reason;
+    }
+
+    /** The value of a response header (name case-insensitive; repeated headers joined with ", "), or null. */
+    public String header(String name) {
+        return headers.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Reads body bytes into {@code dst}: returns as soon as some arrived (at most {@code dst.length}),
+     * -1 at the end of the body, or throws {@link DeadlineExceeded} when none came before
+     * {@code deadlineNanos}. A body cut short (before its length or its last chunk) is an IOException.
+     */
+    public int read(byte[] dst, long deadlineNanos) throws IOException {
+        if (eof) {
+            return -1;
+        }
+        switch (framing) {
+            case LENGTH: {
+                if (!fill(deadlineNanos)) {
+                    throw new IOException("connection closed with " + remaining + " bytes of the body missing");
+                }
+                int n = (int) Math.min(Math.min(dst.length, lim - pos), remaining);
+                take(dst, n);
+                remaining -= n;
+                if (remaining == 0) {
+                    eof = true;
+                }
+                return n;
+            }
+            case CHUNKED: {
+                if (remaining == 0) {
+                    nextChunk(deadlineNanos);
+                    if (chunkedDone) {
+                        eof = true;
+                        return -1;
+                    }
+                }
+                if (!fill(deadlineNanos)) {
+                    throw new IOException("connection closed inside a chunk");
+                }
+                int n = (int) Math.min(Math.min(dst.length, lim - pos), remaining);
+                take(dst, n);
+                remaining -= n;
+                if (remaining == 0) {
+                    expectCrlf(deadlineNanos);
+                }
+                return n;
+            }
+            case UNTIL_CLOSE: {
+                if (!fill(deadlineNanos)) {
+                    eof = true;
+                    return -1;
+                }
+                int n = Math.min(dst.length, lim - pos);
+                take(dst, n);
+                return n;
+            }
+            default:
+                eof = true;
+                return -1;
+        }
+    }
+
+    /** Reads the rest of the body, at most {@code max} bytes (more is an IOException), before the deadline. */
+    public byte[] readBody(int max, long deadlineNanos) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] tmp = new byte[8192];
+        int n;
+        while ((n = read(tmp, deadlineNanos)) >= 0) {
+            if (out.size() + n > max) {
+                throw new IOException("body larger than " + max + " bytes");
+            }
+            out.write(tmp, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private void nextChunk(long deadlineNanos) throws IOException {
+        String line = readLine(deadlineNanos, "chunk size");
+        if (line == null) {
+            throw new IOException("connection closed before the next chunk");
+        }
+        int semi = line.indexOf(';');
+        String hex = (semi >= 0 ? line.substring(0, semi) : line).trim();
+        long size;
+        try {
+            if (hex.isEmpty() || hex.length() > 15) {
+                throw new NumberFormatException();
+            }
+            size = Long.parseLong(hex, 16);
+        } catch (NumberFormatException e) {
+            throw new ProtocolException("bad chunk size line: " + clip(line));
+        }
+        if (size < 0) {
+            throw new ProtocolException("bad chunk size line: " + clip(line));
+        }
+        if (size == 0) {
+            // Trailer section, then the end.
+            int n = 0;
+            while (true) {
+                String t = readLine(deadlineNanos, "trailer");
+                if (t == null || t.isEmpty()) {
+                    break;
+                }
+                if (++n > MAX_HEADERS) {
+                    throw new ProtocolException("more than " + MAX_HEADERS + " trailer lines");
+                }
+            }
+            chunkedDone = true;
+            return;
+        }
+        remaining = size;
+    }
+
+    private void expectCrlf(long deadlineNanos) throws IOException {
+        String rest = readLine(deadlineNanos, "chunk end");
+        if (rest == null) {
+            throw new IOException("connection closed after a chunk");
+        }
+        if (!rest.isEmpty()) {
+            throw new ProtocolException("chunk longer than its declared size");
+        }
+    }
+
+    private void take(byte[] dst, int n) {
+        System.arraycopy(buf, pos, dst, 0, n);
+        pos += n;
+    }
+
+    /** At least one unread byte in the buffer, or false at the end of the connection. */
+    private boolean fill(long deadlineNanos) throws IOException {
+        if (pos < lim) {
+            return true;
+        }
+        socket.setSoTimeout(timeoutFor(deadlineNanos));
+        int n;
+        try {
+            n = in.read(buf, 0, buf.length);
+        } catch (SocketTimeoutException e) {
+            throw new DeadlineExceeded("no data before the deadline");
+        }
+        if (n < 0) {
+            return false;
+        }
+        pos = 0;
+        lim = n;
+        return true;
+    }
+
+    /** One CRLF- (or LF-) terminated line in ISO-8859-1 without its terminator; null at end of stream before any byte. */
+    private String readLine(long deadlineNanos, String what) throws IOException {
+        StringBuilder sb = null;
+        while (true) {
+            if (!fill(deadlineNanos)) {
+                if (sb == null) {
+                    return null;
+                }
+                throw new IOException("connection closed inside a " + what + " line");
+            }
+            int start = pos;
+            while (pos < lim && buf[pos] != '\n') {
+                pos++;
+            }
+            int len = pos - start;
+            if (sb == null) {
+                sb = new StringBuilder(Math.min(len + 16, 256));
+            }
+            sb.append(new String(buf, start, len, StandardCharsets.ISO_8859_1));
+            if (sb.length() > MAX_LINE) {
+                throw new ProtocolException(what + " line longer than " + MAX_LINE + " bytes");
+            }
+            if (pos < lim) {
+                pos++; // the LF
+                int end = sb.length();
+                if (end > 0 && sb.charAt(end - 1) == '\r') {
+                    sb.setLength(end - 1);
+                }
+                return sb.toString();
+            }
+        }
+    }
+
+    private static long millisLeft(long deadlineNanos) {
+        return (deadlineNanos - System.nanoTime()) / 1_000_000L;
+    }
+
+    /** Read timeout for the time left (at least 1 ms: 0 would mean forever); throws when none is left. */
+    private static int timeoutFor(long deadlineNanos) throws DeadlineExceeded {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            throw new DeadlineExceeded("deadline passed");
+        }
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (left + 999_999L) / 1_000_000L));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 120 ? s : s.substring(0, 120) + "...";
+    }
+
+    /** Closes the connection; from another thread, this ends a blocked step at once with an IOException. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            Socket s = socket;
+            if (s != null && s != raw) {
+                s.close();
+            }
+            raw.close();
+        } catch (IOException ignored) {
+            // nothing left to do with a connection that will not close cleanly
+        }
+    }
+}

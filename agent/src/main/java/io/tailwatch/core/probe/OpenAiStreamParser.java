@@ -1,0 +1,154 @@
+package io.tailwatch.core.probe;
+
+import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.http.ProbeErrors;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * OpenAI-style chat completion stream (SSE): content or reasoning deltas, a usage chunk with
+ * {@code choices: []}, and {@code data: [DONE]}. Tolerates role-only and empty chunks, keep-alive
+ * comments, usage repeated on every chunk; an {@code error} object inside the 200 stream is a
+ * stream_error; a stream that ends without [DONE] is cut.
+ */
+final class OpenAiStreamParser implements StreamParser {
+    private final SseDecoder sse = new SseDecoder();
+
+    @Override
+    public void bytes(ByteBuffer bytes, long nanos, Measurement m) {
+        for (SseDecoder.Event e : sse.feed(bytes)) {
+            event(e, nanos, m);
+        }
+        if (sse.overflowed()) {
+            m.fail(ProbeErrors.MALFORMED, "SSE line longer than " + SseDecoder.DEFAULT_MAX_LINE_BYTES + " bytes");
+        }
+    }
+
+    @Override
+    public void end(long nanos, Measurement m) {
+        for (SseDecoder.Event e : sse.finish()) {
+            if (!e.data().trim().equals("[DONE]") && !isJson(e.data())) {
+                // An event the stream ended inside of: a cut, not malformed data.
+                m.fail(ProbeErrors.CUT, "stream ended inside an event");
+                return;
+            }
+            event(e, nanos, m);
+        }
+        m.fail(ProbeErrors.CUT, "stream ended without data: [DONE]");
+    }
+
+    private void event(SseDecoder.Event e, long nanos, Measurement m) {
+        if (m.isFinished()) {
+            return;
+        }
+        String data = e.data().trim();
+        if (data.equals("[DONE]")) {
+            m.done(nanos);
+            return;
+        }
+        JsonNode n;
+        try {
+            n = HttpTransport.JSON.readTree(data);
+        } catch (IOException ex) {
+            m.fail(ProbeErrors.MALFORMED, "SSE data is not JSON: " + HttpTransport.clip(data));
+            return;
+        }
+        if (n == null || !n.isObject()) {
+            m.fail(ProbeErrors.MALFORMED, "SSE data is not a JSON object: " + HttpTransport.clip(data));
+            return;
+        }
+        if ("error".equals(e.event()) || (n.has("error") && !n.get("error").isNull())) {
+            m.fail(ProbeErrors.STREAM_ERROR, "error in stream: " + HttpTransport.clip(errorText(n)));
+            return;
+        }
+        synchronized (m) {
+            if (n.hasNonNull("model")) {
+                m.responseModel = n.get("model").asText();
+            }
+            JsonNode usage = n.get("usage");
+            if (usage != null && usage.isObject()) {
+                Long in = count(usage.get("prompt_tokens"));
+                Long out = count(usage.get("completion_tokens"));
+                // Some servers send zeroed usage on every chunk and the real counts at the end.
+                if (out != null && (out > 0 || m.usageOutput == null)) {
+                    m.usageOutput = out;
+                }
+                if (in != null && (in > 0 || m.usageInput == null)) {
+                    m.usageInput = in;
+                }
+                Long cached = count(usage.at("/prompt_tokens_details/cached_tokens"));
+                if (cached != null) {
+                    m.cachedTokens = cached;
+                }
+            }
+            JsonNode timings = n.get("timings"); // llama.cpp
+            if (timings != null && timings.isObject()) {
+                Long predicted = count(timings.get("predicted_n"));
+                Long prompt = count(timings.get("prompt_n"));
+                if (predicted != null) {
+                    m.engineOutput = predicted;
+                }
+                if (prompt != null) {
+                    m.engineInput = prompt;
+                }
+                if (timings.hasNonNull("prompt_ms")) {
+                    m.serverPromptSeconds = timings.get("prompt_ms").asDouble() / 1000.0;
+                }
+                if (timings.hasNonNull("predicted_per_second")) {
+                    m.serverDecodeRate = timings.get("predicted_per_second").asDouble();
+                }
+            }
+            JsonNode stats = n.get("stats"); // LM Studio
+            if (stats != null && stats.isObject() && stats.hasNonNull("tokens_per_second")) {
+                m.serverDecodeRate = stats.get("tokens_per_second").asDouble();
+            }
+        }
+        JsonNode choices = n.get("choices");
+        if (choices != null && choices.isArray() && !choices.isEmpty()) {
+            JsonNode c = choices.get(0);
+            JsonNode delta = c.has("delta") ? c.get("delta") : c.get("message");
+            int chars = 0;
+            if (delta != null && delta.isObject()) {
+                chars += text(delta, "content") + text(delta, "reasoning") + text(delta, "reasoning_content")
+                        + text(delta, "thinking");
+            }
+            chars += text(c, "text");
+            if (chars > 0) {
+                m.content(nanos, chars);
+            }
+        }
+    }
+
+    static boolean isJson(String s) {
+        try {
+            HttpTransport.JSON.readTree(s);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static int text(JsonNode obj, String field) {
+        JsonNode t = obj.get(field);
+        return t != null && t.isTextual() ? t.asText().length() : 0;
+    }
+
+    static Long count(JsonNode n) {
+        return n != null && n.isNumber() ? n.asLong() : null;
+    }
+
+    static String errorText(JsonNode n) {
+        JsonNode err = n.get("error");
+        if (err == null) {
+            return n.toString();
+        }
+        if (err.isTextual()) {
+            return err.asText();
+        }
+        if (err.hasNonNull("message")) {
+            return err.get("message").asText();
+        }
+        return err.toString();
+    }
+}

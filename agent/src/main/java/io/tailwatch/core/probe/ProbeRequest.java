@@ -1,0 +1,12 @@
+package io.tailwatch.core.probe;
+
+import java.time.Duration;
+
+/**
+ * One synthetic streaming request with the fixed client contract: the prompt is generated to about
+ * {@code promptTokens} tokens with a random nonce (so prompt caches cannot help), streaming on,
+ * usage requested. {@code model} null means the engine's first loaded model.
+ */
+public record ProbeRequest(String model, int promptTokens, int maxTokens, double temperature,
+                           Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout) {
+}

@@ -1,0 +1,123 @@
+package io.tailwatch.core.probe;
+
+import io.tailwatch.core.http.HttpExchange;
+import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.http.ProbeErrors;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Runs one streaming exchange under the probe's deadlines, on the calling thread: every read is
+ * timestamped the moment it returns and fed to the parser, so no other thread sits between the
+ * socket and the clock. Until the first content arrives the reads wait at most until the
+ * first-token deadline, after that until the total deadline; nothing here blocks past {@code total}.
+ */
+final class StreamingCall {
+    /** How long a short error body may take to explain a non-200 status. */
+    private static final long ERROR_BODY_NANOS = 200_000_000L;
+    private static final int MAX_ERROR_BODY = 4096;
+
+    private StreamingCall() {
+    }
+
+    /** {@code inFlight} (may be null) holds the exchange while it runs, so that another thread can close it. */
+    static Measurement run(HttpTransport.Request request, Duration connectTimeout, StreamParser parser,
+                           Duration firstToken, Duration total, java.util.Set<HttpExchange> inFlight) {
+        long t0 = System.nanoTime();
+        Measurement m = new Measurement(t0);
+        long firstDeadline = t0 + Math.min(firstToken.toNanos(), total.toNanos());
+        long totalDeadline = t0 + total.toNanos();
+        HttpExchange x;
+        try {
+            x = request.prepare();
+        } catch (IOException e) {
+            m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
+            return m;
+        }
+        if (inFlight != null) {
+            inFlight.add(x);
+        }
+        try (x) {
+            try {
+                request.start(x, connectTimeout, firstDeadline);
+            } catch (HttpExchange.DeadlineExceeded e) {
+                m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no response headers within " + millis(firstDeadline - t0) + " ms");
+                return m;
+            } catch (IOException | RuntimeException e) {
+                m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
+                return m;
+            }
+            m.headers(System.nanoTime(), x.status());
+            if (x.status() != 200) {
+                m.fail(ProbeErrors.http(x.status()), "HTTP " + x.status());
+                m.errorBody(errorBody(x, Math.min(totalDeadline, System.nanoTime() + ERROR_BODY_NANOS)));
+                return m;
+            }
+            String encoding = x.header("Content-Encoding");
+            if (encoding != null && !encoding.isBlank() && !encoding.strip().equalsIgnoreCase("identity")) {
+                // The probe asks for no encoding; a compressed stream cannot be timed token by token.
+                m.fail(ProbeErrors.MALFORMED, "response is Content-Encoding: "
+                        + io.tailwatch.core.logging.LogGuard.value(encoding.strip()) + ", which the probe did not ask for");
+                return m;
+            }
+            byte[] buf = new byte[8192];
+            while (!m.isFinished()) {
+                boolean beforeFirst = m.firstContentAt < 0;
+                int n;
+                try {
+                    n = x.read(buf, beforeFirst ? firstDeadline : totalDeadline);
+                } catch (HttpExchange.DeadlineExceeded e) {
+                    if (beforeFirst) {
+                        m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no content within " + millis(firstDeadline - t0) + " ms");
+                    } else {
+                        m.fail(ProbeErrors.TOTAL_TIMEOUT, "stream not complete within " + total.toMillis() + " ms");
+                    }
+                    break;
+                }
+                long now = System.nanoTime();
+                if (n < 0) {
+                    parser.end(now, m);
+                    break;
+                }
+                parser.bytes(ByteBuffer.wrap(buf, 0, n), now, m);
+            }
+        } catch (java.net.ProtocolException e) {
+            m.fail(ProbeErrors.MALFORMED, "malformed framing: " + ProbeErrors.describe(e));
+        } catch (IOException e) {
+            m.fail(ProbeErrors.CUT, "stream broke: " + ProbeErrors.describe(e));
+        } catch (RuntimeException e) {
+            m.fail(ProbeErrors.OTHER, ProbeErrors.describe(e));
+        } finally {
+            if (inFlight != null) {
+                inFlight.remove(x);
+            }
+        }
+        return m;
+    }
+
+    /** Up to 4 KiB of an error body, read until {@code deadline}; whatever came by then. */
+    private static String errorBody(HttpExchange x, long deadline) {
+        byte[] out = new byte[MAX_ERROR_BODY];
+        int len = 0;
+        try {
+            while (len < out.length) {
+                byte[] tmp = new byte[out.length - len];
+                int n = x.read(tmp, deadline);
+                if (n < 0) {
+                    break;
+                }
+                System.arraycopy(tmp, 0, out, len, n);
+                len += n;
+            }
+        } catch (IOException e) {
+            // keep what arrived: the status already tells what went wrong
+        }
+        return new String(out, 0, len, StandardCharsets.UTF_8);
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000L;
+    }
+}

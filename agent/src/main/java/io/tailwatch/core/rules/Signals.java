@@ -1,0 +1,170 @@
+package io.tailwatch.core.rules;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.tailwatch.metrics.AlertMetrics;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.EngineSideMetrics;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricSnapshot;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProbeMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The figures the rules, {@code tailwatch status} and {@code tailwatch diagnose} look at, taken
+ * from one snapshot. Unknown figures are null (left out of the JSON), never 0.
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record Signals(Host host, List<Engine> engines, List<Window> windows) {
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Host(Double swapUsedBytes, Double swapChange10mBytes, Double memoryPressureLevel,
+                       Double memoryAvailableBytes, Double memoryTotalBytes, Double thermalPressureLevel,
+                       Double cpuSpeedLimit) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                         Queue queue, Double reached) {
+        /** Without the reached figure (unknown). */
+        public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                      Queue queue) {
+            this(engine, up, loading, footprintBytes, rssBytes, models, queue, null);
+        }
+
+        /** Configured, but has never answered since the agent started. */
+        public boolean neverReachable() {
+            return reached != null && reached == 0;
+        }
+    }
+
+    /**
+     * What the engine reports about its own queue (docs/engine-signals.md); each figure null when unknown,
+     * the whole record null when the engine reports none. {@code waitSource} is {@code measured} or
+     * {@code estimate} (from probe header time).
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Queue(Double running, Double waiting, Double kvCacheUsage, Double waitSeconds, String waitSource) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Model(String model, Double contextLength, Double kvHeadroomTokens) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Window(String engine, String model, String scenario, Double e2eP50, Double e2eP95, Double e2eP99,
+                         Double ttftP50, Double ttftP95, Double ttftP99, Double errorRatio, Double samples,
+                         Double baselineP95, Double decodeRate, Boolean interactive) {
+    }
+
+    public static final Signals EMPTY = new Signals(new Host(null, null, null, null, null, null, null), List.of(), List.of());
+
+    /** Reads the figures from a snapshot; {@code swapChange} comes from the evaluator's history. */
+    public static Signals of(MetricSnapshot s, Double swapChange, List<String> interactiveScenarios) {
+        Host host = new Host(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used"), swapChange,
+                s.value(HostMetrics.PRESSURE_LEVEL), s.value(HostMetrics.MEMORY_AVAILABLE),
+                s.value(HostMetrics.MEMORY_LIMIT), s.value(HostMetrics.THERMAL_LEVEL),
+                s.value(HostMetrics.CPU_SPEED_LIMIT));
+        Map<String, List<Model>> models = new LinkedHashMap<>();
+        List<String> engineNames = new ArrayList<>();
+        for (Point p : s.of(EngineMetrics.UP)) {
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
+        }
+        for (Point p : s.of(EngineMetrics.MODEL_CONTEXT)) {
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String m = p.attributes().get(AttrKeys.MODEL);
+            add(engineNames, e);
+            models.computeIfAbsent(e, k -> new ArrayList<>()).add(new Model(m, p.value(),
+                    s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, e, AttrKeys.MODEL, m)));
+        }
+        for (Point p : s.of(EngineSideMetrics.REQUESTS)) {
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
+        }
+        for (Point p : s.of(EngineSideMetrics.KV_CACHE_USAGE)) {
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
+        }
+        for (Point p : s.of(EngineSideMetrics.QUEUE_WAIT)) {
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
+        }
+        List<Window> windows = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        for (Point p : s.of(ProbeMetrics.WINDOW_SAMPLES)) {
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String m = p.attributes().get(AttrKeys.MODEL);
+            String sc = p.attributes().get(AttrKeys.SCENARIO);
+            add(engineNames, e);
+            String key = e + "\u0000" + m + "\u0000" + sc;
+            if (seen.contains(key)) {
+                continue;
+            }
+            seen.add(key);
+            String[] k = {AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc};
+            windows.add(new Window(e, m, sc,
+                    q(s, ProbeMetrics.WINDOW_E2E, k, "p50"), q(s, ProbeMetrics.WINDOW_E2E, k, "p95"),
+                    q(s, ProbeMetrics.WINDOW_E2E, k, "p99"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p50"),
+                    q(s, ProbeMetrics.WINDOW_TTFT, k, "p95"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p99"),
+                    s.value(ProbeMetrics.WINDOW_ERROR_RATIO, k), p.value(),
+                    s.value(AlertMetrics.BASELINE_E2E_P95, k),
+                    s.value(ProbeMetrics.DECODE_RATE, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc),
+                    interactiveScenarios.contains(sc)));
+        }
+        List<Engine> engines = new ArrayList<>();
+        for (String e : engineNames) {
+            engines.add(new Engine(e, s.value(EngineMetrics.UP, AttrKeys.ENGINE, e), s.value(EngineMetrics.LOADING, AttrKeys.ENGINE, e),
+                    s.value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, e), s.value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, e),
+                    models.getOrDefault(e, List.of()), queue(s, e), s.value(EngineMetrics.REACHED, AttrKeys.ENGINE, e)));
+        }
+        return new Signals(host, engines, windows);
+    }
+
+    /** The engine's own queue figures; the measured queue wait is preferred over the estimate. */
+    private static Queue queue(MetricSnapshot s, String e) {
+        Double running = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "running");
+        Double waiting = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "waiting");
+        Double kv = s.value(EngineSideMetrics.KV_CACHE_USAGE, AttrKeys.ENGINE, e);
+        String source = "measured";
+        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
+        if (wait == null) {
+            source = "estimate";
+            wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
+        }
+        if (running == null && waiting == null && kv == null && wait == null) {
+            return null;
+        }
+        return new Queue(running, waiting, kv, wait, wait == null ? null : source);
+    }
+
+    private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String percentile) {
+        String[] kv = java.util.Arrays.copyOf(k, k.length + 2);
+        kv[k.length] = AttrKeys.PERCENTILE;
+        kv[k.length + 1] = percentile;
+        return s.value(def, kv);
+    }
+
+    private static void add(List<String> names, String name) {
+        if (name != null && !names.contains(name)) {
+            names.add(name);
+        }
+    }
+
+    public Engine engine(String name) {
+        for (Engine e : engines) {
+            if (e.engine().equals(name)) {
+                return e;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,32 @@
+package io.tailwatch.daemon.alerts;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One alert instance as GET /api/v1/alerts shows it. {@code since} is when it entered its current
+ * state; {@code activeAt} when its condition first held; {@code evidence} was gathered when it fired.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+public record Alert(String name, String state, String severity, Instant since, Instant activeAt, Instant firedAt,
+                    Instant resolvedAt, double value, String valueText, Double threshold, String thresholdText,
+                    Map<String, String> labels, Map<String, Object> evidence, String summary, String description,
+                    String runbook) {
+
+    public static final String PENDING = "pending";
+    public static final String FIRING = "firing";
+    public static final String RESOLVED = "resolved";
+    /** Only in transitions: a pending alert whose condition stopped holding before it fired. */
+    public static final String INACTIVE = "inactive";
+
+    /** Stable identity of an alert instance: rule name plus its labels. */
+    @JsonIgnore
+    public String fingerprint() {
+        return Fingerprint.of(name, labels);
+    }
+}

@@ -1,0 +1,290 @@
+package io.tailwatch.daemon.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.http.ProbeErrors;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Finds LLM engines on loopback ports and tells them apart by what their API answers, never by the
+ * port alone: Ollama answers {@code GET /api/version}; LM Studio {@code GET /api/v0/models}; llama.cpp
+ * {@code GET /props}; vLLM lists its models as {@code owned_by: "vllm"}; mlx_lm.server answers
+ * {@code GET /v1/models} and {@code /health} with {@code {"status": "ok"}}; anything else that answers
+ * {@code /v1/models} is an OpenAI-compatible server. Every request has a deadline
+ * ({@link #REQUEST_DEADLINE}); ports are checked in parallel, so a scan takes about one deadline per
+ * identification step at most, and {@link #SCAN_DEADLINE} in all.
+ */
+public final class EngineDiscovery {
+    /** Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000. */
+    public static final List<Integer> WELL_KNOWN_PORTS = List.of(11434, 8080, 1234, 8000);
+    public static final Duration CONNECT_TIMEOUT = Duration.ofMillis(300);
+    public static final Duration REQUEST_DEADLINE = Duration.ofSeconds(2);
+    public static final Duration SCAN_DEADLINE = Duration.ofSeconds(15);
+    /** At most this many ports per scan (bounds the threads and the time). */
+    public static final int MAX_PORTS = 32;
+
+    private EngineDiscovery() {
+    }
+
+    /**
+     * What one port answered.
+     *
+     * @param kind    ollama, mlx_lm, llamacpp, lmstudio, vllm, openai (another OpenAI-compatible
+     *                server), or null when no engine answers
+     * @param api     the probe API to use: ollama or openai; null when no engine
+     * @param status  a short reading for the table: "closed", "no answer", "not an engine (...)", or the evidence
+     * @param models  model ids the engine lists (at most 5)
+     */
+    public record Found(int port, URI url, String kind, String api, String status, String version, List<String> models) {
+        public boolean engine() {
+            return kind != null;
+        }
+    }
+
+    /** Scans {@code host} (a loopback address) on the given ports, in parallel, in port order. */
+    public static List<Found> scan(String host, List<Integer> ports) {
+        List<Integer> unique = new ArrayList<>(new LinkedHashSet<>(ports));
+        if (unique.size() > MAX_PORTS) {
+            throw new IllegalArgumentException("at most " + MAX_PORTS + " ports per scan, got " + unique.size());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(unique.size(), 8)), r -> {
+            Thread t = new Thread(r, "tailwatch-detect");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<Found>> futures = new ArrayList<>();
+            for (int p : unique) {
+                futures.add(pool.submit(() -> identify(host, p)));
+            }
+            long end = System.nanoTime() + SCAN_DEADLINE.toNanos();
+            List<Found> out = new ArrayList<>();
+            for (int i = 0; i < unique.size(); i++) {
+                URI url = base(host, unique.get(i));
+                try {
+                    out.add(futures.get(i).get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS));
+                } catch (java.util.concurrent.TimeoutException e) {
+                    futures.get(i).cancel(true);
+                    out.add(new Found(unique.get(i), url, null, null, "no answer within the scan deadline", null, List.of()));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    out.add(new Found(unique.get(i), url, null, null, "check failed: " + e.getCause(), null, List.of()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static URI base(String host, int port) {
+        return URI.create("http://" + io.tailwatch.core.config.HostPort.format(host, port));
+    }
+
+    /** Identifies what listens on one port. */
+    public static Found identify(String host, int port) {
+        URI base = base(host, port);
+        // Ollama: GET /api/version -> {"version": ...}
+        HttpTransport.TextReply v = get(base, "/api/version");
+        if (v.error() != null) {
+            String status = ProbeErrors.CONNECT_REFUSED.equals(v.errorType()) ? "closed" : "no answer (" + v.errorType() + ")";
+            return new Found(port, base, null, null, status, null, List.of());
+        }
+        JsonNode vj = json(v);
+        if (v.ok() && vj != null && vj.path("version").isTextual()) {
+            List<String> models = names(json(get(base, "/api/tags")), "models", "name");
+            return new Found(port, base, "ollama", "ollama", "GET /api/version answers {\"version\"}", vj.path("version").asText(),
+                    models);
+        }
+        // LM Studio: GET /api/v0/models -> data[] with state / compatibility_type.
+        JsonNode lms = json(get(base, "/api/v0/models"));
+        if (lms != null && lms.path("data").isArray() && hasAny(lms.path("data"), "state", "compatibility_type")) {
+            return new Found(port, base, "lmstudio", "openai", "GET /api/v0/models answers (LM Studio)", null,
+                    names(lms, "data", "id"));
+        }
+        // llama.cpp: GET /props -> default_generation_settings / total_slots.
+        JsonNode props = json(get(base, "/props"));
+        if (props != null && (props.has("default_generation_settings") || props.has("total_slots"))) {
+            return new Found(port, base, "llamacpp", "openai", "GET /props answers (llama.cpp server)",
+                    props.path("build_info").isTextual() ? props.path("build_info").asText() : null,
+                    names(json(get(base, "/v1/models")), "data", "id"));
+        }
+        JsonNode models = json(get(base, "/v1/models"));
+        if (models != null && models.path("data").isArray()) {
+            List<String> ids = names(models, "data", "id");
+            for (JsonNode m : models.path("data")) {
+                if ("vllm".equals(m.path("owned_by").asText(""))) {
+                    JsonNode ver = json(get(base, "/version"));
+                    return new Found(port, base, "vllm", "openai", "GET /v1/models owned_by \"vllm\"",
+                            ver == null ? null : ver.path("version").asText(null), ids);
+                }
+            }
+            JsonNode health = json(get(base, "/health"));
+            if (health != null && "ok".equals(health.path("status").asText(""))) {
+                return new Found(port, base, "mlx_lm", "openai", "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
+                        null, ids);
+            }
+            return new Found(port, base, "openai", "openai", "GET /v1/models answers (OpenAI-compatible)", null, ids);
+        }
+        return new Found(port, base, null, null, "not an engine (HTTP " + v.status() + " on /api/version, no /v1/models)",
+                null, List.of());
+    }
+
+    /** Default engine names by kind; a second engine of a kind gets its port appended. */
+    static final Map<String, String> NAMES = Map.of("ollama", "ollama", "mlx_lm", "mlx", "llamacpp", "llamacpp",
+            "lmstudio", "lmstudio", "vllm", "vllm", "openai", "openai");
+
+    /** Process names to find each kind's processes by (when no process is found by port). */
+    static final Map<String, List<String>> PROCESSES = Map.of("ollama", List.of("ollama"),
+            "mlx_lm", List.of("mlx_lm.server", "mlx_lm", "mlx_vlm"), "llamacpp", List.of("llama-server"),
+            "lmstudio", List.of("LM Studio", "lms"), "vllm", List.of("vllm"), "openai", List.of());
+
+    /** Engine names for the found engines, in order: the kind's name, with "-PORT" when taken. */
+    public static List<String> names(List<Found> found) {
+        List<String> out = new ArrayList<>();
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (Found f : found) {
+            if (!f.engine()) {
+                out.add(null);
+                continue;
+            }
+            String n = NAMES.get(f.kind());
+            if (!taken.add(n)) {
+                n = n + "-" + f.port();
+                taken.add(n);
+            }
+            out.add(n);
+        }
+        return out;
+    }
+
+    /**
+     * Engine configs for what was found, exactly as the config file would make them from a listed
+     * engine without options (so discovered engines get the same defaults, windows and checks).
+     */
+    public static List<EngineConfig> engines(List<Found> found) {
+        List<String> names = names(found);
+        StringBuilder yaml = new StringBuilder("engines:\n");
+        int n = 0;
+        for (int i = 0; i < found.size(); i++) {
+            Found f = found.get(i);
+            if (!f.engine()) {
+                continue;
+            }
+            n++;
+            yaml.append("  - name: ").append(names.get(i)).append("\n    api: ").append(f.api()).append("\n    url: ")
+                    .append(yamlScalar(f.url().toString())).append('\n');
+            List<String> procs = PROCESSES.getOrDefault(f.kind(), List.of());
+            if (!procs.isEmpty()) {
+                yaml.append("    process:\n      names: [")
+                        .append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList())).append("]\n");
+            }
+        }
+        if (n == 0) {
+            return List.of();
+        }
+        try {
+            return io.tailwatch.core.config.Config.parse(yaml.toString(), "discovered engines", Map.of()).engines();
+        } catch (io.tailwatch.core.config.ConfigException e) {
+            throw new IllegalStateException("discovered engines do not make a valid config: " + e.getMessage(), e);
+        }
+    }
+
+    /** A ready {@code engines:} block for config/tailwatch.yaml. */
+    public static String configBlock(List<Found> found) {
+        List<String> names = names(found);
+        StringBuilder sb = new StringBuilder("engines:\n");
+        boolean any = false;
+        for (int i = 0; i < found.size(); i++) {
+            Found f = found.get(i);
+            if (!f.engine()) {
+                continue;
+            }
+            any = true;
+            sb.append("  - name: ").append(names.get(i)).append('\n');
+            sb.append("    api: ").append(f.api()).append(f.kind().equals(f.api()) ? "" : "   # " + f.kind()).append('\n');
+            sb.append("    url: ").append(f.url()).append('\n');
+            boolean servesOne = "llamacpp".equals(f.kind()) || "vllm".equals(f.kind());
+            if (servesOne && f.models().size() == 1) {
+                sb.append("    model: ").append(yamlScalar(f.models().get(0))).append('\n');
+            } else if ("ollama".equals(f.kind())) {
+                sb.append("    # model: omitted = the first loaded model (naming one that is not loaded makes Ollama load it)\n");
+            } else if (!f.models().isEmpty()) {
+                sb.append("    # model: ").append(yamlScalar(f.models().get(0))).append("   # it lists ")
+                        .append(f.models().size() == 1 ? "1 model" : f.models().size() + " models")
+                        .append("; name the one it serves so a probe never loads another\n");
+            }
+            List<String> procs = PROCESSES.getOrDefault(f.kind(), List.of());
+            if (!procs.isEmpty()) {
+                sb.append("    process:\n      names: [").append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList()))
+                        .append("]\n");
+            }
+        }
+        if (!any) {
+            return "engines: []   # nothing found; or keep `engines: auto` to pick engines up when they start\n";
+        }
+        return sb.toString();
+    }
+
+    private static String yamlScalar(String s) {
+        return s.matches("[A-Za-z0-9_./:-]+") && !s.contains(": ") ? s : "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static HttpTransport.TextReply get(URI base, String path) {
+        return HttpTransport.get(base.resolve(path), "application/json", null, CONNECT_TIMEOUT, REQUEST_DEADLINE);
+    }
+
+    private static JsonNode json(HttpTransport.TextReply r) {
+        if (r == null || !r.ok() || r.body() == null || r.body().length() > 1 << 20) {
+            return null;
+        }
+        try {
+            return HttpTransport.JSON.readTree(r.body());
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static boolean hasAny(JsonNode array, String... keys) {
+        for (JsonNode n : array) {
+            for (String k : keys) {
+                if (n.has(k)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Up to 5 values of {@code field} from the objects in {@code root[list]}. */
+    private static List<String> names(JsonNode root, String list, String field) {
+        List<String> out = new ArrayList<>();
+        if (root == null) {
+            return out;
+        }
+        for (JsonNode m : root.path(list)) {
+            if (m.path(field).isTextual() && out.size() < 5) {
+                out.add(m.path(field).asText());
+            }
+        }
+        return out;
+    }
+
+    /** The kinds, for help texts. */
+    public static String kinds() {
+        return String.join(", ", List.of("ollama", "mlx_lm", "llamacpp", "lmstudio", "vllm", "openai")).toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,388 @@
+package io.tailwatch.daemon.engine;
+
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.EngineHealth;
+import io.tailwatch.core.probe.LoadedModel;
+import io.tailwatch.core.probe.ProbeRequest;
+import io.tailwatch.core.probe.ProbeResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the agent knows about one configured engine: its client, the last health check, and
+ * per scenario the last probe and the rolling windows (one per model probed, bounded). Publishes
+ * two producers to the hub, {@code engine/NAME} (health, inventory, KV arithmetic) and
+ * {@code probe/NAME} (probe gauges and windows); histograms are recorded per probe.
+ */
+public final class EngineWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineWatch.class);
+    /** KV caches are f16 unless the engine is told otherwise (OLLAMA_KV_CACHE_TYPE, MLX kv bits). */
+    static final double KV_BYTES_PER_ELEMENT = 2.0;
+    static final int MAX_MODELS_PER_SCENARIO = 8;
+    static final int CRITICAL_PRESSURE = 2;
+
+    private final EngineConfig config;
+    private final EngineClient client;
+    private final MetricHub hub;
+    private final Supplier<HostSnapshot> host;
+    private final Clock clock;
+    private final int windowMax;
+    private final AtomicBoolean inFlight = new AtomicBoolean();
+    private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
+    private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
+    private volatile EngineHealth health;
+    /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
+    private volatile boolean reached;
+    private volatile boolean neverReachedLogged;
+
+    /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
+    final class ScenarioState {
+        final EngineConfig.Scenario config;
+        volatile ProbeResult last;
+        volatile Double lastDecodeRate;
+        final Map<String, ProbeWindow> windows = new LinkedHashMap<>(4, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, ProbeWindow> e) {
+                return size() > MAX_MODELS_PER_SCENARIO;
+            }
+        };
+
+        ScenarioState(EngineConfig.Scenario config) {
+            this.config = config;
+        }
+    }
+
+    /** Each scenario's rolling window spans its configured {@code window}, holding at most {@code windowMax} probes. */
+    public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, int windowMax) {
+        this.config = config;
+        Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
+                : config.scenarios().get(0).connectTimeout();
+        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), connect);
+        this.hub = hub;
+        this.host = host;
+        this.clock = clock;
+        this.windowMax = windowMax;
+        for (EngineConfig.Scenario s : config.scenarios()) {
+            scenarios.put(s.name(), new ScenarioState(s));
+        }
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    public EngineClient client() {
+        return client;
+    }
+
+    public EngineHealth health() {
+        return health;
+    }
+
+    /** True once the engine has answered a health check since the agent started. */
+    public boolean reached() {
+        return reached;
+    }
+
+    /** up, down, loading, never_reachable (configured but never answered), or null before the first check. */
+    public String state() {
+        EngineHealth h = health;
+        if (h == null) {
+            return null;
+        }
+        if (!reached) {
+            return "never_reachable";
+        }
+        return h.loading() ? "loading" : h.up() ? "up" : "down";
+    }
+
+    List<ScenarioState> scenarioStates() {
+        return List.copyOf(scenarios.values());
+    }
+
+    Map<String, Long> skippedCounts() {
+        Map<String, Long> m = new TreeMap<>();
+        skipped.forEach((k, v) -> m.put(k, v.get()));
+        return m;
+    }
+
+    /** Runs one health and inventory check and publishes the engine's series. */
+    public EngineHealth checkHealth() {
+        EngineHealth h = client.health(config.healthTimeout());
+        EngineHealth before = health;
+        health = h;
+        if (h.up()) {
+            reached = true;
+        }
+        if (!reached) {
+            if (!neverReachedLogged) {
+                neverReachedLogged = true;
+                LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
+                        + " as EngineDown; start the engine, fix its url, or find running engines with `tailwatch detect`",
+                        config.name(), io.tailwatch.core.logging.Redact.url(config.url()),
+                        io.tailwatch.core.logging.LogGuard.value(io.tailwatch.core.logging.Redact.text(h.error())));
+            }
+        } else if (before == null || before.up() != h.up()) {
+            if (h.up()) {
+                LOG.info("engine {} is up ({} {})", config.name(), io.tailwatch.core.logging.LogGuard.value(h.provider()),
+                        h.version() == null ? "" : io.tailwatch.core.logging.LogGuard.value(h.version()));
+            } else {
+                LOG.info("engine {} is down: {}", config.name(),
+                        io.tailwatch.core.logging.LogGuard.value(io.tailwatch.core.logging.Redact.text(h.error())));
+            }
+        }
+        if (h.limit() != null && (before == null || before.limit() == null)) {
+            LOG.warn("engine {}: {}: {}", config.name(), io.tailwatch.core.http.ProbeErrors.OVER_LIMIT,
+                    h.limit().replaceAll("\\p{Cntrl}", " "));
+        }
+        publishEngine();
+        publishProbes();
+        return h;
+    }
+
+    /**
+     * Runs one probe of {@code scenarioName} unless a guardrail says not to (then counts the skip
+     * and returns null). Never two probes of this engine at once.
+     */
+    public ProbeResult probe(String scenarioName) {
+        ScenarioState s = scenarios.get(scenarioName);
+        if (s == null) {
+            throw new IllegalArgumentException("no scenario " + scenarioName + " on engine " + config.name());
+        }
+        HostSnapshot snap = host.get();
+        Double pressure = snap == null ? null : snap.pressureLevel();
+        if (config.skipWhenPressureCritical() && pressure != null && pressure >= CRITICAL_PRESSURE) {
+            return skip("memory_pressure_critical");
+        }
+        if (!inFlight.compareAndSet(false, true)) {
+            return skip("in_flight");
+        }
+        try {
+            EngineHealth h = health;
+            if (h == null) {
+                h = checkHealth();
+            }
+            if (!h.up()) {
+                return skip("engine_down");
+            }
+            String model = config.model();
+            if (model == null) {
+                model = h.models().isEmpty() ? null : h.models().get(0).name();
+            }
+            if (model == null) {
+                return skip("no_model");
+            }
+            EngineConfig.Scenario sc = s.config;
+            ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
+                    sc.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
+            record(s, model, r);
+            return r;
+        } finally {
+            inFlight.set(false);
+        }
+    }
+
+    private ProbeResult skip(String reason) {
+        skipped.computeIfAbsent(reason, k -> new AtomicLong()).incrementAndGet();
+        LOG.debug("engine {}: probe skipped ({})", config.name(), reason);
+        publishProbes();
+        return null;
+    }
+
+    private void record(ScenarioState s, String model, ProbeResult r) {
+        s.last = r;
+        if (r.success() && r.decodeTokensPerSecond() != null) {
+            s.lastDecodeRate = r.decodeTokensPerSecond();
+        }
+        synchronized (s.windows) {
+            s.windows.computeIfAbsent(model, k -> new ProbeWindow(s.config.window(), windowMax))
+                    .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
+        }
+        Map<String, String> base = new TreeMap<>();
+        base.put(AttrKeys.ENGINE, config.name());
+        base.put(AttrKeys.SCENARIO, s.config.name());
+        base.put("gen_ai.operation.name", "chat");
+        base.put("gen_ai.provider.name", provider());
+        base.put(AttrKeys.MODEL, model);
+        if (r.responseModel() != null) {
+            base.put(AttrKeys.RESPONSE_MODEL, r.responseModel());
+        }
+        base.put("server.address", config.url().getHost());
+        base.put("server.port", Integer.toString(config.port()));
+        Map<String, String> withError = new TreeMap<>(base);
+        if (!r.success()) {
+            withError.put(AttrKeys.ERROR_TYPE, r.errorType() == null ? "_OTHER" : r.errorType());
+        }
+        hub.record(ProbeMetrics.OPERATION_DURATION, withError, r.e2eSeconds());
+        if (r.ttftSeconds() != null) {
+            hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, base, r.ttftSeconds());
+        }
+        for (double gap : r.chunkGapsSeconds()) {
+            hub.record(ProbeMetrics.TIME_PER_OUTPUT_CHUNK, base, gap);
+        }
+        if (r.success() && r.tokenSource() != null) {
+            if (r.outputTokens() != null) {
+                Map<String, String> a = new TreeMap<>(base);
+                a.put("gen_ai.token.type", "output");
+                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
+                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.outputTokens());
+            }
+            if (r.inputTokens() != null) {
+                Map<String, String> a = new TreeMap<>(base);
+                a.put("gen_ai.token.type", "input");
+                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
+                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.inputTokens());
+            }
+        }
+        if (!r.success()) {
+            LOG.debug("engine {} scenario {}: probe failed: {} {}", config.name(), s.config.name(), r.errorType(),
+                    r.errorMessage());
+        }
+        publishProbes();
+    }
+
+    /** gen_ai.provider.name: what the health check detected, else the API's own name. */
+    String provider() {
+        EngineHealth h = health;
+        return h != null && h.provider() != null ? h.provider() : config.api();
+    }
+
+    synchronized void publishEngine() {
+        EngineHealth h = health;
+        List<Point> points = new ArrayList<>();
+        if (h != null) {
+            String e = config.name();
+            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
+                    h.version() == null ? "unknown" : h.version()));
+            if (h.up() && !h.loading() && h.inventoryKnown()) {
+                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.modelsTotal(), AttrKeys.ENGINE, e));
+            }
+            HostSnapshot snap = host.get();
+            Double available = snap == null ? null : snap.memoryAvailable();
+            for (LoadedModel m : h.models()) {
+                String model = m.name();
+                if (m.sizeBytes() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
+                            AttrKeys.MODEL_MEMORY_KIND, "total"));
+                }
+                if (m.vramBytes() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
+                            AttrKeys.MODEL_MEMORY_KIND, "vram"));
+                }
+                if (m.contextLength() != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                }
+                if (m.shape() != null) {
+                    double perToken = KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
+                    if (perToken > 0) {
+                        points.add(Point.of(EngineMetrics.KV_BYTES_PER_TOKEN, perToken, AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                        if (m.contextLength() != null) {
+                            points.add(Point.of(EngineMetrics.KV_CONTEXT_BYTES, perToken * m.contextLength(),
+                                    AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                        }
+                        if (available != null) {
+                            points.add(Point.of(EngineMetrics.KV_HEADROOM,
+                                    KvCacheMath.headroomTokens(perToken, available), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                        }
+                    }
+                }
+            }
+        }
+        hub.publish("engine/" + config.name(), points);
+    }
+
+    synchronized void publishProbes() {
+        String e = config.name();
+        List<Point> points = new ArrayList<>();
+        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), AttrKeys.ENGINE, e,
+                AttrKeys.SKIP_REASON, reason)));
+        Instant now = clock.instant();
+        for (ScenarioState s : scenarios.values()) {
+            String sc = s.config.name();
+            ProbeResult last = s.last;
+            if (last != null) {
+                points.add(Point.of(ProbeMetrics.PROBE_SUCCESS, last.success() ? 1 : 0, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
+            }
+            if (s.lastDecodeRate != null) {
+                points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
+            }
+            for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
+                windowPoints(points, e, w.getKey(), sc, w.getValue());
+            }
+        }
+        hub.publish("probe/" + e, points);
+    }
+
+    /** The window series of one engine/model/scenario: samples, and with samples the error ratio and percentiles. */
+    static void windowPoints(List<Point> points, String engine, String model, String scenario, ProbeWindow.Stats st) {
+        String[] attrs = {AttrKeys.ENGINE, engine, AttrKeys.MODEL, model, AttrKeys.SCENARIO, scenario};
+        points.add(new Point(ProbeMetrics.WINDOW_SAMPLES, io.tailwatch.metrics.Attrs.of(attrs), st.samples()));
+        if (st.samples() == 0) {
+            return;
+        }
+        points.add(new Point(ProbeMetrics.WINDOW_ERROR_RATIO, io.tailwatch.metrics.Attrs.of(attrs), st.errorRatio()));
+        percentiles(points, ProbeMetrics.WINDOW_E2E, attrs, st.e2eP50(), st.e2eP95(), st.e2eP99());
+        percentiles(points, ProbeMetrics.WINDOW_TTFT, attrs, st.ttftP50(), st.ttftP95(), st.ttftP99());
+    }
+
+    /**
+     * The stats of every window; a window whose model was not probed for two window ages is removed
+     * (its series leave the exporters, as the hub's histogram series do after the same time).
+     */
+    Map<String, ProbeWindow.Stats> windowStats(ScenarioState s, Instant now) {
+        Map<String, ProbeWindow.Stats> out = new LinkedHashMap<>();
+        Instant expired = now.minus(s.config.window().multipliedBy(2));
+        synchronized (s.windows) {
+            for (Map.Entry<String, ProbeWindow> w : new ArrayList<>(s.windows.entrySet())) {
+                Instant last = w.getValue().lastAdded();
+                if (last != null && last.isBefore(expired)) {
+                    s.windows.remove(w.getKey());
+                    continue;
+                }
+                out.put(w.getKey(), w.getValue().stats(now));
+            }
+        }
+        return out;
+    }
+
+    private static void percentiles(List<Point> points, io.tailwatch.metrics.MetricDef def, String[] attrs, Double p50,
+                                  Double p95, Double p99) {
+        Double[] v = {p50, p95, p99};
+        String[] q = {"p50", "p95", "p99"};
+        for (int i = 0; i < 3; i++) {
+            if (v[i] != null) {
+                Map<String, String> a = io.tailwatch.metrics.Attrs.of(attrs);
+                a.put(AttrKeys.PERCENTILE, q[i]);
+                points.add(new Point(def, a, v[i]));
+            }
+        }
+    }
+
+    void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,187 @@
+package io.tailwatch.daemon.signals;
+
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.EngineSideMetrics;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.core.probe.ProbeResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The signals of one engine: detection, one read of every source per interval (each under the
+ * deadline; one failing source loses only its own figures), and publication to the hub as producer
+ * {@code signals/NAME}. Nothing is published for figures the engine does not expose.
+ */
+public final class EngineSignalWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineSignalWatch.class);
+    /** With only the estimate in use, the engine is asked again this often (it may gain /metrics). */
+    static final Duration REDETECT_WHEN_ESTIMATING = Duration.ofMinutes(10);
+    /** After this many reads in a row in which every source failed, detection runs again. */
+    static final int REDETECT_AFTER_FAILED_READS = 3;
+    /** Bound on the error classes counted per source (http_<status> could otherwise vary). */
+    static final int MAX_ERROR_TYPES = 16;
+
+    private final EngineConfig config;
+    private final EngineEndpoint endpoint;
+    private final MetricHub hub;
+    private final Clock clock;
+    private final HeaderTimeEstimate estimate;
+    private final Duration deadline;
+    /** Guards failures, state and publication; held only briefly (never across a read). */
+    private final Object out = new Object();
+    private final Map<String, Map<String, Long>> failures = new TreeMap<>();
+    private volatile SignalDetector.Detection detection;
+    private Instant detectedAt;
+    private int failedReads;
+    private volatile State state = new State(null, null, null, EngineSignals.EMPTY, null, Map.of());
+
+    /** What the status API shows; replaced whole after every read. */
+    public record State(SignalDetector.Detection detection, Instant detectedAt, Instant readAt, EngineSignals signals,
+                        LastFailure lastFailure, Map<String, Map<String, Long>> failures) {
+    }
+
+    public record LastFailure(String source, String errorType, String message, Instant at) {
+    }
+
+    public EngineSignalWatch(EngineConfig config, MetricHub hub, Clock clock) {
+        this.config = config;
+        Duration connect = config.scenarios().isEmpty() ? io.tailwatch.core.probe.EngineClients.DEFAULT_CONNECT_TIMEOUT
+                : config.scenarios().get(0).connectTimeout();
+        this.endpoint = new EngineEndpoint(config.url(), config.apiKey(), connect);
+        this.hub = hub;
+        this.clock = clock;
+        Duration longest = Duration.ofMinutes(1);
+        for (EngineConfig.Scenario s : config.scenarios()) {
+            if (s.interval().compareTo(longest) > 0) {
+                longest = s.interval();
+            }
+        }
+        this.estimate = new HeaderTimeEstimate(longest.multipliedBy(3), clock);
+        Duration half = config.signals().interval().dividedBy(2);
+        this.deadline = config.healthTimeout().compareTo(half) < 0 ? config.healthTimeout() : half;
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public HeaderTimeEstimate estimate() {
+        return estimate;
+    }
+
+    /** Failures counted so far, per source kind and error class. */
+    public Map<String, Map<String, Long>> failureCounts() {
+        return state.failures();
+    }
+
+    /** Detects when due, reads every source once and publishes. Only one read of an engine runs at a time. */
+    public synchronized State poll() {
+        Instant now = clock.instant();
+        if (redetectDue(now)) {
+            SignalDetector.Detection d = SignalDetector.detect(endpoint, config.signals(), estimate, deadline);
+            if (detection == null || !d.note().equals(detection.note())) {
+                LOG.info("engine {}: signals: {}", config.name(), io.tailwatch.core.logging.LogGuard.value(d.note()));
+            }
+            detection = d;
+            detectedAt = now;
+            failedReads = 0;
+        }
+        EngineSignals merged = EngineSignals.EMPTY;
+        List<LastFailure> failed = new ArrayList<>();
+        for (EngineSignalSource s : detection.sources()) {
+            try {
+                merged = merged.orElse(s.read(deadline));
+            } catch (SignalFailure f) {
+                failed.add(new LastFailure(s.kind(), f.errorType(), f.getMessage(), clock.instant()));
+                LOG.debug("engine {}: signal source {} failed: {} {}", config.name(), s.kind(), f.errorType(),
+                        f.getMessage());
+            } catch (RuntimeException e) {
+                failed.add(new LastFailure(s.kind(), ProbeErrors.OTHER, e.toString(), clock.instant()));
+                LOG.debug("engine {}: signal source {} failed", config.name(), s.kind(), e);
+            }
+        }
+        failedReads = !detection.sources().isEmpty() && failed.size() == detection.sources().size() ? failedReads + 1 : 0;
+        synchronized (out) {
+            LastFailure last = state.lastFailure();
+            for (LastFailure f : failed) {
+                count(f.source(), f.errorType());
+                last = f;
+            }
+            state = new State(detection, detectedAt, clock.instant(), merged, last, copyFailures());
+            publish();
+            return state;
+        }
+    }
+
+    private boolean redetectDue(Instant now) {
+        if (detection == null || !detection.decided()) {
+            return true;
+        }
+        if (!"auto".equals(config.signals().source())) {
+            return false;
+        }
+        if (failedReads >= REDETECT_AFTER_FAILED_READS) {
+            return true;
+        }
+        return detection.onlyEstimate() && Duration.between(detectedAt, now).compareTo(REDETECT_WHEN_ESTIMATING) >= 0;
+    }
+
+    /** One probe result from the engine monitor; updates the estimate when it is the source in use. */
+    public void onProbe(ProbeResult r) {
+        estimate.onProbe(r);
+        SignalDetector.Detection d = detection;
+        if (d != null && d.onlyEstimate()) {
+            synchronized (out) {
+                State s = state;
+                state = new State(s.detection(), s.detectedAt(), clock.instant(), estimate.read(deadline),
+                        s.lastFailure(), s.failures());
+                publish();
+            }
+        }
+    }
+
+    private Map<String, Map<String, Long>> copyFailures() {
+        Map<String, Map<String, Long>> copy = new TreeMap<>();
+        failures.forEach((k, v) -> copy.put(k, java.util.Collections.unmodifiableMap(new TreeMap<>(v))));
+        return java.util.Collections.unmodifiableMap(copy);
+    }
+
+    private void count(String kind, String errorType) {
+        Map<String, Long> m = failures.computeIfAbsent(kind, k -> new TreeMap<>());
+        String t = m.containsKey(errorType) || m.size() < MAX_ERROR_TYPES ? errorType : ProbeErrors.OTHER;
+        m.merge(t, 1L, Long::sum);
+    }
+
+    private void publish() {
+        String e = config.name();
+        State s = state;
+        List<Point> points = new ArrayList<>(s.signals().points(e));
+        if (s.detection() != null) {
+            Map<String, Boolean> kinds = new LinkedHashMap<>();
+            for (EngineSignalSource src : s.detection().sources()) {
+                kinds.put(src.kind(), true);
+            }
+            for (String kind : kinds.keySet()) {
+                points.add(Point.of(EngineSideMetrics.SIGNAL_SOURCE, 1, AttrKeys.ENGINE, e, AttrKeys.SIGNAL_SOURCE, kind));
+            }
+        }
+        failures.forEach((kind, byType) -> byType.forEach((type, n) -> points.add(Point.of(
+                EngineSideMetrics.SIGNAL_FAILURES, n, AttrKeys.ENGINE, e, AttrKeys.SIGNAL_SOURCE, kind, AttrKeys.ERROR_TYPE, type))));
+        hub.publish("signals/" + e, points);
+    }
+}

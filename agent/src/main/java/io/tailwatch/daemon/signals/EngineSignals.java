@@ -1,0 +1,80 @@
+package io.tailwatch.daemon.signals;
+
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.EngineSideMetrics;
+import io.tailwatch.metrics.Point;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One reading of an engine's own figures. Every figure is null when the source does not report it
+ * (never 0 for unknown); {@code details} holds source-specific extras for the status API (slots,
+ * counters, Metal memory, last error).
+ *
+ * @param running          requests being generated
+ * @param waiting          requests queued, not yet started
+ * @param kvCacheUsage     KV-cache use as a ratio of capacity (0..1)
+ * @param queueWaitSeconds how long requests waited before starting
+ * @param queueWaitSource  measured (the engine's own figure) or estimate (from probe header time)
+ */
+public record EngineSignals(Double running, Double waiting, Double kvCacheUsage, Double queueWaitSeconds,
+                            String queueWaitSource, Map<String, Object> details) {
+    public static final String MEASURED = "measured";
+    public static final String ESTIMATE = "estimate";
+    public static final EngineSignals EMPTY = new EngineSignals(null, null, null, null, null, Map.of());
+
+    public EngineSignals {
+        running = finite(running);
+        waiting = finite(waiting);
+        kvCacheUsage = finite(kvCacheUsage);
+        queueWaitSeconds = finite(queueWaitSeconds);
+        if (queueWaitSeconds == null) {
+            queueWaitSource = null;
+        } else if (!MEASURED.equals(queueWaitSource) && !ESTIMATE.equals(queueWaitSource)) {
+            throw new IllegalArgumentException("queue wait source must be measured or estimate");
+        }
+        details = Collections.unmodifiableMap(new LinkedHashMap<>(details == null ? Map.of() : details));
+    }
+
+    /** Negative, NaN and infinite figures are not figures: they become unknown. */
+    private static Double finite(Double d) {
+        return d == null || d.isNaN() || d.isInfinite() || d < 0 ? null : d;
+    }
+
+    public boolean isEmpty() {
+        return running == null && waiting == null && kvCacheUsage == null && queueWaitSeconds == null;
+    }
+
+    /** Fills the figures this reading lacks from {@code other}; details are merged, this one's first. */
+    public EngineSignals orElse(EngineSignals other) {
+        Map<String, Object> d = new LinkedHashMap<>(other.details);
+        d.putAll(details);
+        boolean ownWait = queueWaitSeconds != null;
+        return new EngineSignals(running != null ? running : other.running,
+                waiting != null ? waiting : other.waiting,
+                kvCacheUsage != null ? kvCacheUsage : other.kvCacheUsage,
+                ownWait ? queueWaitSeconds : other.queueWaitSeconds,
+                ownWait ? queueWaitSource : other.queueWaitSource, d);
+    }
+
+    /** The hub series of this reading for {@code engine}; figures that are unknown have no series. */
+    public List<Point> points(String engine) {
+        List<Point> out = new ArrayList<>(4);
+        if (running != null) {
+            out.add(Point.of(EngineSideMetrics.REQUESTS, running, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "running"));
+        }
+        if (waiting != null) {
+            out.add(Point.of(EngineSideMetrics.REQUESTS, waiting, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "waiting"));
+        }
+        if (kvCacheUsage != null) {
+            out.add(Point.of(EngineSideMetrics.KV_CACHE_USAGE, kvCacheUsage, AttrKeys.ENGINE, engine));
+        }
+        if (queueWaitSeconds != null) {
+            out.add(Point.of(EngineSideMetrics.QUEUE_WAIT, queueWaitSeconds, AttrKeys.ENGINE, engine, AttrKeys.QUEUE_WAIT_SOURCE, queueWaitSource));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,214 @@
+package io.tailwatch.daemon.signals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.http.ProbeErrors;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decides which sources an engine's signals come from, by asking the engine (or by the pinned
+ * {@code signals.source}). Auto-detection, in order:
+ * <ol>
+ * <li>{@code GET /metrics}: JSON with {@code in_flight} is mlx-vlm; Prometheus text with
+ * {@code vllm:}, {@code vllm_mlx_} or {@code llamacpp:} families is read as such;</li>
+ * <li>{@code GET /slots} (unless /metrics was vLLM or mlx-vlm): a list of slot objects is llama.cpp;</li>
+ * <li>when nothing was found: {@code GET /healthz}, then {@code /health}, with the configured queue field;</li>
+ * <li>when still nothing: the header-time estimate from the probes.</li>
+ * </ol>
+ * An engine that does not answer at all is not decided; detection runs again at the next read.
+ */
+public final class SignalDetector {
+    private SignalDetector() {
+    }
+
+    /**
+     * The outcome. {@code decided} false means the engine could not be asked (not reachable, or too slow to tell);
+     * {@code note} says in words what was found or why nothing was.
+     */
+    public record Detection(boolean decided, List<EngineSignalSource> sources, List<String> families, String note) {
+        public Detection {
+            sources = List.copyOf(sources);
+            families = List.copyOf(families);
+        }
+
+        static Detection undecided(String note) {
+            return new Detection(false, List.of(), List.of(), note);
+        }
+
+        public boolean onlyEstimate() {
+            return sources.size() == 1 && sources.get(0) instanceof HeaderTimeEstimate;
+        }
+    }
+
+    public static Detection detect(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate,
+                                   Duration deadline) {
+        // Each request has the whole deadline: detection is rare, and a cold connection may be slow.
+        try {
+            return switch (cfg.source()) {
+                case "none" -> new Detection(true, List.of(), List.of(), "off (signals.source: none)");
+                case "header_estimate" -> new Detection(true, List.of(estimate), List.of(),
+                        "pinned: queue wait estimated from probe header time");
+                case "vllm" -> new Detection(true, List.of(new PrometheusTextSource(ep)), List.of(), "pinned: vllm");
+                case "mlx_vlm" -> new Detection(true, List.of(new MlxVlmJsonSource(ep)), List.of(), "pinned: mlx_vlm");
+                case "llamacpp" -> llamaCpp(ep, deadline);
+                case "health_queue" -> healthQueue(ep, cfg.healthQueueField(), deadline, true);
+                default -> auto(ep, cfg, estimate, deadline);
+            };
+        } catch (SignalFailure f) {
+            return Detection.undecided("engine not reachable: " + f.getMessage());
+        }
+    }
+
+    /** A connection-level failure means the engine is not there to be asked; anything else is an answer. */
+    private static boolean unreachable(SignalFailure f) {
+        String t = f.errorType();
+        return t.equals(ProbeErrors.CONNECT_REFUSED) || t.equals(ProbeErrors.CONNECT_TIMEOUT);
+    }
+
+    /** No answer in time (or a dropped one) says nothing about what the endpoint would have answered. */
+    private static boolean inconclusive(SignalFailure f) {
+        String t = f.errorType();
+        return t.equals(SignalFailure.TIMEOUT) || t.equals(ProbeErrors.CUT);
+    }
+
+    private static Detection auto(EngineEndpoint ep, EngineConfig.Signals cfg, HeaderTimeEstimate estimate, Duration deadline)
+            throws SignalFailure {
+        List<EngineSignalSource> sources = new ArrayList<>();
+        List<String> families = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        boolean skipSlots = false;
+        boolean slow = false;
+        try {
+            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
+            if (b.looksJson()) {
+                JsonNode n = EngineEndpoint.json(b);
+                if (MlxVlmJsonSource.looksLikeMlxVlm(n)) {
+                    sources.add(new MlxVlmJsonSource(ep));
+                    families.add("mlx_vlm");
+                    skipSlots = true;
+                    notes.add("/metrics is mlx-vlm JSON");
+                } else {
+                    notes.add("/metrics is JSON without in_flight");
+                }
+            } else {
+                PrometheusTextParser.Exposition e = PrometheusTextSource.parse(b.text());
+                List<String> f = PrometheusTextSource.flavors(e);
+                if (f.isEmpty()) {
+                    notes.add("/metrics has no engine families");
+                } else {
+                    sources.add(new PrometheusTextSource(ep));
+                    families.addAll(f);
+                    skipSlots = !f.contains("llamacpp");
+                    notes.add("/metrics exports " + String.join(", ", f));
+                }
+            }
+        } catch (SignalFailure f) {
+            if (unreachable(f)) {
+                throw f;
+            }
+            slow |= inconclusive(f);
+            notes.add("/metrics: " + f.errorType());
+        }
+        if (!skipSlots) {
+            try {
+                JsonNode n = ep.getJson(LlamaCppSlotsSource.PATH, deadline);
+                if (LlamaCppSlotsSource.looksLikeSlots(n)) {
+                    sources.add(new LlamaCppSlotsSource(ep));
+                    if (!families.contains("llamacpp")) {
+                        families.add("llamacpp");
+                    }
+                    notes.add("/slots lists llama.cpp slots");
+                } else {
+                    notes.add("/slots is not a slot list");
+                }
+            } catch (SignalFailure f) {
+                if (unreachable(f)) {
+                    throw f;
+                }
+                slow |= inconclusive(f);
+                notes.add("/slots: " + f.errorType());
+            }
+        }
+        if (sources.isEmpty() && slow) {
+            // Settling on the estimate now could hide a /metrics that was merely slow: ask again next time.
+            return Detection.undecided("engine slow to answer (" + String.join("; ", notes) + "); asking again");
+        }
+        if (sources.isEmpty()) {
+            Detection h = healthQueue(ep, cfg.healthQueueField(), deadline, false);
+            if (h != null) {
+                return new Detection(true, h.sources(), families, String.join("; ", notes) + "; " + h.note());
+            }
+            notes.add("no " + cfg.healthQueueField() + " in /healthz or /health");
+            sources.add(estimate);
+            notes.add("queue wait is estimated from probe header time");
+        }
+        return new Detection(true, sources, families, String.join("; ", notes));
+    }
+
+    private static Detection llamaCpp(EngineEndpoint ep, Duration deadline) throws SignalFailure {
+        List<EngineSignalSource> sources = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        try {
+            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
+            if (!b.looksJson() && PrometheusTextSource.flavors(PrometheusTextSource.parse(b.text())).contains("llamacpp")) {
+                sources.add(new PrometheusTextSource(ep));
+                notes.add("/metrics exports llamacpp");
+            }
+        } catch (SignalFailure f) {
+            if (unreachable(f)) {
+                throw f;
+            }
+            notes.add("/metrics: " + f.errorType() + " (started without --metrics?)");
+        }
+        try {
+            if (LlamaCppSlotsSource.looksLikeSlots(ep.getJson(LlamaCppSlotsSource.PATH, deadline))) {
+                sources.add(new LlamaCppSlotsSource(ep));
+                notes.add("/slots lists slots");
+            }
+        } catch (SignalFailure f) {
+            if (unreachable(f)) {
+                throw f;
+            }
+            notes.add("/slots: " + f.errorType());
+        }
+        if (sources.isEmpty()) {
+            // Read /slots anyway so its failure shows, classified, on every read.
+            sources.add(new LlamaCppSlotsSource(ep));
+        }
+        return new Detection(true, sources, List.of("llamacpp"), "pinned: llamacpp; " + String.join("; ", notes));
+    }
+
+    /**
+     * The first of /healthz and /health whose JSON holds {@code field}. Pinned: falls back to /healthz
+     * (so failures show); auto: null when neither has it.
+     */
+    private static Detection healthQueue(EngineEndpoint ep, String field, Duration deadline, boolean pinned)
+            throws SignalFailure {
+        for (String path : HealthQueueSource.PATHS) {
+            try {
+                HttpTransport.TextReply r = ep.answer(path, "application/json", deadline);
+                if (r.status() / 100 != 2 && r.status() != 503) {
+                    continue;
+                }
+                JsonNode n = EngineEndpoint.json(new EngineEndpoint.Body(path, r.contentType(), r.body()));
+                JsonNode v = HealthQueueSource.at(n, field);
+                if (v != null && (v.isNumber() || v.isTextual())) {
+                    return new Detection(true, List.of(new HealthQueueSource(ep, path, field)), List.of(),
+                            (pinned ? "pinned: " : "") + path + " reports " + field);
+                }
+            } catch (SignalFailure f) {
+                if (unreachable(f)) {
+                    throw f;
+                }
+            }
+        }
+        if (!pinned) {
+            return null;
+        }
+        return new Detection(true, List.of(new HealthQueueSource(ep, HealthQueueSource.PATHS.get(0), field)), List.of(),
+                "pinned: health_queue, but neither /healthz nor /health has " + field + " yet");
+    }
+}

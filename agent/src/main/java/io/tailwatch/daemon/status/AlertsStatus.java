@@ -1,0 +1,41 @@
+package io.tailwatch.daemon.status;
+
+import io.tailwatch.daemon.alerts.Alert;
+import io.tailwatch.daemon.alerts.RuleEngine;
+import io.tailwatch.daemon.alerts.WebhookSink;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** The "alerts" part of /api/v1/status: counts, the alerts (worst first), the figures behind them, webhook counters. */
+public final class AlertsStatus implements StatusContributor {
+    private final RuleEngine rules;
+    private final Supplier<WebhookSink> webhook;
+
+    public AlertsStatus(RuleEngine rules, Supplier<WebhookSink> webhook) {
+        this.rules = rules;
+        this.webhook = webhook;
+    }
+
+    @Override
+    public String name() {
+        return "alerts";
+    }
+
+    @Override
+    public Object status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        long firing = rules.alerts().stream().filter(a -> a.state().equals(Alert.FIRING)).count();
+        long pending = rules.alerts().stream().filter(a -> a.state().equals(Alert.PENDING)).count();
+        m.put("firing", firing);
+        m.put("pending", pending);
+        m.put("rules", rules.enabledRules());
+        m.put("alerts", rules.alerts());
+        m.put("signals", rules.signals());
+        WebhookSink w = webhook.get();
+        if (w != null) {
+            m.put("webhook", w.stats());
+        }
+        return m;
+    }
+}

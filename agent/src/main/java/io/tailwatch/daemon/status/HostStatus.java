@@ -1,0 +1,130 @@
+package io.tailwatch.daemon.status;
+
+import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.host.SamplerResult;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The host part of /api/v1/status: sizes in bytes, unknown signals left out. */
+public final class HostStatus {
+    private HostStatus() {
+    }
+
+    public static Map<String, Object> of(HostSnapshot s) {
+        return of(s, null);
+    }
+
+    /**
+     * The host part, with paging activity (pages swapped in and out per second) over the interval from
+     * {@code previous} to {@code s}; left out when either reading lacks the counter, the interval is not
+     * positive or the counter went back (a reset), so unknown never reads as 0.
+     */
+    public static Map<String, Object> of(HostSnapshot s, HostSnapshot previous) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sampled_at", s.at());
+        Map<String, Object> mem = new LinkedHashMap<>();
+        mem.put("total_bytes", asLong(s.memoryTotal()));
+        mem.put("available_bytes", asLong(s.memoryAvailable()));
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.MEMORY_USAGE) {
+                mem.put(p.attributes().get("system.memory.state") + "_bytes", (long) p.value());
+            } else if (p.metric() == HostMetrics.MEMORY_PAGE_USAGE) {
+                mem.put(p.attributes().get(AttrKeys.MEMORY_PAGE_STATE) + "_bytes", (long) p.value());
+            }
+        }
+        mem.put("free_ratio", s.value(HostMetrics.MEMORY_FREE_RATIO));
+        mem.put("pressure_level", asLong(s.pressureLevel()));
+        m.put("memory", mem);
+        Map<String, Object> swap = new LinkedHashMap<>();
+        swap.put("used_bytes", asLong(s.swapUsed()));
+        swap.put("free_bytes", asLong(s.swapFree()));
+        swap.put("total_bytes", asLong(s.swapTotal()));
+        m.put("swap", swap);
+        Map<String, Object> paging = new LinkedHashMap<>();
+        for (String direction : new String[] {"in", "out"}) {
+            Double rate = pagingRate(s, previous, direction);
+            if (rate != null) {
+                paging.put(direction + "_per_second", rate);
+            }
+        }
+        m.put("paging", paging);
+        Map<String, Object> thermal = new LinkedHashMap<>();
+        thermal.put("pressure_level", asLong(s.thermalLevel()));
+        thermal.put("temperature_celsius", s.temperature());
+        thermal.put("cpu_speed_limit", s.cpuSpeedLimit());
+        m.put("thermal", thermal);
+        Map<String, Object> power = new LinkedHashMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.POWER) {
+                power.put(p.attributes().get(AttrKeys.HW_NAME) + "_watts", p.value());
+            }
+        }
+        m.put("power", power);
+        // CPU time by mode over the last interval (ratios that add up to 1); busy is what is neither idle
+        // nor waiting for I/O. Absent until the sampler has two readings to compare.
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        double idle = 0;
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.CPU_UTILIZATION) {
+                String mode = p.attributes().get(AttrKeys.CPU_MODE);
+                cpu.put(mode + "_ratio", p.value());
+                if (mode.equals("idle") || mode.equals("iowait")) {
+                    idle += p.value();
+                }
+            }
+        }
+        if (!cpu.isEmpty()) {
+            cpu.put("busy_ratio", Math.max(0, 1 - idle));
+        }
+        m.put("cpu", cpu);
+        List<Map<String, Object>> procs = new ArrayList<>();
+        Map<String, Map<String, Object>> byEngine = new LinkedHashMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.PROCESS_FOOTPRINT || p.metric() == HostMetrics.PROCESS_RSS) {
+                String engine = p.attributes().get(AttrKeys.ENGINE);
+                Map<String, Object> e = byEngine.computeIfAbsent(engine, k -> {
+                    Map<String, Object> x = new LinkedHashMap<>();
+                    x.put("engine", k);
+                    procs.add(x);
+                    return x;
+                });
+                e.put(p.metric() == HostMetrics.PROCESS_FOOTPRINT ? "footprint_bytes" : "rss_bytes", (long) p.value());
+            }
+        }
+        m.put("processes", procs);
+        List<Map<String, Object>> samplers = new ArrayList<>();
+        for (SamplerResult r : s.results().values()) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("name", r.name());
+            x.put("success", r.success());
+            x.put("duration_seconds", r.duration().toNanos() / 1e9);
+            x.put("error", r.error());
+            samplers.add(x);
+        }
+        m.put("samplers", samplers);
+        return m;
+    }
+
+    /** Pages per second in one direction between two snapshots, or null when unknown. */
+    static Double pagingRate(HostSnapshot s, HostSnapshot previous, String direction) {
+        if (previous == null || !previous.at().isBefore(s.at())) {
+            return null;
+        }
+        Double now = s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
+        Double before = previous.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
+        if (now == null || before == null || now < before) {
+            return null;
+        }
+        double seconds = java.time.Duration.between(previous.at(), s.at()).toNanos() / 1e9;
+        return (now - before) / seconds;
+    }
+
+    private static Long asLong(Double d) {
+        return d == null ? null : Math.round(d);
+    }
+}

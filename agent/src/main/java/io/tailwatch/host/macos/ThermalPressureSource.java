@@ -1,8 +1,0 @@
-package io.tailwatch.host.macos;
-
-import java.io.IOException;
-
-/** The state of the {@code com.apple.system.thermalpressurelevel} notification. */
-public interface ThermalPressureSource {
-    long thermalPressureState() throws IOException;
-}

@@ -1,0 +1,51 @@
+package io.tailwatch.tools.capacity;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a capacity result must carry so a reader can trust and reproduce it: the tool, the engine
+ * and model (digest, format and quantization where the engine tells), the host (chip, OS, memory,
+ * thermal state), when it ran, the parameters and a hash of the prompt shape. Null = not known.
+ */
+public record RunMetadata(String toolVersion, String engine, String engineApi, String engineUrl,
+                          String engineVersion, String model, String modelDigest, String modelFormat,
+                          String quantization, String host, String chip, String os, Double memoryBytes,
+                          String thermal, String memoryPressure, Instant start, Instant end,
+                          Map<String, Object> parameters, String promptSha256) {
+
+    public RunMetadata {
+        parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+    }
+
+    public RunMetadata withTimes(Instant s, Instant e) {
+        return new RunMetadata(toolVersion, engine, engineApi, engineUrl, engineVersion, model, modelDigest, modelFormat,
+                quantization, host, chip, os, memoryBytes, thermal, memoryPressure, s, e, parameters, promptSha256);
+    }
+
+    /** The fields in report order with snake_case keys; unknown values are kept as null. */
+    public Map<String, Object> asMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tool_version", toolVersion);
+        m.put("engine", engine);
+        m.put("engine_api", engineApi);
+        m.put("engine_url", engineUrl);
+        m.put("engine_version", engineVersion);
+        m.put("model", model);
+        m.put("model_digest", modelDigest);
+        m.put("model_format", modelFormat);
+        m.put("quantization", quantization);
+        m.put("host", host);
+        m.put("chip", chip);
+        m.put("os", os);
+        m.put("memory_bytes", memoryBytes == null ? null : memoryBytes.longValue());
+        m.put("thermal", thermal);
+        m.put("memory_pressure", memoryPressure);
+        m.put("start", start == null ? null : start.toString());
+        m.put("end", end == null ? null : end.toString());
+        m.put("parameters", parameters);
+        m.put("prompt_sha256", promptSha256);
+        return m;
+    }
+}

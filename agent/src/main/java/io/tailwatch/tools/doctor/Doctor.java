@@ -1,0 +1,103 @@
+package io.tailwatch.tools.doctor;
+
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.host.EngineProcessSampler;
+import io.tailwatch.core.host.HostSampling;
+import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.MetricHub;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Samples every host signal the way the daemon does (twice, so power has an interval), then runs
+ * the OS's own tools and compares.
+ */
+public final class Doctor {
+    /** The gap between the two samples: power and GPU residency are deltas. */
+    static final Duration GAP = Duration.ofSeconds(1);
+
+    private Doctor() {
+    }
+
+    public static DoctorReport run(Config config, ToolRunner tools) {
+        return run(config, tools, false);
+    }
+
+    /** {@code withSudo}: also compare power and GPU frequency with {@code sudo -n powermetrics} (macOS). */
+    public static DoctorReport run(Config config, ToolRunner tools, boolean withSudo) {
+        return run(config, HostSources.forThisHost(config), tools, HostSources.isMac(), withSudo);
+    }
+
+    public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac) {
+        return run(config, samplers, tools, mac, false);
+    }
+
+    public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac, boolean withSudo) {
+        HostSnapshot snap;
+        try (HostSampling h = new HostSampling(samplers, config.host().interval(), config.host().timeout(), new MetricHub(),
+                Clock.systemUTC())) {
+            h.sampleOnce();
+            try {
+                Thread.sleep(GAP.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            snap = h.sampleOnce();
+        }
+        EngineProcessSampler engineSampler = null;
+        for (Sampler s : samplers) {
+            if (s instanceof EngineProcessSampler e) {
+                engineSampler = e;
+            }
+        }
+        List<String> engineNames = config.engines().stream().map(EngineConfig::name).toList();
+        List<Check> engineChecks = EngineProcessChecks.of(snap, engineSampler, engineNames, tools, mac);
+        if (mac) {
+            Map<List<String>, String> outputs = new HashMap<>();
+            Map<List<String>, String> errors = new HashMap<>();
+            List<List<String>> commands = new ArrayList<>(MacDoctor.TOOLS);
+            if (withSudo) {
+                commands.add(MacDoctor.POWERMETRICS);
+            }
+            for (List<String> cmd : commands) {
+                try {
+                    outputs.put(cmd, tools.run(cmd));
+                } catch (IOException e) {
+                    errors.put(cmd, e.getMessage());
+                }
+            }
+            List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
+            checks.addAll(engineChecks);
+            return new DoctorReport("macOS", checks, snap.results());
+        }
+        String free = null;
+        String freeError = null;
+        try {
+            free = tools.run(List.of("free", "-b"));
+        } catch (IOException e) {
+            freeError = e.getMessage();
+        }
+        String meminfo = null;
+        String meminfoError = null;
+        Path mi = config.host().procfs().resolve("meminfo");
+        try {
+            meminfo = Files.readString(mi, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            meminfoError = mi + ": " + e.getMessage();
+        }
+        List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, free, freeError, meminfo, meminfoError));
+        checks.addAll(engineChecks);
+        return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());
+    }
+}

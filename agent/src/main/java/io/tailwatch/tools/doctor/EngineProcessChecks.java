@@ -1,0 +1,90 @@
+package io.tailwatch.tools.doctor;
+
+import io.tailwatch.core.host.EngineProcessSampler;
+import io.tailwatch.core.host.HostSnapshot;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Each engine's summed RSS beside {@code ps -o rss= -p PID,...} for the same processes (KiB on both
+ * macOS and Linux) and, on macOS, its summed footprint beside {@code footprint -f bytes PID} run per
+ * process (one process per run, so nothing is de-duplicated across them, as ri_phys_footprint is
+ * not). Memory moves while the tools run, so they must agree within {@value #TOLERANCE_PERCENT} % or
+ * {@value #TOLERANCE_FLOOR_MIB} MiB, whichever is larger.
+ */
+public final class EngineProcessChecks {
+    public static final double TOLERANCE_PERCENT = 10;
+    public static final long TOLERANCE_FLOOR_MIB = 8;
+    /** footprint takes a moment per process: at most this many per engine are checked. */
+    static final int MAX_FOOTPRINT_PIDS = 16;
+
+    private EngineProcessChecks() {
+    }
+
+    public static List<Check> of(HostSnapshot s, EngineProcessSampler sampler, List<String> engines, ToolRunner tools) {
+        return of(s, sampler, engines, tools, false);
+    }
+
+    public static List<Check> of(HostSnapshot s, EngineProcessSampler sampler, List<String> engines, ToolRunner tools,
+                                 boolean mac) {
+        List<Check> out = new ArrayList<>();
+        if (sampler == null) {
+            return out;
+        }
+        for (String engine : engines) {
+            Set<Integer> pids = sampler.pidsOf(engine);
+            String signal = "tailwatch.process.memory.rss{" + engine + "}";
+            Double nativeRss = s.processRss(engine);
+            if (pids.isEmpty()) {
+                out.add(new Check(signal, nativeRss == null ? "absent" : Checks.format(nativeRss, "B"), "-", "-", "-",
+                        Check.Verdict.UNAVAILABLE, "no process of this engine is running"));
+                continue;
+            }
+            List<String> cmd = List.of("ps", "-o", "rss=", "-p",
+                    pids.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")));
+            String tool = "ps -o rss= -p " + cmd.get(4);
+            try {
+                long kib = 0;
+                for (String line : tools.run(cmd).split("\\R")) {
+                    if (!line.isBlank()) {
+                        kib += Long.parseLong(line.strip());
+                    }
+                }
+                double toolRss = kib * 1024.0;
+                double tol = Math.max(TOLERANCE_FLOOR_MIB * 1024.0 * 1024, toolRss * TOLERANCE_PERCENT / 100);
+                out.add(Checks.compare(signal, nativeRss, tool, toolRss, tol, "B"));
+            } catch (IOException | NumberFormatException e) {
+                out.add(Checks.toolUnavailable(signal, nativeRss, tool, e.getMessage(), "B"));
+            }
+            if (mac) {
+                out.add(footprint(s, engine, pids, tools));
+            }
+        }
+        return out;
+    }
+
+    static Check footprint(HostSnapshot s, String engine, Set<Integer> pids, ToolRunner tools) {
+        String signal = "tailwatch.process.memory.footprint{" + engine + "}";
+        Double nativeFootprint = s.processFootprint(engine);
+        List<Integer> sorted = pids.stream().sorted().toList();
+        String tool = "footprint -f bytes PID (" + sorted.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
+        if (sorted.size() > MAX_FOOTPRINT_PIDS) {
+            return Checks.toolUnavailable(signal, nativeFootprint, tool,
+                    sorted.size() + " processes; footprint is checked for at most " + MAX_FOOTPRINT_PIDS, "B");
+        }
+        long bytes = 0;
+        try {
+            for (int pid : sorted) {
+                String text = tools.run(List.of("footprint", "-f", "bytes", Integer.toString(pid)));
+                bytes += io.tailwatch.core.host.macos.MacToolText.footprintBytes(text, pid);
+            }
+        } catch (IOException e) {
+            return Checks.toolUnavailable(signal, nativeFootprint, tool, e.getMessage(), "B");
+        }
+        return Checks.compareRelative(signal, nativeFootprint, tool, (double) bytes, TOLERANCE_PERCENT / 100,
+                TOLERANCE_FLOOR_MIB * 1024.0 * 1024, "B");
+    }
+}

@@ -1,0 +1,82 @@
+package io.tailwatch.tools.runbook;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.http.HttpExchange;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads the running agent's API (status and alerts) with a deadline and the bearer token when one is set.
+ *
+ * <p>Uses the plain-socket {@link HttpExchange} rather than {@code java.net.http}: a runbook command
+ * runs in a fresh JVM, where starting the JDK's HTTP client (and the TLS stack it initialises even for
+ * a plain-HTTP loopback URL) costs about half a second. TLS is loaded only for an {@code https} agent.
+ */
+public final class AgentClient {
+    /** Largest API response read (status with many engines and alerts stays well below this). */
+    static final int MAX_BODY = 4 * 1024 * 1024;
+
+    private final URI base;
+    private final String token;
+    private final Duration timeout;
+    private final javax.net.ssl.SSLSocketFactory tlsFactory;
+
+    public AgentClient(URI base, String token, Duration timeout) {
+        this(base, token, timeout, null);
+    }
+
+    /** With {@code tls} (null: the JDK default) for an agent that serves HTTPS. */
+    public AgentClient(URI base, String token, Duration timeout, javax.net.ssl.SSLContext tls) {
+        String b = base.toString();
+        this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
+        this.token = token;
+        this.timeout = timeout;
+        this.tlsFactory = tls == null ? null : tls.getSocketFactory();
+    }
+
+    /** GETs a path and parses the JSON; errors name the endpoint. */
+    public JsonNode get(String path) throws IOException {
+        URI uri = URI.create(base + path);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Accept", "application/json");
+        if (token != null) {
+            headers.put("Authorization", "Bearer " + token);
+        }
+        HttpExchange x;
+        try {
+            x = HttpExchange.send(uri, "GET", headers, null, connectMillis, deadline, tlsFactory);
+        } catch (IOException e) {
+            throw new IOException(uri + ": " + describe(e) + " (is the agent running? tailwatch run)", e);
+        }
+        byte[] body;
+        try (x) {
+            if (x.status() == 401) {
+                throw new IOException(uri + ": 401 unauthorized (pass --token-file or the config with server.auth_token; "
+                        + "with basic_auth_users in the web config, set server.auth_token too: the CLI uses the token on /api/*)");
+            }
+            if (x.status() != 200) {
+                throw new IOException(uri + ": HTTP " + x.status());
+            }
+            try {
+                body = x.readBody(MAX_BODY, deadline);
+            } catch (IOException e) {
+                throw new IOException(uri + ": reading the response: " + describe(e), e);
+            }
+        }
+        try {
+            return Json.MAPPER.readTree(body);
+        } catch (IOException e) {
+            throw new IOException(uri + ": not JSON: " + e.getMessage());
+        }
+    }
+
+    private static String describe(IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

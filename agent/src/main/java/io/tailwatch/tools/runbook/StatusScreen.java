@@ -1,0 +1,205 @@
+package io.tailwatch.tools.runbook;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.config.TextFit;
+import io.tailwatch.core.units.Units;
+import io.tailwatch.core.rules.Signals;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** Renders the agent's status and alerts on one screen, worst first. */
+public final class StatusScreen {
+    private StatusScreen() {
+    }
+
+    public static String render(String url, JsonNode status, JsonNode alerts, Signals s) {
+        StringBuilder b = new StringBuilder();
+        String now = status.path("time").asText("");
+        b.append(TextFit.pieces("tailwatch " + status.path("version").asText("?") + " at " + url, List.of(localTime(now)),
+                "    ", WIDTH));
+        String listenerWarning = status.path("listener").path("warning").asText("");
+        if (!listenerWarning.isEmpty()) {
+            b.append(TextFit.words("WARNING ", listenerWarning, "        ", WIDTH));
+        }
+        List<JsonNode> list = new ArrayList<>();
+        alerts.path("alerts").forEach(list::add);
+        long firing = list.stream().filter(a -> a.path("state").asText().equals("firing")).count();
+        long pending = list.stream().filter(a -> a.path("state").asText().equals("pending")).count();
+        b.append('\n').append(String.format(Locale.ROOT, "ALERTS  %d firing, %d pending%n", firing, pending));
+        for (JsonNode a : list) {
+            StringBuilder labels = new StringBuilder();
+            a.path("labels").fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("job") && !e.getKey().equals("instance")) {
+                    labels.append(labels.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue().asText());
+                }
+            });
+            b.append(TextFit.line(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s",
+                    a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
+                    a.path("value_text").asText(""), ago(a.path("since").asText(), now)), INDENT, WIDTH));
+            if (labels.length() > 0) {
+                b.append(TextFit.words(INDENT, labels.toString(), INDENT, WIDTH));
+            }
+            b.append(TextFit.words(INDENT, a.path("summary").asText(), INDENT, WIDTH));
+            b.append(TextFit.words(INDENT + "-> ", a.path("runbook").asText(), INDENT + "   ", WIDTH));
+        }
+        Signals.Host h = s.host();
+        List<String> host = new ArrayList<>();
+        String swap = "swap " + (h.swapUsedBytes() == null ? "unknown" : Units.formatBytes(h.swapUsedBytes()) + " used");
+        if (h.swapChange10mBytes() != null) {
+            swap += " (+" + Units.formatBytes(h.swapChange10mBytes()) + " in 10m)";
+        }
+        host.add(swap);
+        host.add("memory pressure " + level(h.memoryPressureLevel(), "normal", "warning", "critical"));
+        if (h.memoryAvailableBytes() != null) {
+            host.add("available " + Units.formatBytes(h.memoryAvailableBytes())
+                    + (h.memoryTotalBytes() == null ? "" : " of " + Units.formatBytes(h.memoryTotalBytes())));
+        }
+        host.add("thermal " + level(h.thermalPressureLevel(), "nominal", "moderate", "heavy", "trapping", "sleeping"));
+        if (h.cpuSpeedLimit() != null) {
+            host.add(String.format(Locale.ROOT, "cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
+        }
+        b.append('\n').append(TextFit.pieces("HOST  ", host, "        ", WIDTH));
+        List<Signals.Engine> engines = new ArrayList<>(s.engines());
+        engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
+        b.append('\n').append("ENGINES").append(engines.isEmpty() ? "  none reported\n" : "\n");
+        for (Signals.Engine e : engines) {
+            String memory = e.footprintBytes() != null ? "footprint " + Units.formatBytes(e.footprintBytes())
+                    : e.rssBytes() != null ? "rss " + Units.formatBytes(e.rssBytes()) : "memory unknown";
+            List<String> detail = new ArrayList<>();
+            for (Signals.Model m : e.models()) {
+                detail.add(m.model());
+                if (m.kvHeadroomTokens() != null) {
+                    detail.add(String.format(Locale.ROOT, "(kv headroom %.0f tok", m.kvHeadroomTokens())
+                            + (m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength())));
+                }
+            }
+            if (e.queue() != null) {
+                String q = Diagnosis.queueFigure(e.queue());
+                if (!q.isEmpty()) {
+                    detail.add("queue " + q);
+                }
+            }
+            b.append(TextFit.pieces(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory).stripTrailing(), detail, "      ", WIDTH));
+        }
+        List<Signals.Window> windows = new ArrayList<>(s.windows());
+        windows.sort(Comparator.comparingDouble(StatusScreen::badness).reversed());
+        b.append('\n').append("WINDOWS").append(windows.isEmpty() ? "  no probe windows yet\n" : "\n");
+        if (!windows.isEmpty()) {
+            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", "engine/model/scenario",
+                    "e2e p50/p95/p99", "ttft p95", "errors", "samples", "baseline p95"));
+        }
+        for (Signals.Window w : windows) {
+            String where = Diagnosis.where(w);
+            if (where.length() > 32) {
+                // The full engine/model/scenario on its own line(s), the figures under it in their columns.
+                b.append(whereLines(w));
+                where = "";
+            }
+            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", where,
+                    Diagnosis.secs(w.e2eP50()) + "/" + Diagnosis.secs(w.e2eP95()) + "/" + Diagnosis.secs(w.e2eP99()),
+                    Diagnosis.secs(w.ttftP95()),
+                    w.errorRatio() == null ? "?" : String.format(Locale.ROOT, "%.1f%%", 100 * w.errorRatio()),
+                    Diagnosis.fmt0(w.samples()), Diagnosis.secs(w.baselineP95())));
+        }
+        return b.toString();
+    }
+
+    /** Worse windows first: the larger of p95/baseline and p99/p95, plus errors. */
+    static double badness(Signals.Window w) {
+        double v = 0;
+        Double ob = Diagnosis.overBaseline(w);
+        Double sp = Diagnosis.spread(w);
+        v = Math.max(v, ob == null ? 0 : ob);
+        v = Math.max(v, sp == null ? 0 : sp);
+        if (w.errorRatio() != null) {
+            v += 10 * w.errorRatio();
+        }
+        return v;
+    }
+
+    private static int engineRank(Signals.Engine e) {
+        return switch (engineState(e)) {
+            case "DOWN" -> 0;
+            case "NEVER-REACHED" -> 1;
+            case "loading" -> 2;
+            default -> 3;
+        };
+    }
+
+    private static String engineState(Signals.Engine e) {
+        if (e.loading() != null && e.loading() == 1) {
+            return "loading";
+        }
+        if (e.up() == null) {
+            return "unknown";
+        }
+        if (e.neverReachable()) {
+            // Configured but never answered since the agent started: a warning, not EngineDown.
+            return "NEVER-REACHED";
+        }
+        return e.up() == 1 ? "up" : "DOWN";
+    }
+
+    private static String level(Double v, String... names) {
+        if (v == null) {
+            return "unknown";
+        }
+        int i = (int) Math.round(v);
+        return i >= 0 && i < names.length ? names[i] + "(" + i + ")" : String.valueOf(i);
+    }
+
+    /** The screen fits a 100-column terminal; --json has everything unabridged. */
+    static final int WIDTH = 100;
+
+    /** "3m ago" from an ISO instant relative to the status time (the agent's clock), or the text as given. */
+    static String ago(String since, String now) {
+        try {
+            java.time.Duration d = java.time.Duration.between(java.time.Instant.parse(since),
+                    now.isEmpty() ? java.time.Instant.now() : java.time.Instant.parse(now));
+            long sec = Math.max(0, d.getSeconds());
+            if (sec < 60) {
+                return sec + "s ago";
+            }
+            if (sec < 3600) {
+                return sec / 60 + "m ago";
+            }
+            if (sec < 86_400) {
+                return sec / 3600 + "h" + (sec % 3600 / 60 > 0 ? " " + sec % 3600 / 60 + "m" : "") + " ago";
+            }
+            return sec / 86_400 + "d ago";
+        } catch (java.time.format.DateTimeParseException e) {
+            return since;
+        }
+    }
+
+    /** An ISO instant as local time (yyyy-MM-dd HH:mm:ss zone), or the text as given. */
+    static String localTime(String instant) {
+        try {
+            return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z", Locale.ROOT)
+                    .format(java.time.Instant.parse(instant).atZone(java.time.ZoneId.systemDefault()));
+        } catch (java.time.format.DateTimeParseException e) {
+            return instant;
+        }
+    }
+
+    /** engine/model/scenario in full, broken after a slash when it is wider than the screen. */
+    private static String whereLines(Signals.Window w) {
+        StringBuilder out = new StringBuilder();
+        StringBuilder line = new StringBuilder("  ");
+        String[] parts = {w.engine() + "/", w.model() + "/", w.scenario()};
+        for (String part : parts) {
+            if (line.length() + part.length() > WIDTH && !line.toString().isBlank()) {
+                out.append(TextFit.pieces(line.toString(), List.of(), "    ", WIDTH));
+                line.setLength(0);
+                line.append("    ");
+            }
+            line.append(part);
+        }
+        return out + TextFit.pieces(line.toString(), List.of(), "    ", WIDTH);
+    }
+
+    /** Continuation lines of an alert line up under its name. */
+    private static final String INDENT = "           ";
+}

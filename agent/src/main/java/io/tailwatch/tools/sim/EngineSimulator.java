@@ -1,0 +1,399 @@
+package io.tailwatch.tools.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A fake LLM engine speaking the real wire formats, for fire drills, demos and tests. Generation
+ * is timed exactly: after a slot takes the request (response headers go out only then, as with
+ * mlx_lm.server), the first token follows after {@code ttft} and every further one at a multiple of
+ * 1/tokens-per-second. With one slot, requests queue serially. Faults (HTTP 500, mid-stream stalls)
+ * are drawn from a seeded random source. The API-specific parts live in {@link OllamaWire} and
+ * {@link OpenAiWire}.
+ */
+public final class EngineSimulator implements AutoCloseable {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static {
+        // Every token is a small write: without TCP_NODELAY, Nagle's algorithm holds a token until the
+        // client's (delayed) ACK of the previous one, bunching tokens and skewing every timing.
+        // Read once when the JDK server classes initialise, so set it before the first server starts.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+    private static final int MAX_BODY = 1 << 20;
+    private static final int MAX_WAITING = 512;
+    private static final int MAX_RECORDED = 64;
+    private static final String[] WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+            "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+            "twenty", "über", "naïve", "日本"};
+
+    private final String api;
+    private volatile String flavor = "mlx_lm";
+    private final SimulatorOptions options;
+    private final HttpServer server;
+    private final ThreadPoolExecutor executor;
+    private final Semaphore slots;
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final AtomicInteger active = new AtomicInteger();
+    private final AtomicInteger maxActive = new AtomicInteger();
+    private final AtomicLong served = new AtomicLong();
+    private final Random random;
+    private final Deque<JsonNode> recorded = new ArrayDeque<>();
+    private final Object loadLock = new Object();
+    private volatile boolean loaded;
+    private final long startedNanos = System.nanoTime();
+    private final List<Generation> generations = new ArrayList<>();
+
+    /**
+     * Server-side timing of one generation (System.nanoTime, taken just before each write), for
+     * accuracy benchmarks in the same JVM.
+     */
+    public record Generation(long receivedAt, long headersAt, long firstTokenAt, long lastTokenAt, int tokens) {
+    }
+
+    private EngineSimulator(String api, SimulatorOptions options, HttpServer server, ThreadPoolExecutor executor) {
+        this.api = api;
+        this.options = options;
+        this.server = server;
+        this.executor = executor;
+        this.slots = new Semaphore(options.slots(), true);
+        this.random = new Random(options.seed());
+    }
+
+    /**
+     * Starts a simulator of {@code api} (ollama or openai) on {@code host:port} (port 0 = any free
+     * port; read it back with {@link #port()}).
+     */
+    public static EngineSimulator start(String api, String host, int port, SimulatorOptions options) throws IOException {
+        return start(api, "ollama".equals(api) ? "ollama" : "mlx_lm", host, port, options);
+    }
+
+    /** The OpenAI-compatible engines, each answering its own identity endpoints (for discovery). */
+    public static final java.util.List<String> FLAVORS = java.util.List.of("mlx_lm", "llamacpp", "lmstudio", "vllm");
+
+    /**
+     * Starts a simulator whose identity endpoints are those of {@code flavor}: for api openai one of
+     * {@link #FLAVORS} (llama.cpp adds GET /props, LM Studio GET /api/v0/models, vLLM GET /version and
+     * owned_by "vllm"); for api ollama, "ollama".
+     */
+    public static EngineSimulator start(String api, String flavor, String host, int port, SimulatorOptions options)
+            throws IOException {
+        if (!"ollama".equals(api) && !"openai".equals(api)) {
+            throw new IllegalArgumentException("api must be ollama or openai");
+        }
+        if ("openai".equals(api) ? !FLAVORS.contains(flavor) : !"ollama".equals(flavor)) {
+            throw new IllegalArgumentException("flavor must be one of " + FLAVORS + " for api openai, ollama for api ollama");
+        }
+        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
+        ThreadPoolExecutor ex = new ThreadPoolExecutor(2, 128, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "tailwatch-sim");
+            t.setDaemon(true);
+            return t;
+        });
+        EngineSimulator sim = new EngineSimulator(api, options, server, ex);
+        sim.flavor = flavor;
+        server.setExecutor(ex);
+        Wire wire = "ollama".equals(api) ? new OllamaWire(sim) : new OpenAiWire(sim);
+        server.createContext("/", x -> {
+            try (x) {
+                wire.handle(x);
+            } catch (IOException e) {
+                // The client went away mid-response: nothing to do.
+            } catch (RuntimeException e) {
+                try {
+                    sim.sendJson(x, 500, "{\"error\":\"simulator fault: " + e.getClass().getSimpleName() + "\"}");
+                } catch (IOException ignored) {
+                    // already answering
+                }
+            }
+        });
+        server.start();
+        if ("openai".equals(api) && options.loadTime().toNanos() > 0) {
+            Thread t = new Thread(() -> {
+                sleepUntil(System.nanoTime() + options.loadTime().toNanos());
+                sim.loaded = true;
+            }, "tailwatch-sim-load");
+            t.setDaemon(true);
+            t.start();
+        } else if ("openai".equals(api) || options.loadTime().isZero()) {
+            sim.loaded = true;
+        }
+        return sim;
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public String api() {
+        return api;
+    }
+
+    /** Which engine's identity endpoints it answers: ollama, mlx_lm, llamacpp, lmstudio or vllm. */
+    public String flavor() {
+        return flavor;
+    }
+
+    public SimulatorOptions options() {
+        return options;
+    }
+
+    boolean loaded() {
+        return loaded;
+    }
+
+    /** Requests that reached generation so far. */
+    public long served() {
+        return served.get();
+    }
+
+    /** The most requests generating at the same time so far (never above the slot count). */
+    public int maxConcurrent() {
+        return maxActive.get();
+    }
+
+    /** The last request bodies (bounded), newest last. */
+    public synchronized List<JsonNode> requests() {
+        return List.copyOf(recorded);
+    }
+
+    /** Server-side timings of completed generations (bounded), oldest first. */
+    public synchronized List<Generation> generations() {
+        return List.copyOf(generations);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    // ---- shared machinery for the wires ----
+
+    /** The API-specific request handling. */
+    interface Wire {
+        void handle(HttpExchange x) throws IOException;
+    }
+
+    /** Receives a generation as it happens; the wire turns it into bytes. */
+    interface Emitter {
+        void start() throws IOException;
+
+        void waiting(int step, int steps) throws IOException;
+
+        void token(int index, String text) throws IOException;
+
+        void finish(Outcome outcome) throws IOException;
+    }
+
+    /** What a generation did, in the units the wires report. */
+    record Outcome(int promptTokens, int completionTokens, String finishReason, long totalNanos, long loadNanos,
+                   long promptNanos, long evalNanos) {
+    }
+
+    JsonNode readBody(HttpExchange x) throws IOException {
+        try (InputStream in = x.getRequestBody()) {
+            byte[] b = in.readNBytes(MAX_BODY + 1);
+            if (b.length > MAX_BODY) {
+                throw new IOException("request body too large");
+            }
+            JsonNode n = b.length == 0 ? JSON.createObjectNode() : JSON.readTree(b);
+            synchronized (this) {
+                recorded.addLast(n);
+                while (recorded.size() > MAX_RECORDED) {
+                    recorded.removeFirst();
+                }
+            }
+            return n;
+        }
+    }
+
+    void sendJson(HttpExchange x, int status, String json) throws IOException {
+        byte[] b = json.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+        x.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
+        if (b.length > 0) {
+            try (OutputStream o = x.getResponseBody()) {
+                o.write(b);
+            }
+        }
+    }
+
+    void sendText(HttpExchange x, int status, String text) throws IOException {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        x.sendResponseHeaders(status, b.length);
+        try (OutputStream o = x.getResponseBody()) {
+            o.write(b);
+        }
+    }
+
+    synchronized boolean drawError() {
+        return options.errorRate() > 0 && random.nextDouble() < options.errorRate();
+    }
+
+    private synchronized int drawStall(int tokens) {
+        if (options.stallRate() <= 0 || tokens < 2 || random.nextDouble() >= options.stallRate()) {
+            return -1;
+        }
+        return 1 + random.nextInt(tokens - 1);
+    }
+
+    static int promptTokens(JsonNode body) {
+        int words = 0;
+        for (JsonNode m : body.path("messages")) {
+            words += countWords(m.path("content").asText(""));
+        }
+        words += countWords(body.path("prompt").asText(""));
+        return Math.max(1, words);
+    }
+
+    private static int countWords(String s) {
+        String t = s.trim();
+        return t.isEmpty() ? 0 : t.split("\\s+").length;
+    }
+
+    static String word(int i) {
+        return " " + WORDS[i % WORDS.length];
+    }
+
+    long uptimeNanos() {
+        return System.nanoTime() - startedNanos;
+    }
+
+    /**
+     * Queues for a slot, then generates {@code maxTokens} tokens through {@code emitter}. Returns
+     * false (and sends 503) when too many requests already wait.
+     */
+    boolean generate(HttpExchange x, JsonNode body, int maxTokens, Emitter emitter) throws IOException {
+        long received = System.nanoTime();
+        if (waiting.incrementAndGet() > MAX_WAITING) {
+            waiting.decrementAndGet();
+            sendJson(x, 503, "{\"error\":\"server busy, please try again.  maximum pending requests exceeded\"}");
+            return false;
+        }
+        try {
+            slots.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            waiting.decrementAndGet();
+            return false;
+        }
+        waiting.decrementAndGet();
+        int now = active.incrementAndGet();
+        maxActive.accumulateAndGet(now, Math::max);
+        served.incrementAndGet();
+        try {
+            long headersAt = System.nanoTime();
+            emitter.start();
+            long loadNanos = load(emitter);
+            long afterLoad = System.nanoTime();
+            // TTFT counts from the slot taking the request, or from the end of a real load.
+            long prefillStart = afterLoad - headersAt > 1_000_000L ? afterLoad : headersAt;
+            long first = prefillStart + options.ttft().toNanos();
+            keepAliveUntil(emitter, first);
+            int stallAt = drawStall(maxTokens);
+            long interval = (long) (1e9 / options.tokensPerSecond());
+            long target = first;
+            long firstAt = 0;
+            long lastAt = 0;
+            for (int i = 0; i < maxTokens; i++) {
+                if (i > 0) {
+                    target += interval;
+                }
+                if (i == stallAt) {
+                    target += options.stall().toNanos();
+                }
+                long at = System.nanoTime();
+                if (at - target > 1_000_000L) {
+                    target = at; // running late (a GC, a busy CPU): carry on at pace rather than burst to catch up
+                }
+                sleepUntil(target);
+                // Recorded as the token is handed to the socket: what a client could see at the earliest.
+                lastAt = System.nanoTime();
+                if (i == 0) {
+                    firstAt = lastAt;
+                }
+                emitter.token(i, word(i));
+            }
+            long end = System.nanoTime();
+            emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,
+                    firstAt - prefillStart, (lastAt - firstAt) + interval));
+            synchronized (this) {
+                generations.add(new Generation(received, headersAt, firstAt, lastAt, maxTokens));
+                if (generations.size() > 1000) {
+                    generations.remove(0);
+                }
+            }
+            return true;
+        } finally {
+            active.decrementAndGet();
+            slots.release();
+        }
+    }
+
+    /** Ollama loads the model on first use; the OpenAI flavour waits for its start-up load. */
+    private long load(Emitter emitter) throws IOException {
+        long start = System.nanoTime();
+        if ("ollama".equals(api)) {
+            synchronized (loadLock) {
+                if (!loaded) {
+                    sleepUntil(start + options.loadTime().toNanos());
+                    loaded = true;
+                    return System.nanoTime() - start;
+                }
+            }
+            return 2_000_000L; // a warm Ollama still reports a few ms of load_duration
+        }
+        int step = 0;
+        while (!loaded) {
+            emitter.waiting(++step, 0);
+            sleepUntil(System.nanoTime() + 50_000_000L);
+        }
+        return System.nanoTime() - start;
+    }
+
+    /** Prefill: SSE servers send comment keep-alives meanwhile (mlx_lm: ": keepalive N/M"). */
+    private static void keepAliveUntil(Emitter emitter, long until) throws IOException {
+        long step = 250_000_000L;
+        int steps = (int) Math.max(1, (until - System.nanoTime()) / step);
+        int i = 0;
+        while (until - System.nanoTime() > step) {
+            emitter.waiting(++i, steps);
+            sleepUntil(Math.min(until, System.nanoTime() + step));
+        }
+    }
+
+    static void sleepUntil(long deadline) {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            if (left > 200_000L) {
+                LockSupport.parkNanos(left - 100_000L);
+            } else {
+                Thread.onSpinWait();
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
+        }
+    }
+}

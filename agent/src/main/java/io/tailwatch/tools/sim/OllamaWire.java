@@ -1,0 +1,232 @@
+package io.tailwatch.tools.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
+/**
+ * Ollama's native API as the simulator serves it: GET /, /api/version, /api/tags, /api/ps,
+ * POST /api/show, streaming NDJSON /api/chat and /api/generate (final line with the nanosecond
+ * counters), and the OpenAI-compatible /v1 routes Ollama also offers.
+ */
+final class OllamaWire implements EngineSimulator.Wire {
+    static final String VERSION = "0.12.6";
+    static final long SIZE = 4_920_753_328L;
+    static final int CONTEXT = 4096;
+
+    private final EngineSimulator sim;
+    private final OpenAiWire openai;
+
+    OllamaWire(EngineSimulator sim) {
+        this.sim = sim;
+        this.openai = new OpenAiWire(sim);
+    }
+
+    @Override
+    public void handle(HttpExchange x) throws IOException {
+        String path = x.getRequestURI().getPath();
+        String method = x.getRequestMethod();
+        switch (path) {
+            case "/" -> sim.sendText(x, 200, "Ollama is running");
+            case "/api/version" -> sim.sendJson(x, 200, "{\"version\":\"" + VERSION + "\"}");
+            case "/api/tags" -> sim.sendJson(x, 200, tags());
+            case "/api/ps" -> sim.sendJson(x, 200, ps());
+            case "/api/show" -> show(x);
+            case "/api/chat", "/api/generate" -> {
+                if (!"POST".equals(method)) {
+                    sim.sendJson(x, 405, "{\"error\":\"method not allowed\"}");
+                } else {
+                    generate(x, path.equals("/api/chat"));
+                }
+            }
+            default -> {
+                if (path.startsWith("/v1/")) {
+                    openai.handle(x);
+                } else {
+                    sim.sendText(x, 404, "404 page not found");
+                }
+            }
+        }
+    }
+
+    private ObjectNode details() {
+        ObjectNode d = EngineSimulator.JSON.createObjectNode();
+        d.put("parent_model", "");
+        d.put("format", "gguf");
+        d.put("family", "llama");
+        d.putArray("families").add("llama");
+        d.put("parameter_size", "8.0B");
+        d.put("quantization_level", "Q4_K_M");
+        return d;
+    }
+
+    private String digest() {
+        return "365c0bd3c000a25d28ddbf732fe1c6add414de7275464c4e4d1c3b5fcb5d8ad1";
+    }
+
+    private String tags() {
+        ObjectNode root = EngineSimulator.JSON.createObjectNode();
+        ObjectNode m = root.putArray("models").addObject();
+        String name = sim.options().model();
+        m.put("name", name);
+        m.put("model", name);
+        m.put("modified_at", "2026-01-05T10:00:00.000000000Z");
+        m.put("size", SIZE);
+        m.put("digest", digest());
+        m.set("details", details());
+        return root.toString();
+    }
+
+    private String ps() {
+        ObjectNode root = EngineSimulator.JSON.createObjectNode();
+        ArrayNode models = root.putArray("models");
+        if (sim.loaded()) {
+            ObjectNode m = models.addObject();
+            String name = sim.options().model();
+            m.put("name", name);
+            m.put("model", name);
+            m.put("size", SIZE + 1_073_741_824L);
+            m.put("digest", digest());
+            m.set("details", details());
+            m.put("expires_at", Instant.now().plus(5, ChronoUnit.MINUTES).toString());
+            m.put("size_vram", SIZE + 1_073_741_824L);
+            m.put("context_length", CONTEXT);
+        }
+        return root.toString();
+    }
+
+    private void show(HttpExchange x) throws IOException {
+        JsonNode body = sim.readBody(x);
+        String want = body.path("model").asText(body.path("name").asText(""));
+        if (!sim.options().model().equals(want)) {
+            sim.sendJson(x, 404, "{\"error\":\"model '" + want.replace("\"", "") + "' not found\"}");
+            return;
+        }
+        ObjectNode root = EngineSimulator.JSON.createObjectNode();
+        root.put("license", "simulated");
+        root.put("modelfile", "FROM " + want + "\n");
+        root.put("parameters", "stop \"<|eot_id|>\"");
+        root.put("template", "{{ .Prompt }}");
+        root.set("details", details());
+        root.set("model_info", modelInfo());
+        root.putArray("capabilities").add("completion");
+        root.put("modified_at", "2026-01-05T10:00:00.000000000Z");
+        sim.sendJson(x, 200, root.toString());
+    }
+
+    /** A Llama-3-8B-shaped model: 32 layers, 8 KV heads of 128 (from 4096 / 32): 128 KiB per token at f16. */
+    static ObjectNode modelInfo() {
+        ObjectNode i = EngineSimulator.JSON.createObjectNode();
+        i.put("general.architecture", "llama");
+        i.put("general.basename", "Sim-Llama-3");
+        i.put("general.file_type", 15);
+        i.put("general.parameter_count", 8_030_261_248L);
+        i.put("general.quantization_version", 2);
+        i.put("llama.attention.head_count", 32);
+        i.put("llama.attention.head_count_kv", 8);
+        i.put("llama.attention.layer_norm_rms_epsilon", 1e-5);
+        i.put("llama.block_count", 32);
+        i.put("llama.context_length", 131072);
+        i.put("llama.embedding_length", 4096);
+        i.put("llama.feed_forward_length", 14336);
+        i.put("llama.rope.freq_base", 500000);
+        i.put("llama.vocab_size", 128256);
+        i.put("tokenizer.ggml.model", "gpt2");
+        return i;
+    }
+
+    private void generate(HttpExchange x, boolean chat) throws IOException {
+        JsonNode body = sim.readBody(x);
+        String model = body.path("model").asText("");
+        if (!sim.options().model().equals(model)) {
+            sim.sendJson(x, 404, "{\"error\":\"model \\\"" + model.replace("\"", "") + "\\\" not found, try pulling it first\"}");
+            return;
+        }
+        if (sim.drawError()) {
+            sim.sendJson(x, 500, "{\"error\":\"simulated server error\"}");
+            return;
+        }
+        boolean stream = body.path("stream").asBoolean(true);
+        int max = body.path("options").path("num_predict").asInt(-1);
+        if (max <= 0) {
+            max = 128;
+        }
+        StringBuilder all = new StringBuilder();
+        OutputStream[] out = new OutputStream[1];
+        sim.generate(x, body, max, new EngineSimulator.Emitter() {
+            @Override
+            public void start() throws IOException {
+                if (stream) {
+                    x.getResponseHeaders().set("Content-Type", "application/x-ndjson");
+                    x.sendResponseHeaders(200, 0);
+                    out[0] = x.getResponseBody();
+                }
+            }
+
+            @Override
+            public void waiting(int step, int steps) {
+                // Ollama sends nothing while it loads or evaluates the prompt.
+            }
+
+            @Override
+            public void token(int index, String text) throws IOException {
+                if (!stream) {
+                    all.append(text);
+                    return;
+                }
+                ObjectNode line = base(model);
+                content(line, chat, text);
+                line.put("done", false);
+                write(out[0], line);
+            }
+
+            @Override
+            public void finish(EngineSimulator.Outcome o) throws IOException {
+                ObjectNode line = base(model);
+                content(line, chat, stream ? "" : all.toString());
+                line.put("done_reason", o.finishReason());
+                line.put("done", true);
+                if (!chat) {
+                    line.putArray("context").add(1).add(2).add(3);
+                }
+                line.put("total_duration", o.totalNanos());
+                line.put("load_duration", o.loadNanos());
+                line.put("prompt_eval_count", o.promptTokens());
+                line.put("prompt_eval_duration", o.promptNanos());
+                line.put("eval_count", o.completionTokens());
+                line.put("eval_duration", o.evalNanos());
+                if (stream) {
+                    write(out[0], line);
+                } else {
+                    sim.sendJson(x, 200, line.toString());
+                }
+            }
+        });
+    }
+
+    private static ObjectNode base(String model) {
+        ObjectNode n = EngineSimulator.JSON.createObjectNode();
+        n.put("model", model);
+        n.put("created_at", Instant.now().toString());
+        return n;
+    }
+
+    private static void content(ObjectNode line, boolean chat, String text) {
+        if (chat) {
+            line.putObject("message").put("role", "assistant").put("content", text);
+        } else {
+            line.put("response", text);
+        }
+    }
+
+    private static void write(OutputStream out, ObjectNode line) throws IOException {
+        out.write((line.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+}

@@ -1,0 +1,138 @@
+package io.tailwatch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.EvaluationResult;
+import io.tailwatch.archfixture.cyclic.left.Left;
+import io.tailwatch.archfixture.cyclic.right.Right;
+import io.tailwatch.testing.AgentProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The package structure docs/architecture.md draws, checked on the compiled classes: an acyclic graph of
+ * packages, the core below both wings, the daemon wing and the tools wing side by side (neither imports
+ * the other), the leaves of the core importing nothing of the project, and JNA only in the native classes.
+ */
+class ArchitectureTest {
+    private static JavaClasses project;
+
+    @BeforeAll
+    static void importProject() {
+        project = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.tailwatch");
+    }
+
+    /** Every package its own slice; the metric catalog of the exporters module takes part too. */
+    static ArchRule noPackageCycle() {
+        return slices().matching("io.tailwatch.(**)").should().beFreeOfCycles();
+    }
+
+    @Test
+    void theProjectIsImportedWhole() {
+        // A rule over an empty or partial import would pass for nothing: the wings, the core and the
+        // exporters' catalog are all there.
+        assertThat(project.containPackage("io.tailwatch.daemon.engine")).isTrue();
+        assertThat(project.containPackage("io.tailwatch.tools.capacity")).isTrue();
+        assertThat(project.containPackage("io.tailwatch.core.host.macos")).isTrue();
+        assertThat(project.containPackage("io.tailwatch.metrics")).isTrue();
+        assertThat(project.size()).isGreaterThan(300);
+    }
+
+    @Test
+    void noPackageCycles() {
+        noPackageCycle().check(project);
+    }
+
+    @Test
+    void theCycleRuleCatchesACycle() {
+        // Two test-only packages that import each other: the same rule must report them.
+        JavaClasses cyclic = new ClassFileImporter().importClasses(Left.class, Right.class);
+        EvaluationResult result = noPackageCycle().evaluate(cyclic);
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(result.getFailureReport().toString()).contains("archfixture.cyclic.left")
+                .contains("archfixture.cyclic.right");
+    }
+
+    @Test
+    void theCoreImportsNeitherWingNorTheCommandLine() {
+        noClasses().that().resideInAPackage("io.tailwatch.core..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tailwatch.daemon..", "io.tailwatch.tools..", "io.tailwatch.cli..")
+                .check(project);
+    }
+
+    @Test
+    void theDaemonWingDoesNotImportTheToolsWing() {
+        noClasses().that().resideInAPackage("io.tailwatch.daemon..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tailwatch.tools..", "io.tailwatch.cli..").check(project);
+    }
+
+    @Test
+    void theToolsWingDoesNotImportTheDaemonWing() {
+        noClasses().that().resideInAPackage("io.tailwatch.tools..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.tailwatch.daemon..", "io.tailwatch.cli..").check(project);
+    }
+
+    @Test
+    void theLeavesImportNothingOfTheProject() {
+        for (String leaf : new String[] {"json", "units", "logging", "stats", "tls"}) {
+            String pkg = "io.tailwatch.core." + leaf;
+            noClasses().that().resideInAPackage(pkg).should().dependOnClassesThat(
+                    DescribedPredicate.describe("another package of the project",
+                            c -> c.getPackageName().startsWith("io.tailwatch") && !c.getPackageName().equals(pkg)))
+                    .check(project);
+        }
+        // The HTTP client only logs through the logging leaf.
+        noClasses().that().resideInAPackage("io.tailwatch.core.http").should().dependOnClassesThat(
+                DescribedPredicate.describe("a project package other than logging",
+                        c -> c.getPackageName().startsWith("io.tailwatch")
+                                && !c.getPackageName().equals("io.tailwatch.core.http")
+                                && !c.getPackageName().equals("io.tailwatch.core.logging")))
+                .check(project);
+    }
+
+    @Test
+    void docsArchitectureListsEveryPackageAndNoOther() throws IOException {
+        String doc = Files.readString(AgentProcess.root().resolve("docs/architecture.md"));
+        Set<String> inTree = new TreeSet<>();
+        for (JavaClass c : project) {
+            String pkg = c.getPackageName();
+            if (pkg.startsWith("io.tailwatch.") && !pkg.equals("io.tailwatch.metrics")) {
+                inTree.add(pkg.substring("io.tailwatch.".length()).replace('.', '/') + "/");
+            }
+        }
+        Set<String> inDoc = new TreeSet<>();
+        Matcher m = Pattern.compile("^\\| `((?:core|daemon|tools|cli)[a-z/]*/)`", Pattern.MULTILINE).matcher(doc);
+        while (m.find()) {
+            inDoc.add(m.group(1));
+        }
+        // core/host/ names its three subpackages in its own row.
+        for (String sub : new String[] {"linux/", "macos/", "platform/"}) {
+            assertThat(doc).contains("`" + sub + "`");
+            inDoc.add("core/host/" + sub);
+        }
+        assertThat(inDoc).isEqualTo(inTree);
+    }
+
+    @Test
+    void jnaOnlyInTheNativeClasses() {
+        noClasses().that().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.macos\\.MacNative[^.]*")
+                .and().doNotHaveFullyQualifiedName("io.tailwatch.core.host.platform.NativeTerminal")
+                .and().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.platform\\.NativeTerminal\\$.*")
+                .should().dependOnClassesThat().resideInAPackage("com.sun.jna..").check(project);
+    }
+}

@@ -1,0 +1,158 @@
+package io.tailwatch.core.host.linux;
+
+import static io.tailwatch.core.host.Engines.engine;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tailwatch.core.host.EngineProcessSampler;
+import io.tailwatch.core.host.Lazy;
+import io.tailwatch.core.host.ProcessTable;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** LinuxProcessTable and the engine-process sampler on procfs fixture trees. */
+class LinuxProcessTableTest {
+    @TempDir
+    Path proc;
+
+    private static final String TCP_HEADER =
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+
+    private void process(int pid, int ppid, String comm, String cmdline, long rssKb, long... socketInodes) throws IOException {
+        Path d = Files.createDirectories(proc.resolve(Integer.toString(pid)));
+        Files.writeString(d.resolve("stat"), pid + " (" + comm + ") S " + ppid + " " + pid + " " + pid + " 0 -1 4194560 0 0\n");
+        Files.write(d.resolve("cmdline"), cmdline.replace(' ', '\0').concat("\0").getBytes(StandardCharsets.UTF_8));
+        Files.writeString(d.resolve("status"), "Name:\t" + comm + "\nVmPeak:\t 999 kB\nVmRSS:\t  " + rssKb + " kB\nThreads:\t4\n");
+        Path fd = Files.createDirectories(d.resolve("fd"));
+        Files.createSymbolicLink(fd.resolve("0"), Path.of("/dev/null"));
+        int n = 3;
+        for (long inode : socketInodes) {
+            Files.createSymbolicLink(fd.resolve(Integer.toString(n++)), Path.of("socket:[" + inode + "]"));
+        }
+    }
+
+    private void tables() throws IOException {
+        Files.createDirectories(proc.resolve("net"));
+        // 127.0.0.1:8080 LISTEN inode 5001; 0.0.0.0:11434 LISTEN inode 5002; an established socket on 8080 (inode 5003).
+        Files.writeString(proc.resolve("net/tcp"), TCP_HEADER
+                + "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5001 1 0000000000000000 100 0 0 10 0\n"
+                + "   1: 00000000:2CAA 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5002 1 0000000000000000 100 0 0 10 0\n"
+                + "   2: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1000        0 5003 1 0000000000000000 20 4 30 10 -1\n");
+        // [::1]:9090 LISTEN inode 5004
+        Files.writeString(proc.resolve("net/tcp6"), TCP_HEADER
+                + "   0: 00000000000000000000000001000000:2382 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5004 1 0000000000000000 100 0 0 10 0\n");
+    }
+
+    @Test
+    void listeningSocketsAreTracedToTheirProcesses() throws IOException {
+        tables();
+        process(100, 1, "python3", "python3 -m mlx_lm.server --port 8080", 2048, 5001);
+        process(101, 1, "curl", "curl http://127.0.0.1:8080", 512, 5003);
+        process(200, 1, "ollama", "/usr/bin/ollama serve", 4096, 5002);
+        process(300, 1, "vllm", "vllm serve", 1024, 5004);
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        Map<Integer, Set<Integer>> l = t.listening(Set.of(8080, 11434, 9090, 7777));
+        assertThat(l.get(8080)).containsExactly(100);
+        assertThat(l.get(11434)).containsExactly(200);
+        assertThat(l.get(9090)).containsExactly(300);
+        assertThat(l).doesNotContainKey(7777);
+        assertThat(t.memory(100)).isEqualTo(new ProcessTable.ProcessMemory(2048L * 1024, null));
+        assertThat(t.memory(999)).isNull();
+        ProcessTable.ProcessInfo p = t.processes().stream().filter(x -> x.pid() == 100).findFirst().orElseThrow();
+        assertThat(p.name()).isEqualTo("python3");
+        assertThat(p.ppid()).isEqualTo(1);
+        assertThat(p.args()).containsExactly("python3", "-m", "mlx_lm.server", "--port", "8080");
+    }
+
+    @Test
+    void processNamesWithSpacesAndParenthesesAreParsed() throws IOException {
+        process(7, 3, "Web Content (x)", "firefox", 10);
+        ProcessTable.ProcessInfo p = new LinuxProcessTable(proc).processes().get(0);
+        assertThat(p.name()).isEqualTo("Web Content (x)");
+        assertThat(p.ppid()).isEqualTo(3);
+    }
+
+    @Test
+    void aBrokenTcpTableNamesFileAndLine() throws IOException {
+        Files.createDirectories(proc.resolve("net"));
+        Files.writeString(proc.resolve("net/tcp"), TCP_HEADER + "   0: 0100007F:ZZZZ 00000000:0000 0A 0 0 0 0 0 0 5001\n");
+        assertThatThrownBy(() -> new LinuxProcessTable(proc).listening(Set.of(8080)))
+                .hasMessageContaining("net/tcp line 2");
+    }
+
+    @Test
+    void samplerSumsEngineAndChildrenAndExportsNoFootprintOnLinux() throws Exception {
+        tables();
+        process(200, 1, "ollama", "/usr/bin/ollama serve", 4096, 5002);
+        process(201, 200, "ollama", "/usr/bin/ollama runner --model x", 100_000);
+        process(100, 1, "python3", "python3 -m mlx_lm.server", 2048);
+        process(500, 1, "bash", "bash", 3000);
+        EngineProcessSampler s = new EngineProcessSampler(List.of(
+                engine("ollama", "http://127.0.0.1:11434", "ollama"),
+                engine("mlx", "http://127.0.0.1:8081", "mlx_lm"),
+                engine("llama", "http://127.0.0.1:8082", "llama-server")),
+                Lazy.of("procfs", () -> new LinuxProcessTable(proc)), 12);
+        List<Point> points = s.sample();
+        assertThat(points).containsExactlyInAnyOrder(
+                Point.of(HostMetrics.PROCESS_RSS, (4096 + 100_000) * 1024.0, AttrKeys.ENGINE, "ollama"),
+                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "mlx"));
+        assertThat(points).noneMatch(p -> p.metric() == HostMetrics.PROCESS_FOOTPRINT);
+
+        // The runner exits: the next run reads what is left and looks the processes up again after.
+        Files.walk(proc.resolve("201")).sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, AttrKeys.ENGINE, "ollama"));
+        assertThat(s.sample()).contains(Point.of(HostMetrics.PROCESS_RSS, 4096 * 1024.0, AttrKeys.ENGINE, "ollama"));
+        assertThat(s.pidsOf("ollama")).containsExactly(200);
+    }
+
+    @Test
+    void hugeCommandLinesAreReadOnlyAsFarAsMatchingNeeds() throws IOException {
+        // Nine processes with about 2 MB of arguments each, and the engine among them.
+        String big = "x".repeat(64 * 1024);
+        StringBuilder huge = new StringBuilder("/usr/bin/sleep");
+        for (int i = 0; i < 32; i++) {
+            huge.append(' ').append(big);
+        }
+        for (int pid = 10; pid < 19; pid++) {
+            process(pid, 1, "sleep", huge.toString(), 100);
+        }
+        process(100, 1, "python3", "python3 -m mlx_lm.server --port 8080", 2048);
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        List<ProcessTable.ProcessInfo> all = t.processes();
+        assertThat(all).hasSize(10);
+        for (ProcessTable.ProcessInfo p : all) {
+            int bytes = p.args().stream().mapToInt(a -> a.length() + 1).sum();
+            assertThat(bytes).as("pid " + p.pid()).isLessThanOrEqualTo(ProcessTable.MAX_ARG_BYTES + 1);
+            assertThat(p.args().size()).isLessThanOrEqualTo(ProcessTable.MAX_ARGS);
+        }
+        assertThat(t.lastCycleBytes()).isLessThanOrEqualTo(10L * ProcessTable.MAX_ARG_BYTES);
+        ProcessTable.ProcessInfo engine = all.stream().filter(x -> x.pid() == 100).findFirst().orElseThrow();
+        assertThat(io.tailwatch.core.host.EngineProcesses.matches(engine, List.of("mlx_lm"))).isTrue();
+    }
+
+    @Test
+    void theBytesReadInOneCycleAreBounded() throws IOException {
+        String arg = "y".repeat(ProcessTable.MAX_ARG_BYTES);
+        int n = (int) (ProcessTable.MAX_ARG_BYTES_PER_CYCLE / ProcessTable.MAX_ARG_BYTES) + 20;
+        for (int pid = 1000; pid < 1000 + n; pid++) {
+            process(pid, 1, "worker", "/usr/bin/worker " + arg, 100);
+        }
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        List<ProcessTable.ProcessInfo> all = t.processes();
+        assertThat(all).hasSize(n);
+        assertThat(t.lastCycleBytes()).isEqualTo(ProcessTable.MAX_ARG_BYTES_PER_CYCLE);
+        // Past the budget a process keeps its name (what matching reads first) without arguments.
+        assertThat(all.stream().filter(p -> p.args().isEmpty()).count()).isGreaterThanOrEqualTo(20);
+        assertThat(all).allSatisfy(p -> assertThat(p.name()).isEqualTo("worker"));
+    }
+}

@@ -1,0 +1,176 @@
+package io.tailwatch.daemon.api;
+
+import io.tailwatch.core.config.ConfigException;
+import io.tailwatch.core.config.LiveWebConfig;
+import io.tailwatch.core.config.WebConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tailwatch.testing.TestCerts;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WebConfigTest {
+    @TempDir
+    static Path dir;
+    static String hash;
+
+    @BeforeAll
+    static void certs() throws Exception {
+        TestCerts.ca(dir, "ca");
+        TestCerts.leaf(dir, "ca", "ec", "ec");
+        TestCerts.leaf(dir, "ca", "rsa", "rsa");
+        TestCerts.leaf(dir, "ca", "p8", "pkcs8");
+        hash = TestCerts.bcrypt("pw");
+    }
+
+    private static WebConfig load(String yaml) throws Exception {
+        Path f = Files.createTempFile(dir, "web", ".yml");
+        Files.writeString(f, yaml);
+        return WebConfig.load(f);
+    }
+
+    private static String problems(String yaml) {
+        try {
+            load(yaml);
+        } catch (ConfigException e) {
+            return e.getMessage();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        throw new AssertionError("loaded without a problem: " + yaml);
+    }
+
+    @Test
+    void readsKeysInEveryFormGoReads() throws Exception {
+        assertThat(Files.readString(dir.resolve("ec.key"))).contains("BEGIN EC PRIVATE KEY");
+        assertThat(Files.readString(dir.resolve("rsa.key"))).contains("BEGIN RSA PRIVATE KEY");
+        assertThat(Files.readString(dir.resolve("p8.key"))).contains("BEGIN PRIVATE KEY");
+        for (String name : new String[] {"ec", "rsa", "p8"}) {
+            WebConfig c = load("tls_server_config: {cert_file: %s.crt, key_file: %s.key}\n".formatted(name, name));
+            assertThat(c.tls().chain()[0].getSubjectX500Principal().getName()).isEqualTo("CN=" + name);
+            assertThat(c.tls().key().getAlgorithm()).isEqualTo(name.equals("rsa") ? "RSA" : "EC");
+            assertThat(c.tls().protocols()).containsExactly("TLSv1.3", "TLSv1.2");
+            assertThat(c.basicAuth()).isFalse();
+        }
+    }
+
+    @Test
+    void emptyFileMeansPlainHttpWithoutAuth() throws Exception {
+        WebConfig c = load("");
+        assertThat(c.tls()).isNull();
+        assertThat(c.basicAuth()).isFalse();
+    }
+
+    @Test
+    void fullExampleLoads() throws Exception {
+        WebConfig c = load("""
+                tls_server_config:
+                  cert_file: ec.crt
+                  key_file: ec.key
+                  client_auth_type: RequireAndVerifyClientCert
+                  client_ca_file: ca.crt
+                  client_allowed_sans: [127.0.0.1]
+                  min_version: TLS13
+                  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305]
+                  prefer_server_cipher_suites: false
+                http_server_config:
+                  http2: false
+                  headers: {Strict-Transport-Security: max-age=31536000, x-frame-options: deny}
+                basic_auth_users:
+                  prometheus: '%s'
+                """.formatted(hash));
+        assertThat(c.tls().protocols()).containsExactly("TLSv1.3");
+        assertThat(c.tls().clientCertRequired()).isTrue();
+        assertThat(c.tls().verifiesClientCert()).isTrue();
+        assertThat(c.tls().clientCas()).hasSize(1);
+        assertThat(c.tls().cipherSuites()).startsWith("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256").contains("TLS_AES_128_GCM_SHA256");
+        assertThat(c.headers()).isEqualTo(Map.of("Strict-Transport-Security", "max-age=31536000", "X-Frame-Options", "deny"));
+        assertThat(c.users()).containsOnlyKeys("prometheus");
+        assertThat(c.files()).hasSize(4);
+    }
+
+    @Test
+    void everyProblemNamesItsKey() {
+        assertThat(problems("basic_auth_users: {alice: plain-text}\n"))
+                .contains("basic_auth_users.alice: not a bcrypt hash").doesNotContain("plain-text");
+        assertThat(problems("tls_server_config: {cert_file: nope.crt, key_file: ec.key}\n"))
+                .contains("tls_server_config.cert_file").contains("nope.crt: no such file");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt}\n")).contains("tls_server_config: missing key_file");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: rsa.key}\n"))
+                .contains("tls_server_config.key_file").contains("does not match");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, client_auth_type: Always}\n"))
+                .contains("tls_server_config.client_auth_type: expected one of NoClientCert");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, client_auth_type: RequireAndVerifyClientCert}\n"))
+                .contains("needs client_ca_file");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, client_ca_file: ca.crt}\n"))
+                .contains("tls_server_config.client_ca_file").contains("NoClientCert");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: TLS13, max_version: TLS12}\n"))
+                .contains("tls_server_config.min_version");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: SSL3}\n"))
+                .contains("tls_server_config.min_version: expected one of TLS10");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, cipher_suites: [TLS_FOO]}\n"))
+                .contains("tls_server_config.cipher_suites").contains("TLS_FOO");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ca.crt}\n"))
+                .contains("tls_server_config.key_file").contains("no PEM private key");
+        assertThat(problems("http_server_config: {headers: {Server: x}}\n")).contains("http_server_config.headers.Server");
+        assertThat(problems("http_server_config: {headers: {X-Frame-Options: allow}}\n")).contains("deny or sameorigin");
+        assertThat(problems("rate_limit: {interval: 1s, burst: 10}\n")).contains("rate_limit: not supported");
+        assertThat(problems("tls_config: {}\n")).contains("tls_config: unknown key");
+        assertThat(problems("basic_auth_users: [\n")).contains("YAML syntax");
+    }
+
+    @Test
+    void guardCachesAVerifiedPasswordAndPaysBcryptForEveryFailure() throws Exception {
+        Path f = dir.resolve("guard.yml");
+        Files.writeString(f, "basic_auth_users: {prometheus: '%s'}\n".formatted(hash));
+        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false);
+        Map<String, String> users = WebConfig.load(f).users();
+        String good = "Basic " + Base64.getEncoder().encodeToString("prometheus:pw".getBytes(StandardCharsets.UTF_8));
+        String bad = "Basic " + Base64.getEncoder().encodeToString("prometheus:px".getBytes(StandardCharsets.UTF_8));
+        String stranger = "Basic " + Base64.getEncoder().encodeToString("mallory:pw".getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i < 20; i++) {
+            assertThat(g.check(users, good)).isNull();
+        }
+        assertThat(g.bcryptRuns.get()).isEqualTo(1);
+        assertThat(g.check(users, bad)).isEqualTo("wrong_password");
+        assertThat(g.check(users, bad)).isEqualTo("wrong_password");
+        assertThat(g.bcryptRuns.get()).isEqualTo(3);
+        // An unknown user costs a bcrypt too, so timing does not reveal which users exist.
+        assertThat(g.check(users, stranger)).isEqualTo("unknown_user");
+        assertThat(g.bcryptRuns.get()).isEqualTo(4);
+        assertThat(g.check(users, null)).isEqualTo("missing");
+        assertThat(g.check(users, "Bearer x")).isEqualTo("malformed");
+        assertThat(g.check(users, "Basic !!!")).isEqualTo("malformed");
+        assertThat(g.check(users, good)).isNull();
+        assertThat(g.bcryptRuns.get()).isEqualTo(4);
+        // A new hash for the user (password changed in the file) misses the cache.
+        String other = TestCerts.bcrypt("pw");
+        assertThat(g.check(Map.of("prometheus", other), good)).isNull();
+        assertThat(g.bcryptRuns.get()).isEqualTo(5);
+    }
+
+    @Test
+    void logEscapingKeepsControlCharactersOut() {
+        assertThat(BasicAuthGuard.escape("bob\n2026 INFO forged")).isEqualTo("\"bob\\u000a2026 INFO forged\"");
+    }
+
+    @Test
+    void warningOnlyOffLoopbackAndNamesWhatIsMissing() {
+        assertThat(ListenerSecurity.warning("127.0.0.1", 9531, false, false, false)).isNull();
+        assertThat(ListenerSecurity.warning("::1", 9531, false, false, false)).isNull();
+        assertThat(ListenerSecurity.warning("localhost", 9531, false, false, false)).isNull();
+        assertThat(ListenerSecurity.warning("0.0.0.0", 9531, true, true, false)).isNull();
+        assertThat(ListenerSecurity.warning("0.0.0.0", 9531, false, true, false)).contains("without TLS").doesNotContain("authentication");
+        assertThat(ListenerSecurity.warning("0.0.0.0", 9531, true, false, true)).contains("without authentication")
+                .contains("bearer token guards /api/* only");
+        assertThat(ListenerSecurity.warning("0.0.0.0", 9531, false, false, false)).contains("without TLS").contains("without authentication");
+    }
+}
