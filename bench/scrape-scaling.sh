@@ -4,17 +4,21 @@
 # configuration `tailwatch config check` accepts, and the script shows it refusing one engine or one
 # scenario more), the shipped jar runs with the daemon's own JVM flags (bench/jvm-flags.sh) and -Xlog:gc
 # against two simulators (one Ollama, one OpenAI-compatible; the engines alternate between them under
-# different names), every engine with two probed scenarios. Once every scenario has been probed and the
+# different names), every engine with two probed scenarios at the shipped defaults (health every 15 s,
+# a probe per scenario every 60 s, with jitter). Once every scenario has been probed and the
 # series count is steady, the agent sits idle for one window (its background CPU and collections), then
 # is scraped SCRAPES times without compression and SCRAPES times with gzip (as Prometheus asks), one
 # scrape every 0.6 s (past the agent's 0.5 s reuse of a rendering, so every scrape renders), after as
 # many warm-up scrapes of each kind.
 # Reported per row: series (sample lines), bytes (plain and gzip), CPU ms per scrape (utime+stime from
-# /proc/PID/stat over the scrapes minus the idle window's rate; clock ticks of 10 ms, so the small rows
-# are coarse), us per series, and young / full collections during the scrapes (and idle, for reference).
+# /proc/PID/stat over the scrapes minus the idle window's rate; clock ticks of 10 ms, and the probes'
+# jitter makes the idle rate a rough guess), the part of it spent on the HTTP worker threads (from
+# /proc/PID/task/*/stat: rendering, gzip and the request itself, nothing else), us per series, and
+# young / full collections during the scrapes (and idle, for reference). Every scrape is a new curl
+# connection (Prometheus keeps its connection open, so it costs the agent a little less).
 # node_exporter (apt package prometheus-node-exporter), when installed, is measured the same way on
 # 127.0.0.1 only.
-# Loopback only; bounded in time (about two and a half minutes a row at the default 30 scrapes) and in requests (4 x SCRAPES a row).
+# Loopback only; bounded in time (at most about four minutes a row at the default 30 scrapes) and in requests (4 x SCRAPES a row).
 # Usage: bench/scrape-scaling.sh [SCRAPES (30)] [ROWS ("1 10 32")]   (TAILWATCH_JAR: another jar)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,21 +39,25 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-simulator() {
+# Starts a simulator in this shell (so that cleanup kills it) and sets sim_url to its URL.
+start_simulator() {
   local api=$1 log=$work/sim-$1.log
   java -Xmx64m -jar "$JAR" simulate --api "$api" --listen 127.0.0.1:0 --ttft 20ms \
     --tokens-per-second 400 --slots 8 >"$log" 2>&1 &
   pids+=($!)
+  sim_url=""
   for _ in $(seq 1 120); do
-    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
-    [ -n "$url" ] && { echo "$url"; return; }
+    sim_url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
+    [ -n "$sim_url" ] && return
     sleep 0.5
   done
   echo "simulator $api did not start: $(cat "$log")" >&2
   exit 1
 }
-ollama=$(simulator ollama)
-openai=$(simulator openai)
+start_simulator ollama
+ollama=$sim_url
+start_simulator openai
+openai=$sim_url
 
 # config ENGINES SCENARIOS_PER_ENGINE > file
 config() {
@@ -58,26 +66,37 @@ config() {
   for i in $(seq 0 $((n - 1))); do
     local api=ollama url=$ollama
     if [ $((i % 2)) = 1 ]; then api=openai url=$openai; fi
-    printf '  - name: e%02d\n    api: %s\n    url: %s\n    health: {interval: 10s, timeout: 2s}\n    scenarios:\n' "$i" "$api" "$url"
+    printf '  - name: e%02d\n    api: %s\n    url: %s\n    scenarios:\n' "$i" "$api" "$url"
     for s in $(seq 1 "$per"); do
-      printf '      - name: s%d\n        interval: 10s\n        max_tokens: 16\n' "$s"
-      printf '        timeouts: {connect: 1s, first_token: 2s, total: 5s}\n'
+      printf '      - name: s%d\n        max_tokens: 16\n' "$s"
     done
   done
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# CPU ticks of the agent's HTTP worker threads (Jetty pool "tailwatch-http"): the scrapes' own work,
+# without the probes, samplers and collector that run beside them.
+http_ticks() {
+  local t sum=0
+  for t in /proc/"$1"/task/*; do
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      tailwatch-http*) sum=$((sum + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0))) ;;
+    esac
+  done
+  echo "$sum"
+}
 now() { date +%s.%N; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 series() { grep -cv '^\(#\|$\)' "$1"; }
 
 # window PID URL GCLOG CURL-ARGS...: SCRAPES scrapes (none when URL is "-"), one every SPACING s.
-# Prints: cpu-ticks seconds young full bytes
+# Prints: cpu-ticks seconds young full bytes http-ticks
 window() {
   local pid=$1 url=$2 gclog=$3
   shift 3
-  local g0=0 c0 t0 bytes=0
+  local g0=0 c0 t0 h0 bytes=0
   [ "$gclog" = - ] || g0=$(wc -l <"$gclog")
+  h0=$(http_ticks "$pid")
   c0=$(cpu_ticks "$pid")
   t0=$(now)
   for _ in $(seq 1 "$SCRAPES"); do
@@ -86,14 +105,15 @@ window() {
     fi
     sleep "$SPACING"
   done
-  local c1 t1 young=- full=-
+  local c1 t1 h1 young=- full=-
   c1=$(cpu_ticks "$pid")
+  h1=$(http_ticks "$pid")
   t1=$(now)
   if [ "$gclog" != - ]; then
     young=$(tail -n +"$((g0 + 1))" "$gclog" | grep -c 'Pause Young' || true)
     full=$(tail -n +"$((g0 + 1))" "$gclog" | grep -c 'Pause Full' || true)
   fi
-  echo "$((c1 - c0)) $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}') $young $full $bytes"
+  echo "$((c1 - c0)) $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}') $young $full $bytes $((h1 - h0))"
 }
 
 # row LABEL PID URL GCLOG: idle window, plain scrapes, gzip scrapes; prints one table row.
@@ -102,18 +122,20 @@ row() {
   # Warm-up: the renderer compiled (C1) as a running daemon has it, both encodings.
   window "$pid" "$url" - >/dev/null
   window "$pid" "$url" - -H 'Accept-Encoding: gzip' >/dev/null
-  read -r ic is iy idlefull _ < <(window "$pid" - "$gclog")
-  read -r pc ps py pf pb < <(window "$pid" "$url" "$gclog")
+  read -r ic is iy idlefull _ _ < <(window "$pid" - "$gclog")
+  read -r pc ps py pf pb ph < <(window "$pid" "$url" "$gclog")
   local n
   n=$(series "$work/body")
-  read -r zc zs zy zf zb < <(window "$pid" "$url" "$gclog" -H 'Accept-Encoding: gzip')
+  read -r zc zs zy zf zb zh < <(window "$pid" "$url" "$gclog" -H 'Accept-Encoding: gzip')
   awk -v l="$label" -v n="$n" -v s="$SCRAPES" -v t="$tck" -v ic="$ic" -v is="$is" -v iy="$iy" -v if_="$idlefull" \
-    -v pc="$pc" -v ps="$ps" -v py="$py" -v pf="$pf" -v pb="$pb" -v zc="$zc" -v zs="$zs" -v zy="$zy" -v zf="$zf" -v zb="$zb" '
+    -v pc="$pc" -v ps="$ps" -v py="$py" -v pf="$pf" -v pb="$pb" -v zc="$zc" -v zs="$zs" -v zy="$zy" -v zf="$zf" -v zb="$zb" \
+    -v ph="$ph" -v zh="$zh" -v http="$([ "$gclog" = - ] && echo 0 || echo 1)" '
     function ms(c, secs) { v = (c / t - ic / t / is * secs) * 1000 / s; return v < 0 ? 0 : v }
+    function hms(h) { return http ? sprintf("%.1f", h / t * 1000 / s) : "-" }
     BEGIN {
       p = ms(pc, ps); z = ms(zc, zs)
-      printf "| %s | %d | %d / %d | %.1f | %.1f | %.2f | %s / %s | %s / %s | %s / %s |\n", l, n, pb, zb, p, z, p * 1000 / n,
-        py, pf, zy, zf, iy, if_
+      printf "| %s | %d | %d / %d | %.1f / %.1f | %s / %s | %.2f | %s / %s | %s / %s | %s / %s |\n", l, n, pb, zb, p, z,
+        hms(ph), hms(zh), p * 1000 / n, py, pf, zy, zf, iy, if_
     }'
 }
 
@@ -121,7 +143,7 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 echo "java: $(java -version 2>&1 | head -n 1); flags: $flags"
 echo "scrapes per window: $SCRAPES, one every ${SPACING}s"
 echo
-echo "| agent, engines x 2 scenarios | series | bytes plain / gzip | CPU ms/scrape plain | CPU ms/scrape gzip | us/series plain | GC young/full plain | GC young/full gzip | GC young/full idle |"
+echo "| engines x 2 scenarios | series | bytes plain / gzip | process CPU ms/scrape plain / gzip | of it HTTP threads plain / gzip | us/series plain | GC young/full plain | GC young/full gzip | GC young/full idle |"
 echo "|---|---|---|---|---|---|---|---|---|"
 max=0
 for n in $ROWS; do
@@ -136,20 +158,20 @@ for n in $ROWS; do
   pids+=($agent)
   port=""
   for _ in $(seq 1 120); do
-    port=$(grep -o 'listening on 127\.0\.0\.1:[0-9]*' "$work/agent-$n.log" | head -n 1 | sed 's/.*://' || true)
+    port=$(grep -so 'listening on 127\.0\.0\.1:[0-9]*' "$work/agent-$n.log" | head -n 1 | sed 's/.*://' || true)
     [ -n "$port" ] && break
     sleep 0.5
   done
   [ -n "$port" ] || { echo "agent did not start: $(cat "$work/agent-$n.log")" >&2; exit 1; }
   url=http://127.0.0.1:$port/metrics
   # Every scenario probed at least once (all its histograms exist), then a steady series count.
-  deadline=$((SECONDS + 90))
+  deadline=$((SECONDS + 150))
   until [ "$(curl -s --max-time 10 "$url" | grep -c '^tailwatch_probe_success{.*} 1' || true)" -ge $((n * 2)) ]; do
-    [ $SECONDS -lt $deadline ] || { echo "not every scenario probed within 90 s ($n engines)" >&2; exit 1; }
+    [ $SECONDS -lt $deadline ] || { echo "not every scenario probed within 150 s ($n engines)" >&2; exit 1; }
     kill -0 "$agent" 2>/dev/null || { echo "agent exited: $(tail -n 20 "$work/agent-$n.log")" >&2; exit 1; }
     sleep 1
   done
-  sleep 11
+  sleep 5
   last=-1
   for _ in $(seq 1 15); do
     curl -s --max-time 10 -o "$work/body" "$url"

@@ -232,8 +232,11 @@ public final class PrometheusExporter implements MetricSink {
         boolean om = wantsOpenMetrics(accept);
         String type = om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE;
         out.write(om ? targetInfoOpenMetrics : targetInfoText);
-        EofHold body = om ? new EofHold(out) : null;
-        java.io.OutputStream target = om ? body : out;
+        // Micrometer's writer flushes at the end of every registry: passed on to a response, each flush
+        // would send a chunk of its own. The caller flushes once, at the end.
+        java.io.OutputStream unflushed = new NoFlush(out);
+        EofHold body = om ? new EofHold(unflushed) : null;
+        java.io.OutputStream target = om ? body : unflushed;
         for (PrometheusMeterRegistry r : byFamily.values()) {
             r.scrape(target, type);
             if (body != null) {
@@ -242,6 +245,26 @@ public final class PrometheusExporter implements MetricSink {
         }
         if (body != null) {
             out.write(EOF);
+        }
+    }
+
+    /** Passes writes on and holds flushes back. */
+    private static final class NoFlush extends java.io.FilterOutputStream {
+        NoFlush(java.io.OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
         }
     }
 
