@@ -1,11 +1,22 @@
 # Shared by the benchmark scripts beside it (source it; it runs nothing by itself). Loopback only.
 # Callers set JAR and work (a temporary directory) and keep the array pids, which cleanup() kills.
 
-# Kills every process started through these functions and removes $work.
+# Kills every process started through these functions and removes $work. A simulator is started in a
+# command substitution (a subshell), so its pid is kept in $work/pids rather than in the array.
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # shellcheck disable=SC2046
+  for p in "${pids[@]}" $(cat "$work/pids" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
+}
+
+# Makes $work and the cleanup trap, and starts two simulators: sets ollama and openai to their URLs.
+two_simulators() {
+  work=$(mktemp -d)
+  pids=()
+  trap cleanup EXIT INT TERM
+  ollama=$(simulator ollama)
+  openai=$(simulator openai)
 }
 
 # Starts an engine simulator (API: ollama or openai) on a free port and prints its URL; extra arguments
@@ -15,7 +26,7 @@ simulator() {
   shift
   [ $# -gt 0 ] || set -- --ttft 100ms --tokens-per-second 200 --slots 2
   java -Xmx64m -jar "$JAR" simulate --api "$api" --listen 127.0.0.1:0 "$@" >"$log" 2>&1 &
-  pids+=($!)
+  echo $! >>"$work/pids"
   for _ in $(seq 1 120); do
     url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -n 1 || true)
     [ -n "$url" ] && { echo "$url"; return; }

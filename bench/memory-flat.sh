@@ -19,14 +19,9 @@ JAR=${TAILWATCH_JAR:-agent/target/tailwatch.jar}
 [ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
 flags=$(bench/jvm-flags.sh)
 mkdir -p "$OUT"
-work=$(mktemp -d)
-pids=()
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-trap cleanup EXIT INT TERM
-
-ollama=$(simulator ollama)
-openai=$(simulator openai)
+two_simulators
 
 cat >"$work/tailwatch.yaml" <<EOF
 server:

@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
 # Probe measurement accuracy against the engine simulator (loopback only).
 # Usage: bench/probe-accuracy.sh [probes per row (10)] [max_tokens (32)]
+#          in one warm JVM: each probe against the simulator's own record of its first and last token.
+#        bench/probe-accuracy.sh cold [rounds (8)] [api (openai)]
+#          a cold `tailwatch probe` (a fresh JVM through the release launcher) and a fresh daemon's first
+#          probe, each with and without the probe warm-up, against curl on the same simulator request
+#          right after it (curl timed by its own --trace-time clock). Needs curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f agent/target/tailwatch.jar ] || [ ! -d agent/target/test-classes/io/tailwatch/bench ]; then
   mvn -B -q -DskipTests package >/dev/null
 fi
-exec java -cp agent/target/test-classes:agent/target/tailwatch.jar io.tailwatch.bench.ProbeAccuracyBenchmark "$@"
+cp="agent/target/test-classes:agent/target/tailwatch.jar"
+if [ "${1:-}" = cold ]; then
+  shift
+  bundle=$(ls agent/target/tailwatch-*.tar.gz | head -n 1)
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  tar xzf "$bundle" -C "$dir"
+  launcher=$(ls "$dir"/*/bin/tailwatch)
+  java -cp "$cp" io.tailwatch.bench.ColdProbeBenchmark "$launcher" "$@"
+  exit
+fi
+exec java -cp "$cp" io.tailwatch.bench.ProbeAccuracyBenchmark "$@"

@@ -17,14 +17,9 @@ if [ ! -f "$JAR" ]; then
   mvn -B -q -DskipTests package >/dev/null
 fi
 flags=$(bench/jvm-flags.sh)
-work=$(mktemp -d)
-pids=()
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-trap cleanup EXIT INT TERM
-
-ollama=$(simulator ollama)
-openai=$(simulator openai)
+two_simulators
 
 cat >"$work/tailwatch.yaml" <<EOF
 server:

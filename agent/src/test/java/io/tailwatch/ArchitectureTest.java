@@ -13,6 +13,8 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.tailwatch.archfixture.cyclic.left.Left;
 import io.tailwatch.archfixture.cyclic.right.Right;
+import io.tailwatch.archfixture.printing.PrintsToAWriter;
+import io.tailwatch.archfixture.printing.PrintsToSystemOut;
 import io.tailwatch.testing.AgentProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -134,5 +136,34 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("io.tailwatch.core.host.platform.NativeTerminal")
                 .and().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.platform\\.NativeTerminal\\$.*")
                 .should().dependOnClassesThat().resideInAPackage("com.sun.jna..").check(project);
+    }
+
+    /**
+     * Commands print through picocli's writers (spec.commandLine().getOut()/getErr()), so a caller can
+     * capture or redirect them; the tools return text or take the writer they print to. Neither touches
+     * System.out or System.err. KvBudgetCommand still prints to System.out/err directly and is left out
+     * until it uses its writers too.
+     */
+    static ArchRule printsOnlyThroughWriters(String... packages) {
+        return noClasses().that().resideInAnyPackage(packages)
+                .and().haveNameNotMatching("io\\.tailwatch\\.cli\\.KvBudgetCommand(\\$.*)?")
+                .should().accessField(System.class, "out").orShould().accessField(System.class, "err")
+                .because("commands print through picocli's writers and tools through the writer they are given");
+    }
+
+    @Test
+    void commandsAndToolsPrintOnlyThroughWriters() {
+        printsOnlyThroughWriters("io.tailwatch.cli..", "io.tailwatch.tools..").check(project);
+    }
+
+    @Test
+    void thePrintingRuleCatchesSystemOutAndErr() {
+        JavaClasses fixtures = new ClassFileImporter().importClasses(PrintsToSystemOut.class, PrintsToAWriter.class);
+        EvaluationResult result = printsOnlyThroughWriters("io.tailwatch.archfixture.printing..").evaluate(fixtures);
+        assertThat(result.hasViolation()).isTrue();
+        String report = result.getFailureReport().toString();
+        assertThat(report).contains("PrintsToSystemOut.say").contains("System.out")
+                .contains("PrintsToSystemOut.complain").contains("System.err")
+                .doesNotContain("PrintsToAWriter");
     }
 }

@@ -4,12 +4,15 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.HostPort;
 import io.tailwatch.tools.runbook.AgentClient;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** How a command reaches the running agent: --url, --token-file, or the config's listen address and token. */
 public final class AgentOptions {
@@ -27,9 +30,14 @@ public final class AgentOptions {
 
     URI baseUrl;
 
-    /** Builds the client or prints why not and returns null (exit 2). */
+    /** The command these options are mixed into: its error writer says why there is no client. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    /** Builds the client or prints why not on the command's error writer and returns null (exit 2). */
     AgentClient client() {
-        Config c = config.loadOrReport();
+        PrintWriter err = mixee.commandLine().getErr();
+        Config c = config.loadOrReport(err);
         if (c == null) {
             return null;
         }
@@ -41,7 +49,8 @@ public final class AgentOptions {
                     tls = io.tailwatch.core.tls.PinnedTls.trusting(web.tls().chain()[0]);
                 }
             } catch (io.tailwatch.core.config.ConfigException e) {
-                System.err.print(e.problems().render());
+                err.print(e.problems().render());
+                err.flush();
                 return null;
             }
         }
@@ -52,7 +61,7 @@ public final class AgentOptions {
             try {
                 token = Files.readString(tokenFile).strip();
             } catch (IOException e) {
-                System.err.println("--token-file: cannot read " + tokenFile + ": " + e.getClass().getSimpleName());
+                err.println("--token-file: cannot read " + tokenFile + ": " + e.getClass().getSimpleName());
                 return null;
             }
         }
@@ -60,7 +69,7 @@ public final class AgentOptions {
         try {
             d = io.tailwatch.core.units.Units.duration(timeout);
         } catch (IllegalArgumentException e) {
-            System.err.println("--timeout: " + e.getMessage());
+            err.println("--timeout: " + e.getMessage());
             return null;
         }
         return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d, tls);

@@ -1,6 +1,5 @@
 package io.tailwatch.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.tools.capacity.Bench;
 import io.tailwatch.tools.capacity.BenchReport;
@@ -14,10 +13,12 @@ import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.HistoryException;
 import io.tailwatch.tools.history.RunRecord;
+import io.tailwatch.tools.history.RunRecords;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.stats.Stats;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +33,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** tailwatch bench: the benchmark methodology over one or more engines. */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -44,6 +47,9 @@ import picocli.CommandLine.Option;
         "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate,",
         "130 interrupted (Ctrl-C: the run in flight is dropped; a partial report is printed and written)."})
 public final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ConfigOptions config;
 
@@ -94,6 +100,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -116,7 +123,7 @@ public final class BenchCommand implements Callable<Integer> {
                     CapacitySupport.duration("--cool-down-wait", coolDownWait), CapacitySupport.duration("--cool-down", coolDown),
                     Duration.ofSeconds(1), force);
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         String engineForFootprint = targets.size() == 1 && targets.get(0).configured() ? targets.get(0).name() : null;
@@ -127,10 +134,10 @@ public final class BenchCommand implements Callable<Integer> {
             List<Bench.Target> benchTargets = new ArrayList<>();
             List<RunMetadata> metas = new ArrayList<>();
             for (EngineTarget t : targets) {
-                EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey());
+                EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey(), t.connectTimeout());
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
-                EngineFacts facts = EngineFacts.ask(c, m, t.apiKey(), ask);
+                EngineFacts facts = EngineFacts.ask(c, m, ask);
                 Map<String, Object> params = new LinkedHashMap<>();
                 params.put("runs", runs);
                 params.put("prompt_tokens", promptTokens);
@@ -141,12 +148,12 @@ public final class BenchCommand implements Callable<Integer> {
                 params.put("forced", force);
                 metas.add(CapacitySupport.metadata(t, m, facts, pre, params, promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
-                        () -> EngineFacts.unload(c, m, t.apiKey(), Duration.ofSeconds(10))));
+                        () -> c.unload(m, Duration.ofSeconds(10))));
             }
             // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
             CountDownLatch stop = new CountDownLatch(1);
             Bench bench = new Bench(host::read, options, Clock.systemUTC(), d -> stop.await(d.toMillis(), TimeUnit.MILLISECONDS));
-            Progress progress = Progress.forStderr(quiet);
+            Progress progress = Progress.forStderr(quiet, err);
             bench.listener(listener(progress));
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-bench-interrupt", () -> {
@@ -166,12 +173,12 @@ public final class BenchCommand implements Callable<Integer> {
                 boolean interrupted = bench.cancelled();
                 report(results, metas, interrupted);
                 if (interrupted) {
-                    System.err.println("interrupted; partial report" + (out == null ? "" : " in " + out.toAbsolutePath()));
+                    err.println("interrupted; partial report" + (out == null ? "" : " in " + out.toAbsolutePath()));
                     return CapacitySupport.EXIT_INTERRUPTED;
                 }
                 CapacitySupport.dropInterruptHook(hook);
                 if (results.stream().allMatch(r -> !r.refused().isEmpty())) {
-                    System.err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
+                    err.println("refused by the preflight gate: " + String.join("; ", results.get(0).refused())
                             + " (wait for the host to recover, or pass --force)");
                     return CapacitySupport.EXIT_REFUSED;
                 }
@@ -233,8 +240,10 @@ public final class BenchCommand implements Callable<Integer> {
      * is reported as partial, with no regression check and nothing kept in the history.
      */
     private void report(List<Bench.EngineResult> results, List<RunMetadata> metas, boolean interrupted) {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         List<BenchReport.Regression> regressions = noHistory || interrupted ? null
-                : regressions(CapacitySupport.historyPath(historyDb), results);
+                : regressions(CapacitySupport.historyPath(historyDb), results, err);
         List<RunMetadata> timed = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
             timed.add(metas.get(i).withTimes(results.get(i).start(), results.get(i).end()));
@@ -246,49 +255,32 @@ public final class BenchCommand implements Callable<Integer> {
             markdown = markdown.replaceFirst("\\n\\n", "\n\n" + Matcher.quoteReplacement(BenchReport.PARTIAL) + "\n\n");
         }
         if (json) {
-            System.out.println(Json.write(doc));
+            stdout.println(Json.write(doc));
         } else {
-            System.out.print((interrupted ? BenchReport.PARTIAL + "\n" : "") + BenchReport.text(results, regressions));
+            stdout.print((interrupted ? BenchReport.PARTIAL + "\n" : "") + BenchReport.text(results, regressions));
+            stdout.flush();
         }
         if (out != null) {
             try {
                 BenchReport.write(out, doc, markdown);
             } catch (IOException e) {
-                System.err.println("cannot write to " + out + ": " + e.getMessage());
+                err.println("cannot write to " + out + ": " + e.getMessage());
             }
         }
         if (!noHistory && !interrupted) {
-            List<RunRecord> records = new ArrayList<>();
-            ArrayNode docs = (ArrayNode) doc.get("engines");
-            for (int i = 0; i < results.size(); i++) {
-                Bench.EngineResult r = results.get(i);
-                if (!r.refused().isEmpty() || r.valid() == 0) {
-                    continue;
-                }
-                records.add(new RunRecord(0, "bench", r.start(), r.end(), ResourceInfo.hostName(), r.target().engine(),
-                        r.target().model() == null ? "" : r.target().model(), r.medianTps(), "tok/s",
-                        r.stability().label(), Json.write(docs.get(i))));
-            }
+            List<RunRecord> records = RunRecords.bench(ResourceInfo.hostName(), results, doc.get("engines"));
             if (!records.isEmpty()) {
-                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), records);
+                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), records, err);
             }
         }
     }
 
-    /** Median of the same engine/model/host's bench medians of the last 7 days; a drop of 10 % or more is flagged. */
-    private static List<BenchReport.Regression> regressions(Path db, List<Bench.EngineResult> results) {
-        List<BenchReport.Regression> out = new ArrayList<>();
+    /** The regression check against the local history; null (and a note on {@code err}) when it cannot be read. */
+    private static List<BenchReport.Regression> regressions(Path db, List<Bench.EngineResult> results, PrintWriter err) {
         try (History h = History.open(db)) {
-            Instant since = Instant.now().minus(Duration.ofDays(7));
-            for (Bench.EngineResult r : results) {
-                List<Double> past = h.headlinesSince("bench", r.target().engine(),
-                        r.target().model() == null ? "" : r.target().model(), ResourceInfo.hostName(), since);
-                double ref = Stats.median(Stats.toArray(past));
-                out.add(BenchReport.Regression.judge(r.medianTps(), ref, past.size()));
-            }
-            return out;
+            return RunRecords.benchRegressions(h, ResourceInfo.hostName(), results, Instant.now());
         } catch (HistoryException e) {
-            System.err.println("history not read (no regression check): " + e.getMessage());
+            err.println("history not read (no regression check): " + e.getMessage());
             return null;
         }
     }

@@ -9,15 +9,10 @@ import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.HistoryException;
 import io.tailwatch.tools.history.RunRecord;
-import io.tailwatch.core.probe.PromptFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -58,26 +53,12 @@ final class CapacitySupport {
     private CapacitySupport() {
     }
 
-    /**
-     * SHA-256 of the prompt the probes send for {@code tokens}, with its random nonce masked: equal
-     * hashes mean the same prompt shape (the nonce only defeats prompt caches).
-     */
-    static String promptHash(int tokens) {
-        String prompt = PromptFactory.prompt(tokens).replaceFirst("^Probe [0-9a-f]+\\.", "Probe <nonce>.");
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(prompt.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     static RunMetadata metadata(EngineTarget t, String model, EngineFacts facts, HostFigures host,
                                 Map<String, Object> parameters, int promptTokens) {
         return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), io.tailwatch.core.logging.Redact.url(t.url()), facts.version(), model,
                 facts.modelDigest(), facts.modelFormat(), facts.quantization(), ResourceInfo.hostName(),
                 HostFacts.chip(), HostFacts.os(), host.memoryTotalBytes(), HostFigures.thermalName(host.thermalLevel()),
-                HostFigures.pressureName(host.pressureLevel()), null, null, parameters, promptHash(promptTokens));
+                HostFigures.pressureName(host.pressureLevel()), null, null, parameters, RunMetadata.promptHash(promptTokens));
     }
 
     static List<Integer> parseLevels(String text) {
@@ -114,14 +95,14 @@ final class CapacitySupport {
 
     /**
      * Stores runs in the history in one transaction. A locked or damaged database is reported on
-     * stderr and the command carries on: the measurement has been printed already.
+     * {@code err} and the command carries on: the measurement has been printed already.
      */
-    static boolean saveHistory(Path file, List<RunRecord> runs) {
+    static boolean saveHistory(Path file, List<RunRecord> runs, java.io.PrintWriter err) {
         try (History h = History.open(file)) {
             h.record(runs);
             return true;
         } catch (HistoryException e) {
-            System.err.println("history not saved: " + e.getMessage());
+            err.println("history not saved: " + e.getMessage());
             return false;
         }
     }

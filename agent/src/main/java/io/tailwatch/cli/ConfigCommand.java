@@ -3,10 +3,13 @@ package io.tailwatch.cli;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.ConfigException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** Config tools. */
 @Command(name = "config", description = "Work with the config file.", subcommands = {ConfigCommand.Check.class, ConfigCommand.Defaults.class})
@@ -14,29 +17,34 @@ public final class ConfigCommand {
 
     @Command(name = "check", description = "Validate a config file: exit 0, or 2 printing every problem with line, column and key.")
     static final class Check implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Parameters(paramLabel = "FILE")
         Path file;
 
         @Override
         public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
             try {
                 Config c = Config.load(file, System.getenv());
                 String otlp = io.tailwatch.metrics.OtlpExporter.check(c.otlp().settings(), System.getenv());
                 if (otlp != null) {
-                    System.err.println(file + ": otlp: " + otlp);
+                    err.println(file + ": otlp: " + otlp);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
                 String exposure = io.tailwatch.daemon.api.ListenerSecurity.warning(c.server());
                 if (exposure != null) {
-                    System.out.println(file + ": warning: " + exposure);
+                    out.println(file + ": warning: " + exposure);
                 }
-                System.out.println(file + ": ok");
+                out.println(file + ": ok");
                 return TailwatchCommand.EXIT_OK;
             } catch (ConfigException e) {
-                System.err.print(e.problems().render());
+                err.print(e.problems().render());
                 return TailwatchCommand.EXIT_CONFIG;
             } catch (IOException e) {
-                System.err.println(file + ": cannot read: " + e.getMessage());
+                err.println(file + ": cannot read: " + e.getMessage());
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
@@ -44,9 +52,12 @@ public final class ConfigCommand {
 
     @Command(name = "defaults", description = "Print the built-in default config (config/tailwatch.yaml).")
     static final class Defaults implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Override
         public Integer call() {
-            System.out.print(Config.defaultText());
+            spec.commandLine().getOut().print(Config.defaultText());
             return TailwatchCommand.EXIT_OK;
         }
     }

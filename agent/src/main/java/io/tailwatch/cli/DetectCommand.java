@@ -7,9 +7,12 @@ import io.tailwatch.daemon.engine.EngineDiscovery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** tailwatch detect: which LLM engines run on this host's loopback ports, and a ready engines: block. */
 @Command(name = "detect", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -19,6 +22,9 @@ import picocli.CommandLine.Option;
         "has a 2 s deadline). Prints a table and an engines: block for config/tailwatch.yaml.",
         "Exit: 0 some engine found, 1 none, 2 usage."})
 public final class DetectCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--ports", paramLabel = "P,P,...", split = ",", description = "More ports to check (besides the well-known ones).")
     List<Integer> ports = new ArrayList<>();
 
@@ -33,27 +39,29 @@ public final class DetectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         if (!isLoopback(host)) {
-            System.err.println("--host: " + host + " is not a loopback address; tailwatch checks only this host's engines");
+            err.println("--host: " + host + " is not a loopback address; tailwatch checks only this host's engines");
             return TailwatchCommand.EXIT_CONFIG;
         }
         List<Integer> all = new ArrayList<>(only ? List.of() : EngineDiscovery.WELL_KNOWN_PORTS);
         for (int p : ports) {
             if (p < 1 || p > 65535) {
-                System.err.println("--ports: " + p + " is not a TCP port (1..65535)");
+                err.println("--ports: " + p + " is not a TCP port (1..65535)");
                 return TailwatchCommand.EXIT_CONFIG;
             }
             all.add(p);
         }
         if (all.isEmpty()) {
-            System.err.println("--only needs --ports");
+            err.println("--only needs --ports");
             return TailwatchCommand.EXIT_CONFIG;
         }
         List<EngineDiscovery.Found> found;
         try {
             found = EngineDiscovery.scan(host, all);
         } catch (IllegalArgumentException e) {
-            System.err.println("--ports: " + e.getMessage());
+            err.println("--ports: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         List<String> names = EngineDiscovery.names(found);
@@ -75,15 +83,15 @@ public final class DetectCommand implements Callable<Integer> {
                 f.models().forEach(m::add);
             }
             root.put("engines_block", EngineDiscovery.configBlock(found));
-            System.out.println(Json.write(root));
+            out.println(Json.write(root));
             return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
         }
-        System.out.print(table(found, names));
-        System.out.println();
+        out.print(table(found, names));
+        out.println();
         if (any) {
-            System.out.println("# for config/tailwatch.yaml (or keep `engines: auto`, which watches what is found):");
+            out.println("# for config/tailwatch.yaml (or keep `engines: auto`, which watches what is found):");
         }
-        System.out.print(EngineDiscovery.configBlock(found));
+        out.print(EngineDiscovery.configBlock(found));
         return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
     }
 

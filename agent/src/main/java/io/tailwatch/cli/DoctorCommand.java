@@ -5,10 +5,13 @@ import io.tailwatch.tools.doctor.Doctor;
 import io.tailwatch.tools.doctor.DoctorReport;
 import io.tailwatch.tools.doctor.ToolRunner;
 import java.time.Duration;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Cross-checks every native host reading against the OS's own tools. */
 @Command(name = "doctor", description = {
@@ -19,6 +22,9 @@ import picocli.CommandLine.Option;
         "Exit 0 when all agree, 1 on any disagreement or impossible reading,",
         "2 on a bad config."})
 public final class DoctorCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ConfigOptions options;
 
@@ -32,12 +38,14 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;
         }
         DoctorReport report = Doctor.run(config, ToolRunner.system(Duration.ofSeconds(10)), withSudo);
-        System.out.print(json ? report.json() : report.render());
+        out.print(json ? report.json() : report.render());
         return report.failed() ? TailwatchCommand.EXIT_FAILURE : TailwatchCommand.EXIT_OK;
     }
 }

@@ -11,8 +11,10 @@ import java.net.URI;
  *
  * @param name engine name for reports and history (the URL's host:port for ad-hoc targets)
  * @param configured true when it came from the config (its processes are sampled by name)
+ * @param connectTimeout the engine's connect_timeout from the config; the default for an ad-hoc --url
  */
-record EngineTarget(String name, String api, URI url, String apiKey, String model, boolean configured) {
+record EngineTarget(String name, String api, URI url, String apiKey, String model, boolean configured,
+                    java.time.Duration connectTimeout) {
 
     /** Resolves the target or throws IllegalArgumentException with a message naming the option. */
     static EngineTarget resolve(Config config, String engine, String url, String api, String apiKeyEnv) {
@@ -27,14 +29,16 @@ record EngineTarget(String name, String api, URI url, String apiKey, String mode
                 throw new IllegalArgumentException("--engine: no engine named '" + engine + "' in " + config.source()
                         + " (configured: " + (names.length() == 0 ? "none" : names) + ")");
             }
-            return new EngineTarget(e.name(), e.api(), e.url(), e.apiKey(), e.model(), true);
+            return new EngineTarget(e.name(), e.api(), e.url(), e.apiKey(), e.model(), true, e.connectTimeout());
         }
         if (url == null) {
-            throw new IllegalArgumentException("give --engine NAME (from the config) or --url URL with --api ollama|openai");
+            throw new IllegalArgumentException("give --engine NAME (from the config) or --url URL with --api "
+                    + String.join("|", io.tailwatch.core.probe.EngineApi.names()));
         }
-        if (api == null || !(api.equals("ollama") || api.equals("openai"))) {
-            throw new IllegalArgumentException("--api must be ollama or openai with --url");
+        if (api == null) {
+            throw new IllegalArgumentException("--api must be " + io.tailwatch.core.probe.EngineApi.choices() + " with --url");
         }
+        EngineApiNames.parse("--api", api);
         URI u;
         try {
             u = URI.create(url);
@@ -52,6 +56,6 @@ record EngineTarget(String name, String api, URI url, String apiKey, String mode
             }
         }
         String name = u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
-        return new EngineTarget(name, api, u, key, null, false);
+        return new EngineTarget(name, api, u, key, null, false, EngineConfig.DEFAULT_CONNECT_TIMEOUT);
     }
 }

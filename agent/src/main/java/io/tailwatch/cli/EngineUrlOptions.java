@@ -8,7 +8,8 @@ final class EngineUrlOptions {
     @Option(names = "--url", paramLabel = "URL", description = "Engine base URL (instead of --engine).")
     String url;
 
-    @Option(names = "--api", paramLabel = "API", description = "ollama or openai (with --url).")
+    @Option(names = "--api", paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API (with --url): ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--api-key-env", paramLabel = "VAR", description = "Environment variable holding the API key (with --url).")

@@ -8,8 +8,10 @@ import io.tailwatch.core.json.Json;
 import io.tailwatch.core.kv.HfCheckpoint;
 import io.tailwatch.core.kv.KvCacheMath;
 import io.tailwatch.core.kv.ModelShape;
+import io.tailwatch.core.probe.EngineApi;
+import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
-import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.probe.EngineQueryException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +57,22 @@ public final class KvBudgetCommand implements Callable<Integer> {
             + "with --api llamacpp, a llama.cpp server (context, slots and weights from /props and /v1/models).")
     String url;
 
-    @Option(names = "--api", paramLabel = "API", description = "Engine API at --url/--engine: ollama (default) or llamacpp.")
+    /** Not an engine API of its own: a llama.cpp server (OpenAI API) whose /props and /v1/models are read. */
+    static final String LLAMACPP = "llamacpp";
+
+    /** The values --api takes: every engine API, and llamacpp. */
+    static final class ApiNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            List<String> names = new ArrayList<>(EngineApi.names());
+            names.add(LLAMACPP);
+            return names.iterator();
+        }
+    }
+
+    @Option(names = "--api", paramLabel = "API", completionCandidates = ApiNames.class, description = "Engine API at "
+            + "--url/--engine: ${COMPLETION-CANDIDATES} (default ollama). The model's shape comes from the engine when its "
+            + "API tells it (Ollama's /api/show); llamacpp reads a llama.cpp server's /props and /v1/models.")
     String api;
 
     @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config: Ollama, or a llama.cpp server with --api llamacpp.")
@@ -136,10 +153,11 @@ public final class KvBudgetCommand implements Callable<Integer> {
             }
             contexts = CapacitySupport.parseCounts("--context", context);
             boolean explicit = layers != null || kvHeads != null || headDim != null;
-            if (api != null && !api.equals("ollama") && !api.equals("llamacpp")) {
-                throw new IllegalArgumentException("--api must be ollama or llamacpp, got " + api);
+            if (api != null && !api.equals(LLAMACPP) && EngineApi.find(api).isEmpty()) {
+                throw new IllegalArgumentException("--api must be one of " + String.join(", ", new ApiNames()) + ", got "
+                        + io.tailwatch.core.logging.LogGuard.escape(api, 40));
             }
-            boolean llamacpp = "llamacpp".equals(api);
+            boolean llamacpp = LLAMACPP.equals(api);
             if (llamacpp && url == null && engine == null) {
                 throw new IllegalArgumentException("--api llamacpp needs --url URL or --engine NAME");
             }
@@ -156,7 +174,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
             boolean checkpoint = !explicit && !remote && model != null;
             if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
                 throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
-                        + "(a Hugging Face checkpoint); or --url/--engine with --model (Ollama)");
+                        + "(a Hugging Face checkpoint); or --url/--engine with --model (an engine that tells the shape, Ollama)");
             }
             Double configBytes = null;
             HfCheckpoint ckpt = null;
@@ -186,7 +204,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
                     weightsSource = "the checkpoint's safetensors files";
                 }
             } else {
-                ModelShape shape = shapeFromOllama();
+                ModelShape shape = shapeFromEngine();
                 long perToken = KvCacheMath.bytesPerToken(shape.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
                         shape.keyLength(), shape.valueLength(), bpe);
                 boolean uniform = shape.kvHeadsPerLayer().stream().distinct().count() == 1;
@@ -400,9 +418,9 @@ public final class KvBudgetCommand implements Callable<Integer> {
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
     private io.tailwatch.core.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
-        EngineTarget t = target("openai");
+        EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
-            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), EngineClients.DEFAULT_CONNECT_TIMEOUT,
+            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
                     Duration.ofSeconds(10));
         } catch (io.tailwatch.core.probe.LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
@@ -441,35 +459,20 @@ public final class KvBudgetCommand implements Callable<Integer> {
         }
     }
 
-    private ModelShape shapeFromOllama() throws RemoteFailure {
+    /** The shape as the engine at --url/--engine reports it, through its client. */
+    private ModelShape shapeFromEngine() throws RemoteFailure {
         if (model == null) {
             throw new IllegalArgumentException("--model is required with --url/--engine");
         }
-        EngineTarget t = target("ollama");
-        if (engine != null && !"ollama".equals(t.api())) {
-            throw new IllegalArgumentException("--engine " + engine + " is api " + t.api()
-                    + "; only Ollama tells the architecture (/api/show). Give --layers, --kv-heads and --head-dim.");
-        }
-        String base = t.url().toString();
-        String apiKey = t.apiKey();
-        java.net.URI show = java.net.URI.create(base.replaceAll("/+$", "") + "/api/show");
-        Duration deadline = Duration.ofSeconds(10);
-        HttpTransport.JsonReply r = HttpTransport.json(show, Map.of("model", model), apiKey,
-                EngineClients.DEFAULT_CONNECT_TIMEOUT, deadline);
-        if (r.error() != null) {
-            throw new RemoteFailure("POST " + show + ": " + r.error());
-        }
-        if (r.status() / 100 != 2) {
-            String msg = r.body() != null && r.body().has("error") ? r.body().get("error").asText() : HttpTransportClip.clip(r.rawBody());
-            throw new RemoteFailure("POST " + show + ": HTTP " + r.status() + (msg.isEmpty() ? "" : ": " + msg));
-        }
-        if (r.body() == null || !r.body().has("model_info")) {
-            throw new RemoteFailure("POST " + show + ": the answer has no model_info (is this Ollama?)");
-        }
-        try {
-            return ModelShape.fromModelInfo(r.body().get("model_info"));
-        } catch (IllegalArgumentException e) {
-            throw new RemoteFailure("POST " + show + ": cannot size the KV cache of " + model + ": " + e.getMessage());
+        EngineTarget t = target(api != null ? api : EngineApi.OLLAMA.wireName());
+        try (EngineClient c = EngineClients.create(t.api(), t.url(), t.apiKey(), t.connectTimeout())) {
+            return c.modelShape(model, Duration.ofSeconds(10));
+        } catch (EngineQueryException e) {
+            if (e.unsupported()) {
+                throw new IllegalArgumentException((engine != null ? "--engine " + engine + " is api " + t.api() + ": " : "")
+                        + e.getMessage() + ". Give --layers, --kv-heads and --head-dim, or --model DIR or ORG/NAME.");
+            }
+            throw new RemoteFailure(e.getMessage());
         }
     }
 
@@ -489,16 +492,6 @@ public final class KvBudgetCommand implements Callable<Integer> {
     static final class RemoteFailure extends Exception {
         RemoteFailure(String message) {
             super(message);
-        }
-    }
-
-    private static final class HttpTransportClip {
-        static String clip(String s) {
-            if (s == null) {
-                return "";
-            }
-            s = s.replaceAll("\\s+", " ").trim();
-            return s.length() <= 200 ? s : s.substring(0, 200) + "...";
         }
     }
 }

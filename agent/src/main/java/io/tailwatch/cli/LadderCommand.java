@@ -1,5 +1,6 @@
 package io.tailwatch.cli;
 
+import io.tailwatch.tools.capacity.BaselineHandover;
 import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.Gate;
 import io.tailwatch.tools.capacity.HealthCheck;
@@ -14,14 +15,13 @@ import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.capacity.StopRules;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.units.Units;
-import io.tailwatch.core.json.Json;
-import io.tailwatch.tools.history.RunRecord;
+import io.tailwatch.tools.history.RunRecords;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
-import io.tailwatch.core.probe.EngineHealth;
 import io.tailwatch.core.probe.ProbeResult;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,7 +37,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** tailwatch ladder: the concurrency ladder with stop rules, a gate report and a chart. */
 @Command(name = "ladder", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -47,6 +49,9 @@ import picocli.CommandLine.Option;
         "Writes requests.csv, summary.json, report.md and ladder.png to --out.",
         "Exit: 0 done, 1 gate failed or engine unusable, 2 usage/config, 3 refused by the preflight gate, 130 interrupted."})
 public final class LadderCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ConfigOptions config;
 
@@ -120,6 +125,8 @@ public final class LadderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -137,28 +144,29 @@ public final class LadderCommand implements Callable<Integer> {
                     EngineClients.DEFAULT_CONNECT_TIMEOUT, CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
                     CapacitySupport.duration("--request-timeout", requestTimeout));
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         Path dir = out != null ? out : Path.of("tailwatch-ladder-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
                 .withZone(ZoneOffset.UTC).format(Instant.now()));
 
         try (HostReader host = new HostReader(cfg, target.configured() ? target.name() : null);
-             EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey())) {
+             EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey(),
+                     target.connectTimeout())) {
             HostFigures pre = host.read();
             List<String> refusals = Preflight.refusals(pre, HostSources.isMac());
             if (!refusals.isEmpty()) {
                 if (!force) {
-                    System.err.println("refusing to load the engine: " + String.join("; ", refusals)
+                    err.println("refusing to load the engine: " + String.join("; ", refusals)
                             + " (wait for the host to recover, or pass --force)");
                     return CapacitySupport.EXIT_REFUSED;
                 }
-                System.err.println("warning: running despite: " + String.join("; ", refusals) + " (--force)");
+                err.println("warning: running despite: " + String.join("; ", refusals) + " (--force)");
             }
             Duration ask = Duration.ofSeconds(5);
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
-            LadderOptions o = withModel(options, m);
-            EngineFacts facts = EngineFacts.ask(client, m, target.apiKey(), ask);
+            LadderOptions o = options.withModel(m);
+            EngineFacts facts = EngineFacts.ask(client, m, ask);
             Map<String, Object> params = new LinkedHashMap<>();
             params.put("levels", o.levels());
             params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
@@ -172,18 +180,11 @@ public final class LadderCommand implements Callable<Integer> {
             params.put("forced", force && !refusals.isEmpty());
             RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, params, promptTokens);
 
-            HealthCheck health = () -> {
-                EngineHealth h = client.health(ask);
-                if (!h.up()) {
-                    return h.error() == null ? "engine down" : h.error();
-                }
-                return h.loading() ? "engine is loading a model" : null;
-            };
-            Ladder ladder = new Ladder(client, host::read, health, o, Clock.systemUTC());
+            Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();
             CountDownLatch written = new CountDownLatch(1);
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
-            Progress progress = Progress.forStderr(quiet);
+            Progress progress = Progress.forStderr(quiet, err);
             progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
                     io.tailwatch.core.logging.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
                     dir.toAbsolutePath()));
@@ -233,31 +234,32 @@ public final class LadderCommand implements Callable<Integer> {
                     public void step(LadderResult snapshot) {
                         LevelResult l = snapshot.levels().get(snapshot.levels().size() - 1);
                         progress.line(stepLine(l));
-                        write(dir, snapshot, meta.withTimes(snapshot.start(), snapshot.end()), parsedGate);
+                        write(dir, snapshot, meta.withTimes(snapshot.start(), snapshot.end()), parsedGate, err);
                     }
                 });
                 progress.close();
-                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate);
+                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate, err);
             } finally {
                 progress.close();
                 written.countDown();
             }
             if (result.interrupted()) {
-                System.err.println("interrupted; partial report in " + dir.toAbsolutePath());
+                err.println("interrupted; partial report in " + dir.toAbsolutePath());
                 return CapacitySupport.EXIT_INTERRUPTED;
             }
             CapacitySupport.dropInterruptHook(hook);
             Gate.Verdict verdict = LadderReport.gate(parsedGate, result);
-            printSummary(result, verdict, dir);
+            printSummary(stdout, result, verdict, dir);
             if (!noHistory) {
-                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), historyRecords(target, m, result, dir));
+                CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), RunRecords.ladder(
+                        io.tailwatch.core.host.platform.ResourceInfo.hostName(), target.name(), m, result,
+                        LadderReport.readSummary(dir)), err);
             }
             if (saveBaseline) {
-                handBaseline(cfg, target, m, result);
+                handBaseline(err, cfg, target, m, result);
             }
-            if (result.warmup() != null && !result.warmup().success() && result.levels().stream()
-                    .allMatch(l -> l.errors() == l.requests())) {
-                System.err.println("the engine did not answer successfully: " + result.warmup().errorType()
+            if (result.neverAnswered()) {
+                err.println("the engine did not answer successfully: " + result.warmup().errorType()
                         + (result.warmup().errorMessage() == null ? "" : " (" + result.warmup().errorMessage() + ")"));
                 return TailwatchCommand.EXIT_FAILURE;
             }
@@ -270,71 +272,35 @@ public final class LadderCommand implements Callable<Integer> {
 
     /**
      * With --save-baseline: gives the clean concurrency-1 step's p95 to the alert rules' baseline store
-     * (the daemon picks the file up), for this engine, model and --scenario, and says what it replaced.
-     * Refused, with the reason, for an engine that is not in the config (the daemon would never match its
-     * name) and when the ladder's request shape differs from the scenario's (the baseline would describe
-     * another request).
+     * (the daemon picks the file up), for this engine, model and --scenario, and says what it replaced;
+     * or says why not ({@link BaselineHandover#refusal}).
      */
-    private void handBaseline(Config cfg, EngineTarget target, String m, LadderResult r) {
+    private void handBaseline(PrintWriter err, Config cfg, EngineTarget target, String m, LadderResult r) {
         String why = baselineRefusal(cfg, target, m, r);
         if (why != null) {
-            System.err.println("baseline not saved: " + why);
+            err.println("baseline not saved: " + why);
             return;
         }
-        LevelResult l = cleanFirstStep(r);
+        LevelResult l = r.baselineStep();
         io.tailwatch.daemon.alerts.BaselineStore store = io.tailwatch.daemon.alerts.BaselineStore.open(cfg.alerts().baselineFile());
         io.tailwatch.daemon.alerts.BaselineStore.Entry old = store.get(target.name(), m, scenario);
         store.put(target.name(), m, scenario, l.e2e().p95());
-        System.err.printf(Locale.ROOT, "baseline p95 %.2f s saved for %s / %s / %s in %s%s%n", l.e2e().p95(), target.name(), m,
+        err.printf(Locale.ROOT, "baseline p95 %.2f s saved for %s / %s / %s in %s%s%n", l.e2e().p95(), target.name(), m,
                 scenario, store.file(), old == null ? " (there was none)" : String.format(Locale.ROOT,
                         "; it replaces %.2f s (%s, %s)", old.p95Seconds(), old.source(), old.measuredAt()));
     }
 
     /** Why the ladder's level-1 p95 must not become the baseline; null when it may. */
     String baselineRefusal(Config cfg, EngineTarget target, String m, LadderResult r) {
-        if (!target.configured()) {
-            return "--url names an engine the agent does not watch; use --engine NAME from the config";
-        }
-        if (m == null) {
-            return "the model is unknown (give --model)";
-        }
-        io.tailwatch.core.config.EngineConfig e = cfg.engine(target.name());
-        io.tailwatch.core.config.EngineConfig.Scenario sc = e.scenarios().stream().filter(x -> x.name().equals(scenario))
-                .findFirst().orElse(null);
-        if (sc == null) {
-            return "engine " + target.name() + " has no scenario " + scenario;
-        }
-        if (sc.promptTokens() != promptTokens || sc.maxTokens() != maxTokens) {
-            return String.format(Locale.ROOT, "scenario %s probes with %d prompt / %d max tokens, this ladder used %d / %d "
-                    + "(run it with --prompt-tokens %d --max-tokens %d)", scenario, sc.promptTokens(), sc.maxTokens(),
-                    promptTokens, maxTokens, sc.promptTokens(), sc.maxTokens());
-        }
-        if (cleanFirstStep(r) == null) {
-            return "no clean, complete concurrency-1 step (every request successful) to take it from";
-        }
-        return null;
+        return BaselineHandover.refusal(target.configured() ? cfg.engine(target.name()) : null, m, scenario,
+                promptTokens, maxTokens, r);
     }
 
-    private static LevelResult cleanFirstStep(LadderResult r) {
-        for (LevelResult l : r.levels()) {
-            if (l.concurrency() == 1 && l.complete() && l.errors() == 0 && !Double.isNaN(l.e2e().p95())) {
-                return l;
-            }
-        }
-        return null;
-    }
-
-    private static LadderOptions withModel(LadderOptions o, String m) {
-        return new LadderOptions(m, o.levels(), o.requestsPerLevel(), o.promptTokens(), o.maxTokens(), o.temperature(),
-                o.maxDuration(), o.maxRequests(), o.continueAfterStop(), o.rules(), o.connectTimeout(),
-                o.firstTokenTimeout(), o.requestTimeout());
-    }
-
-    private static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate) {
+    private static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate, PrintWriter err) {
         try {
             LadderReport.write(dir, r, meta, gate);
         } catch (IOException | RuntimeException e) {
-            System.err.println("cannot write the report to " + dir + ": " + e.getMessage());
+            err.println("cannot write the report to " + dir + ": " + e.getMessage());
         }
     }
 
@@ -345,59 +311,23 @@ public final class LadderCommand implements Callable<Integer> {
                 f(l.e2e().p50()), f(l.e2e().p95()), f(l.e2e().p99()), f(l.ttft().p95()), f1(l.outputTokensPerSecond()));
     }
 
-    private static void printSummary(LadderResult r, Gate.Verdict verdict, Path dir) {
-        System.out.println("concurrency  requests  errors  p50 s   p95 s   p99 s   TTFT p95 s  output tok/s");
+    private static void printSummary(PrintWriter out, LadderResult r, Gate.Verdict verdict, Path dir) {
+        out.println("concurrency  requests  errors  p50 s   p95 s   p99 s   TTFT p95 s  output tok/s");
         for (LevelResult l : r.levels()) {
-            System.out.printf(Locale.ROOT, "%11d  %8d  %6d  %6s  %6s  %6s  %10s  %12s%n", l.concurrency(), l.requests(),
+            out.printf(Locale.ROOT, "%11d  %8d  %6d  %6s  %6s  %6s  %10s  %12s%n", l.concurrency(), l.requests(),
                     l.errors(), f(l.e2e().p50()), f(l.e2e().p95()), f(l.e2e().p99()), f(l.ttft().p95()),
                     f1(l.outputTokensPerSecond()));
         }
         if (r.stop() != null) {
             StopRules.Stop s = r.stop();
-            System.out.printf(Locale.ROOT, "stopped at concurrency %d by %s: %s%n", s.level(), s.rule(), s.detail());
+            out.printf(Locale.ROOT, "stopped at concurrency %d by %s: %s%n", s.level(), s.rule(), s.detail());
         } else {
-            System.out.println("no stop rule tripped");
+            out.println("no stop rule tripped");
         }
         if (verdict != null) {
-            System.out.println("gate: " + verdict.sentence());
+            out.println("gate: " + verdict.sentence());
         }
-        System.out.println("report: " + dir.resolve(LadderReport.REPORT).toAbsolutePath());
-    }
-
-    private static List<RunRecord> historyRecords(EngineTarget t, String m, LadderResult r, Path dir) {
-        List<RunRecord> out = new ArrayList<>();
-        String host = io.tailwatch.core.host.platform.ResourceInfo.hostName();
-        String model = m == null ? "" : m;
-        LevelResult first = r.first();
-        Double firstP95 = first == null || Double.isNaN(first.e2e().p95()) ? null : first.e2e().p95();
-        String outcome = r.stop() == null ? "no stop" : r.stop().rule() + " at " + r.stop().level();
-        String summary;
-        try {
-            summary = java.nio.file.Files.readString(dir.resolve(LadderReport.SUMMARY));
-        } catch (IOException e) {
-            summary = "{}";
-        }
-        out.add(new RunRecord(0, "ladder", r.start(), r.end(), host, t.name(), model, firstP95, "s", outcome, summary));
-        // The single-request baseline: the concurrency-1 step, when it ran clean.
-        for (LevelResult l : r.levels()) {
-            if (l.concurrency() == 1 && l.complete() && l.errors() == 0 && l.requests() > 0) {
-                Map<String, Object> b = new LinkedHashMap<>();
-                b.put("requests", l.requests());
-                b.put("avg_seconds", l.e2e().mean());
-                b.put("p50_seconds", l.e2e().p50());
-                b.put("p95_seconds", l.e2e().p95());
-                b.put("p99_seconds", l.e2e().p99());
-                b.put("ttft_p95_seconds", nanToNull(l.ttft().p95()));
-                b.put("decode_tokens_per_second", nanToNull(l.decodeTokensPerSecond().p50()));
-                out.add(new RunRecord(0, "baseline", l.start(), l.end(), host, t.name(), model, l.e2e().mean(), "s",
-                        "from ladder", Json.write(b)));
-            }
-        }
-        return out;
-    }
-
-    private static Double nanToNull(double v) {
-        return Double.isNaN(v) ? null : v;
+        out.println("report: " + dir.resolve(LadderReport.REPORT).toAbsolutePath());
     }
 
     static String f(double v) {

@@ -10,18 +10,25 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Sends one synthetic streaming probe to an engine and prints what it measured. */
 @Command(name = "probe", description = {"Send one synthetic streaming request to an engine and print its timings.",
         "Exit 0 when the probe succeeded, 1 when it failed, 2 on bad usage."})
 public final class ProbeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--url", required = true, paramLabel = "URL", description = "Engine base URL, e.g. http://127.0.0.1:11434.")
     String url;
 
-    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API: ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--model", paramLabel = "M", description = "Model to probe (default: the first loaded model).")
@@ -56,8 +63,12 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!"ollama".equals(api) && !"openai".equals(api)) {
-            System.err.println("--api: must be ollama or openai, got '" + api + "'");
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            EngineApiNames.parse("--api", api);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         URI uri;
@@ -67,18 +78,18 @@ public final class ProbeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("must be http://HOST[:PORT] or https://...");
             }
         } catch (IllegalArgumentException e) {
-            System.err.println("--url: " + e.getMessage());
+            err.println("--url: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         if (maxTokens < 1 || promptTokens < 1) {
-            System.err.println("--max-tokens and --prompt-tokens must be at least 1");
+            err.println("--max-tokens and --prompt-tokens must be at least 1");
             return TailwatchCommand.EXIT_CONFIG;
         }
         String apiKey = null;
         if (apiKeyEnv != null) {
             apiKey = System.getenv(apiKeyEnv);
             if (apiKey == null) {
-                System.err.println("--api-key-env: variable " + apiKeyEnv + " is not set");
+                err.println("--api-key-env: variable " + apiKeyEnv + " is not set");
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
@@ -90,13 +101,13 @@ public final class ProbeCommand implements Callable<Integer> {
         Map<String, Object> m = fields(r);
         if (json) {
             try {
-                System.out.println(new ObjectMapper().registerModule(io.tailwatch.core.json.Json.timeModule())
+                out.println(new ObjectMapper().registerModule(io.tailwatch.core.json.Json.timeModule())
                         .writerWithDefaultPrettyPrinter().writeValueAsString(m));
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
         } else {
-            System.out.print(table(m));
+            out.print(table(m));
         }
         return r.success() ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
     }

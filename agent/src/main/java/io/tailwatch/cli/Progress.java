@@ -1,7 +1,11 @@
 package io.tailwatch.cli;
 
 import io.tailwatch.core.host.platform.NativeTerminal;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,12 +39,72 @@ public abstract class Progress implements AutoCloseable {
     @Override
     public abstract void close();
 
-    /** Progress for this process's stderr: quiet, a bar on a terminal, lines otherwise. */
-    public static Progress forStderr(boolean quiet) {
+    /**
+     * Progress on a command's error writer {@code err} (picocli's, which is this process's stderr unless a
+     * caller replaced it): quiet, a bar when stderr is a terminal, lines otherwise.
+     */
+    public static Progress forStderr(boolean quiet, PrintWriter err) {
         if (quiet) {
             return NONE;
         }
-        return stderrIsTerminal() ? new Bar(System.err, 0) : new Lines(System.err, Clock.systemUTC(), LINE_GAP);
+        PrintStream stream = stream(err);
+        return stderrIsTerminal() ? new Bar(stream, 0) : new Lines(stream, Clock.systemUTC(), LINE_GAP);
+    }
+
+    /**
+     * A PrintStream onto {@code w} (the progress bar library draws on a PrintStream): what is printed reaches
+     * {@code w} at once (a bar redraw has no line end), decoded as UTF-8; a character's bytes split over two
+     * writes wait for the rest.
+     */
+    static PrintStream stream(PrintWriter w) {
+        OutputStream bytes = new OutputStream() {
+            private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+
+            @Override
+            public synchronized void write(int b) {
+                pending.write(b);
+                handOn();
+            }
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                pending.write(b, off, len);
+                handOn();
+            }
+
+            @Override
+            public synchronized void flush() {
+                handOn();
+            }
+
+            /** Passes on what is pending when it ends on a whole character. */
+            private void handOn() {
+                byte[] b = pending.toByteArray();
+                if (b.length == 0 || !endsOnWholeCharacter(b)) {
+                    return;
+                }
+                pending.reset();
+                w.write(new String(b, StandardCharsets.UTF_8));
+                w.flush();
+            }
+        };
+        return new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    }
+
+    /** Whether UTF-8 bytes end after a complete character (not inside a multi-byte sequence). */
+    static boolean endsOnWholeCharacter(byte[] b) {
+        int i = b.length - 1;
+        int continuation = 0;
+        while (i >= 0 && (b[i] & 0xC0) == 0x80 && continuation < 3) {
+            continuation++;
+            i--;
+        }
+        if (i < 0) {
+            return false;
+        }
+        int lead = b[i] & 0xFF;
+        int needed = lead < 0x80 ? 0 : lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+        return continuation >= needed;
     }
 
     /** Whether file descriptor 2 is a terminal; false when that cannot be asked. */

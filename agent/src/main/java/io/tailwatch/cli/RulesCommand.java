@@ -4,14 +4,20 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.daemon.alerts.RuleExport;
 import io.tailwatch.core.rules.Rules;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Prints the alert rules, with the config's thresholds, for Prometheus, Grafana or people. */
 @Command(name = "rules", description = "Print the alert rules: as a Prometheus rules file, a Grafana alerting provisioning file, or a table.")
 public final class RulesCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     ConfigOptions options;
 
@@ -21,29 +27,31 @@ public final class RulesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;
         }
         switch (format) {
-            case "prometheus" -> System.out.print(RuleExport.prometheus(config));
-            case "grafana" -> System.out.print(RuleExport.grafana(config));
+            case "prometheus" -> out.print(RuleExport.prometheus(config));
+            case "grafana" -> out.print(RuleExport.grafana(config));
             case "table" -> {
-                System.out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
+                out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
                 for (RuleExport.Effective e : RuleExport.effective(config.rules(), RuleExport.interactiveScenarios(config))) {
                     RuleDef d = e.def();
-                    System.out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
+                    out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
                             e.threshold() == null ? "-" : d.thresholdKind().format(e.threshold()),
                             io.tailwatch.core.units.Units.format(e.forDuration()), e.expr().promql());
                 }
                 for (RuleDef d : Rules.ALL) {
                     if (!config.rules().of(d.name()).enabled()) {
-                        System.out.printf("%-28s %-9s %-8s%n", d.name(), d.severity().label(), "no");
+                        out.printf("%-28s %-9s %-8s%n", d.name(), d.severity().label(), "no");
                     }
                 }
             }
             default -> {
-                System.err.println("--format: expected prometheus, grafana or table, got '" + format + "'");
+                err.println("--format: expected prometheus, grafana or table, got '" + format + "'");
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }

@@ -8,13 +8,16 @@ import io.tailwatch.daemon.api.ApiServer;
 import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.metrics.OtlpExporter;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Runs the daemon in the foreground until SIGTERM or SIGINT. SIGHUP reloads the config the way
@@ -24,6 +27,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "run", description = "Run the agent in the foreground (SIGHUP reloads the config).")
 public final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
     @Mixin
@@ -51,6 +57,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -59,14 +67,14 @@ public final class RunCommand implements Callable<Integer> {
             try {
                 config = withListen(config);
             } catch (IllegalArgumentException e) {
-                System.err.println("--listen: " + e.getMessage());
+                err.println("--listen: " + e.getMessage());
                 return TailwatchCommand.EXIT_CONFIG;
             }
         }
         if (webConfigFile != null) {
             String problem = io.tailwatch.core.config.ServerConfig.checkWebConfig(webConfigFile);
             if (problem != null) {
-                System.err.println("--web-config-file: " + problem.replace("; ", "\n--web-config-file: "));
+                err.println("--web-config-file: " + problem.replace("; ", "\n--web-config-file: "));
                 return TailwatchCommand.EXIT_CONFIG;
             }
             config = config.withWebConfigFile(webConfigFile);
@@ -78,26 +86,26 @@ public final class RunCommand implements Callable<Integer> {
             } else {
                 long max = io.tailwatch.core.units.Units.bytes(logMaxSize);
                 if (max < 64 * 1024) {
-                    System.err.println("--log-max-size: at least 64KiB, got " + logMaxSize);
+                    err.println("--log-max-size: at least 64KiB, got " + logMaxSize);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
                 guard = LogGuard.install(logFile, max);
             }
         } catch (IOException | IllegalArgumentException e) {
-            System.err.println("--log-file / --log-max-size: " + e.getMessage());
+            err.println("--log-file / --log-max-size: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         try {
             daemon = new Daemon(config, System.getenv()).start();
             running = config;
         } catch (ApiServer.BindFailure e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         } catch (OtlpExporter.BadSettings e) {
-            System.err.println("otlp: " + e.getMessage());
+            err.println("otlp: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         } catch (Daemon.WebConfigFailure e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         CountDownLatch stopped = new CountDownLatch(1);

@@ -42,16 +42,9 @@ public final class ServiceCommand {
             return ServicePaths.of(system, System.getenv(), UserId.current());
         }
 
-        /** Null when allowed, else why not. */
+        /** Null when allowed, else why not ({@link ServicePaths#rootProblem}). */
         String rootProblem() {
-            if (system && UserId.current() != 0) {
-                return "--system installs into /Library/LaunchDaemons and needs root: run it with sudo";
-            }
-            if (!system && UserId.current() == 0 && System.getenv("SUDO_UID") != null) {
-                // Under sudo the per-user agent would land in root's home and the gui/0 domain.
-                return "run `tailwatch service` without sudo for a per-user agent, or add --system for a system daemon";
-            }
-            return null;
+            return ServicePaths.rootProblem(system, System.getenv(), UserId.current());
         }
     }
 

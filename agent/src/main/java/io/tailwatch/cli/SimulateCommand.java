@@ -5,16 +5,23 @@ import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.time.Duration;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** Runs the engine simulator in the foreground until SIGTERM or SIGINT. */
 @Command(name = "simulate", description = {"Run a simulated LLM engine that speaks the Ollama or OpenAI wire format,",
         "with set TTFT, decode speed, slots, errors, stalls and load time (fire drills, demos, tests)."})
 public final class SimulateCommand implements Callable<Integer> {
-    @Option(names = "--api", required = true, paramLabel = "API", description = "ollama or openai.")
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
     @Option(names = "--listen", required = true, paramLabel = "HOST:PORT", description = "Where to listen (port 0: any free port).")
@@ -57,8 +64,12 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!"ollama".equals(api) && !"openai".equals(api)) {
-            System.err.println("--api: must be ollama or openai, got '" + api + "'");
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            EngineApiNames.parse("--api", api);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         HostPort hp;
@@ -69,7 +80,7 @@ public final class SimulateCommand implements Callable<Integer> {
             o = new SimulatorOptions(model == null ? d.model() : model, ttft, tokensPerSecond, slots, errorRate,
                     stallRate, stall, loadTime, seed == null ? d.seed() : seed);
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
         EngineSimulator sim;
@@ -77,15 +88,15 @@ public final class SimulateCommand implements Callable<Integer> {
             sim = EngineSimulator.start(api, flavor != null ? flavor : "ollama".equals(api) ? "ollama" : "mlx_lm", hp.host(),
                     hp.port(), o);
         } catch (IllegalArgumentException e) {
-            System.err.println("--flavor: " + e.getMessage());
+            err.println("--flavor: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         } catch (IOException e) {
-            System.err.println("cannot listen on " + hp + ": " + e.getMessage());
+            err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
-        System.out.println("simulating " + api + " engine with model " + o.model() + " on http://"
+        out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));
-        System.out.flush();
+        out.flush();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             sim.close();

@@ -1,6 +1,7 @@
 package io.tailwatch.cli;
 
 import io.tailwatch.core.host.platform.ResourceInfo;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,7 +38,7 @@ public final class TailwatchCommand implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static CommandLine commandLine() {
@@ -45,6 +46,20 @@ public final class TailwatchCommand implements Runnable {
         uniform(cl);
         // Wrap help at the terminal's width (80 columns when it cannot be told), at word boundaries.
         cl.setUsageHelpAutoWidth(true);
+        // Every command prints through picocli's writers (getOut/getErr), so a caller can capture them. The
+        // writers flush by themselves only at println/printf, so the command's writers are flushed when it
+        // returns. Only the executed command's: asking a parent for a writer it has not made yet would make
+        // one and hand it to every subcommand, dropping the subcommand's unflushed text.
+        cl.setExecutionStrategy(parsed -> {
+            try {
+                return new CommandLine.RunLast().execute(parsed);
+            } finally {
+                List<CommandLine> chain = parsed.asCommandLineList();
+                CommandLine executed = chain.get(chain.size() - 1);
+                executed.getOut().flush();
+                executed.getErr().flush();
+            }
+        });
         cl.setParameterExceptionHandler((ex, args) -> {
             ex.getCommandLine().getErr().println(ex.getMessage());
             ex.getCommandLine().usage(ex.getCommandLine().getErr());

@@ -111,8 +111,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     }
 
     private static EngineConfig renamed(EngineConfig e, String name) {
-        return new EngineConfig(name, e.api(), e.url(), e.model(), e.apiKey(), e.healthInterval(), e.healthTimeout(),
-                e.skipWhenPressureCritical(), e.scenarios(), e.processNames(), e.launchdLabel(), e.signals());
+        return e.withName(name);
     }
 
     @Override

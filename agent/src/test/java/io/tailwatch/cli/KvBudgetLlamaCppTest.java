@@ -136,7 +136,10 @@ class KvBudgetLlamaCppTest {
     void an_unknown_api_is_a_usage_error() {
         HistoryCommandTest.Run r = run("--url", "http://127.0.0.1:9", "--api", "vllm", "--model", "x");
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.err()).contains("--api must be ollama or llamacpp");
+        assertThat(r.err()).contains("--api must be one of").contains("llamacpp").contains("got vllm");
+        for (String api : io.tailwatch.core.probe.EngineApi.names()) {
+            assertThat(r.err()).contains(api);
+        }
     }
 
     @Test

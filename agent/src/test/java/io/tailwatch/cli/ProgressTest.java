@@ -50,12 +50,28 @@ class ProgressTest {
 
     @Test
     void quiet_prints_nothing() {
-        Progress p = Progress.forStderr(true);
+        Progress p = Progress.forStderr(true, new java.io.PrintWriter(new java.io.StringWriter()));
         assertThat(p).isSameAs(Progress.NONE);
     }
 
     @Test
     void clock_format() {
         assertThat(Progress.clock(Duration.ofSeconds(3725))).isEqualTo("1:02:05");
+    }
+
+    @Test
+    void the_stream_onto_a_writer_passes_on_redraws_without_a_line_end_and_whole_characters_only() {
+        java.io.StringWriter text = new java.io.StringWriter();
+        PrintStream s = Progress.stream(new java.io.PrintWriter(text));
+        s.print("\rlevel 1 3/6");
+        assertThat(text.toString()).isEqualTo("\rlevel 1 3/6");
+        byte[] e = "\u00e9".getBytes(StandardCharsets.UTF_8); // two bytes
+        s.write(e, 0, 1);
+        assertThat(text.toString()).isEqualTo("\rlevel 1 3/6");
+        s.write(e, 1, 1);
+        assertThat(text.toString()).isEqualTo("\rlevel 1 3/6\u00e9");
+        assertThat(Progress.endsOnWholeCharacter("\u20ac".getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(Progress.endsOnWholeCharacter(java.util.Arrays.copyOf("\u20ac".getBytes(StandardCharsets.UTF_8), 2)))
+                .isFalse();
     }
 }

@@ -1,6 +1,7 @@
 package io.tailwatch.bench;
 
 import io.tailwatch.daemon.api.BasicAuthGuard;
+import io.tailwatch.metrics.AttrValues.AuthFailureReason;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,12 +53,12 @@ public class BasicAuthBenchmark {
     }
 
     @Benchmark
-    public String cachedCredentials() {
+    public AuthFailureReason cachedCredentials() {
         return cached.check(users, header);
     }
 
     @Benchmark
-    public String firstVerificationBcrypt() throws Exception {
+    public AuthFailureReason firstVerificationBcrypt() throws Exception {
         return new BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(file), false).check(users, header);
     }
 }

@@ -9,6 +9,7 @@ import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
 import io.tailwatch.daemon.alerts.RuleEngine;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,8 +44,8 @@ public class RuleEvaluationBenchmark {
     public void setUp() {
         MetricHub hub = new MetricHub();
         List<Point> host = new ArrayList<>();
-        host.add(Point.of(HostMetrics.PAGING_USAGE, 2.0 * (1L << 30), "system.paging.state", "used"));
-        host.add(Point.of(HostMetrics.PAGING_USAGE, 6.0 * (1L << 30), "system.paging.state", "free"));
+        host.add(Point.of(HostMetrics.PAGING_USAGE, 2.0 * (1L << 30), PagingState.USED));
+        host.add(Point.of(HostMetrics.PAGING_USAGE, 6.0 * (1L << 30), PagingState.FREE));
         host.add(Point.of(HostMetrics.PRESSURE_LEVEL, 0));
         host.add(Point.of(HostMetrics.THERMAL_LEVEL, 0));
         host.add(Point.of(HostMetrics.CPU_SPEED_LIMIT, 1));

@@ -4,6 +4,7 @@ import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 import static io.tailwatch.metrics.AttributeDef.optional;
 
+import io.tailwatch.metrics.AttrValues.AlertSeverity;
 import java.util.List;
 
 /** Alert rule state and the persisted single-request baseline the rules compare against. */
@@ -13,7 +14,7 @@ public final class AlertMetrics {
 
     public static final MetricDef ALERT_ACTIVE = MetricDef.gauge("tailwatch.alert.active", "{bool}",
             "1 while an alert is firing, 0 while pending.",
-            free(AttrKeys.ALERT_NAME, "Rule name"), oneOf(AttrKeys.ALERT_SEVERITY, "Rule severity", "info", "warning", "critical"),
+            free(AttrKeys.ALERT_NAME, "Rule name"), oneOf(AttrKeys.ALERT_SEVERITY, "Rule severity", AlertSeverity.class),
             optional(AttrKeys.ENGINE, "Engine the alert is about (absent on host alerts)"),
             optional(AttrKeys.SCENARIO, "Scenario the alert is about (absent unless the alert is about a probe scenario)"));
 

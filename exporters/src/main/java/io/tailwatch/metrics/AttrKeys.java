@@ -24,6 +24,17 @@ public final class AttrKeys {
     public static final String MODEL = "gen_ai.request.model";
     /** Model name the engine says answered a request. */
     public static final String RESPONSE_MODEL = "gen_ai.response.model";
+    /** semconv GenAI operation of a probe: chat, text_completion. */
+    public static final String OPERATION = "gen_ai.operation.name";
+    /** semconv GenAI provider: the engine kind. */
+    public static final String PROVIDER = "gen_ai.provider.name";
+    /** semconv token type: input, output. */
+    public static final String TOKEN_TYPE = "gen_ai.token.type";
+    public static final String SERVER_ADDRESS = "server.address";
+    public static final String SERVER_PORT = "server.port";
+    /** semconv Java runtime name and version. */
+    public static final String RUNTIME_NAME = "process.runtime.name";
+    public static final String RUNTIME_VERSION = "process.runtime.version";
     /** Failure class. */
     public static final String ERROR_TYPE = "error.type";
     /** Percentile of a rolling window: p50, p95, p99. */
@@ -42,6 +53,12 @@ public final class AttrKeys {
     public static final String PSI_KIND = "tailwatch.psi.kind";
     public static final String PSI_WINDOW = "tailwatch.psi.window";
     public static final String MEMORY_PAGE_STATE = "tailwatch.memory.page.state";
+    /** semconv memory state: used, free, cached, buffers. */
+    public static final String MEMORY_STATE = "system.memory.state";
+    /** semconv swap state: used, free. */
+    public static final String PAGING_STATE = "system.paging.state";
+    /** semconv paging direction: in, out. */
+    public static final String PAGING_DIRECTION = "system.paging.direction";
     /** Why the HTTP listener refused a request's credentials. */
     public static final String AUTH_FAILURE_REASON = "tailwatch.http.auth.failure.reason";
 

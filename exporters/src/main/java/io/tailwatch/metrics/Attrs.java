@@ -33,6 +33,18 @@ public final class Attrs {
         return m;
     }
 
+    /** Key/value pairs plus one enumerated value under its own key. */
+    public static Map<String, String> of(AttrValue typed, String... keyValues) {
+        Map<String, String> m = of(keyValues);
+        put(m, typed);
+        return m;
+    }
+
+    /** Puts an enumerated value under its own key. */
+    public static void put(Map<String, String> attributes, AttrValue value) {
+        attributes.put(value.key(), value.value());
+    }
+
     public static Map<String, String> of(String... keyValues) {
         if (keyValues.length % 2 != 0) {
             throw new IllegalArgumentException("attributes come in key/value pairs");

@@ -3,6 +3,8 @@ package io.tailwatch.metrics;
 import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
+import io.tailwatch.metrics.AttrValues.EngineApi;
+import io.tailwatch.metrics.AttrValues.ModelMemoryKind;
 import java.util.List;
 
 /** Engine health, inventory and KV-cache arithmetic. */
@@ -25,14 +27,14 @@ public final class EngineMetrics {
 
     public static final MetricDef INFO = MetricDef.gauge("tailwatch.engine.info", "{info}",
             "Always 1; carries the engine's API flavour, detected server kind and version.", ENGINE,
-            oneOf(AttrKeys.ENGINE_API, "Wire API", "ollama", "openai"), free(AttrKeys.ENGINE_VERSION, "Version the engine reports, or unknown"));
+            oneOf(AttrKeys.ENGINE_API, "Wire API", EngineApi.class), free(AttrKeys.ENGINE_VERSION, "Version the engine reports, or unknown"));
 
     public static final MetricDef MODELS_LOADED = MetricDef.gauge("tailwatch.engine.models.loaded", "{model}",
             "Models the engine reports as loaded.", ENGINE);
 
     public static final MetricDef MODEL_MEMORY = MetricDef.upDownCounter("tailwatch.model.memory.usage", "By",
             "Memory a loaded model occupies, as the engine reports it (Ollama size and size_vram).", ENGINE, MODEL,
-            oneOf(AttrKeys.MODEL_MEMORY_KIND, "total: whole model; vram: part in GPU memory", "total", "vram"));
+            oneOf(AttrKeys.MODEL_MEMORY_KIND, "total: whole model; vram: part in GPU memory", ModelMemoryKind.class));
 
     public static final MetricDef MODEL_CONTEXT = MetricDef.gauge("tailwatch.model.context.length", "{token}",
             "Context length the loaded model runs with.", ENGINE, MODEL);

@@ -3,6 +3,9 @@ package io.tailwatch.metrics;
 import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
+import io.tailwatch.metrics.AttrValues.QueueWaitSource;
+import io.tailwatch.metrics.AttrValues.RequestState;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.util.List;
 
 /** Signals the engines report about themselves: queue depth, running requests, KV-cache use. */
@@ -14,19 +17,19 @@ public final class EngineSideMetrics {
 
     public static final MetricDef REQUESTS = MetricDef.gauge("tailwatch.engine.requests", "{request}",
             "Requests the engine reports as running or waiting in its queue.", ENGINE,
-            oneOf(AttrKeys.REQUEST_STATE, "Request state", "running", "waiting"));
+            oneOf(AttrKeys.REQUEST_STATE, "Request state", RequestState.class));
 
     public static final MetricDef KV_CACHE_USAGE = MetricDef.gauge("tailwatch.engine.kv_cache.usage", "1",
             "KV-cache use the engine reports, as a ratio of its capacity.", ENGINE);
 
     public static final MetricDef QUEUE_WAIT = MetricDef.gauge("tailwatch.engine.queue.wait", "s",
             "Queue wait of the last probe: measured by the engine, or estimated from time to response headers.", ENGINE,
-            oneOf(AttrKeys.QUEUE_WAIT_SOURCE, "measured: the engine's own figure; estimate: from probe header time", "measured", "estimate"));
+            oneOf(AttrKeys.QUEUE_WAIT_SOURCE, "measured: the engine's own figure; estimate: from probe header time", QueueWaitSource.class));
 
     static final AttributeDef SIGNAL_SOURCE_KIND = oneOf(AttrKeys.SIGNAL_SOURCE,
             "Where the engine's own figures are read: llamacpp_slots (/slots), prometheus (/metrics text), mlx_vlm_json "
                     + "(/metrics JSON), health_queue (a field of /healthz or /health), header_estimate (probe header time)",
-            "llamacpp_slots", "prometheus", "mlx_vlm_json", "health_queue", "header_estimate");
+            SignalSource.class);
 
     public static final MetricDef SIGNAL_SOURCE = MetricDef.gauge("tailwatch.engine.signal.source", "{info}",
             "Always 1, one series per source the engine's signals come from (header_estimate when the engine itself "

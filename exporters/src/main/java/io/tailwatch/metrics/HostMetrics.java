@@ -3,6 +3,15 @@ package io.tailwatch.metrics;
 import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
+import io.tailwatch.metrics.AttrValues.CpuMode;
+import io.tailwatch.metrics.AttrValues.HwType;
+import io.tailwatch.metrics.AttrValues.MemoryPageState;
+import io.tailwatch.metrics.AttrValues.MemoryState;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
+import io.tailwatch.metrics.AttrValues.PagingState;
+import io.tailwatch.metrics.AttrValues.PsiKind;
+import io.tailwatch.metrics.AttrValues.PsiWindow;
+import io.tailwatch.metrics.AttrValues.ThrottleScope;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,11 +22,11 @@ public final class HostMetrics {
 
     public static final MetricDef MEMORY_USAGE = MetricDef.upDownCounter("system.memory.usage", "By",
             "Physical memory by state (semconv). Linux: used (MemTotal - MemAvailable, as procps-ng 4 free), free (MemFree), cached (Cached + SReclaimable), buffers. macOS (vm_statistics64 pages x page size): used (internal - purgeable + wire + compressor_page_count, Activity Monitor's Memory Used), free (free_count, which includes speculative pages), cached (external_page_count, file-backed); the overlapping macOS page states are in tailwatch.memory.page.usage.",
-            oneOf("system.memory.state", "Memory state", "used", "free", "cached", "buffers"));
+            oneOf(AttrKeys.MEMORY_STATE, "Memory state", MemoryState.class));
 
     public static final MetricDef MEMORY_PAGE_USAGE = MetricDef.upDownCounter("tailwatch.memory.page.usage", "By",
             "macOS VM page states (host_statistics64). They overlap system.memory.usage (file-backed pages are counted in active and inactive) and are not parts that sum to the limit.",
-            oneOf(AttrKeys.MEMORY_PAGE_STATE, "macOS page state", "active", "inactive", "wired", "compressed"));
+            oneOf(AttrKeys.MEMORY_PAGE_STATE, "macOS page state", MemoryPageState.class));
 
     public static final MetricDef MEMORY_LIMIT = MetricDef.upDownCounter("system.memory.limit", "By",
             "Total physical memory of the host.");
@@ -33,19 +42,19 @@ public final class HostMetrics {
 
     public static final MetricDef PAGING_USAGE = MetricDef.upDownCounter("system.paging.usage", "By",
             "Swap space used and free.",
-            oneOf("system.paging.state", "Swap state", "used", "free"));
+            oneOf(AttrKeys.PAGING_STATE, "Swap state", PagingState.class));
 
     public static final MetricDef PAGING_OPERATIONS = MetricDef.counter("system.paging.operations", "{operation}",
             "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count compressor segments). A rising count is paging in progress; swap used alone can be stale.",
-            oneOf("system.paging.direction", "Paging direction", "in", "out"));
+            oneOf(AttrKeys.PAGING_DIRECTION, "Paging direction", PagingDirection.class));
 
     public static final MetricDef PRESSURE_LEVEL = MetricDef.gauge("tailwatch.memory.pressure.level", "{level}",
             "Memory pressure: 0 normal, 1 warning, 2 critical (macOS kernel level; Linux derived from PSI, see docs/metrics.md).");
 
     public static final MetricDef PRESSURE_STALL = MetricDef.gauge("tailwatch.memory.pressure.stall", "1",
             "Linux PSI memory stall ratio (share of wall time tasks were stalled on memory).",
-            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", "some", "full"),
-            oneOf(AttrKeys.PSI_WINDOW, "Averaging window", "avg10", "avg60", "avg300"));
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", PsiKind.class),
+            oneOf(AttrKeys.PSI_WINDOW, "Averaging window", PsiWindow.class));
 
     public static final MetricDef THERMAL_LEVEL = MetricDef.gauge("tailwatch.thermal.pressure.level", "{level}",
             "macOS thermal pressure: 0 nominal, 1 moderate, 2 heavy, 3 trapping, 4 sleeping.");
@@ -55,7 +64,7 @@ public final class HostMetrics {
 
     public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("hw.temperature", "Cel",
             "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type).",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", "temperature"), HW_NAME);
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.TEMPERATURE), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
             "CPU speed limit: the highest speed the CPU is allowed, as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux the lowest over CPUs of cpufreq scaling_max_freq / cpuinfo_max_freq). An idle CPU running slowly is not limited. Not hw.cpu.speed.limit, which is a frequency in Hz.");
@@ -65,13 +74,10 @@ public final class HostMetrics {
 
     public static final MetricDef CPU_THROTTLE_EVENTS = MetricDef.counter("tailwatch.cpu.throttle.events", "{event}",
             "Thermal throttle events since boot (Linux x86 thermal_throttle counters: core summed over CPUs, package once per package).",
-            oneOf(AttrKeys.THROTTLE_SCOPE, "Throttle counter scope", "core", "package"));
-
-    /** semconv cpu.mode values this agent reports. */
-    static final String[] CPU_MODES = {"user", "system", "nice", "idle", "iowait", "interrupt", "steal"};
+            oneOf(AttrKeys.THROTTLE_SCOPE, "Throttle counter scope", ThrottleScope.class));
 
     /** hw.type values (semconv enum) a power rail maps to. */
-    static final String[] HW_TYPES = {"cpu", "gpu", "memory", "enclosure"};
+    static final HwType[] HW_TYPES = {HwType.CPU, HwType.GPU, HwType.MEMORY, HwType.ENCLOSURE};
 
     public static final MetricDef POWER = MetricDef.gauge("hw.power", "W",
             "Average power over the last sample interval, by rail. hw.name is the rail (cpu, gpu, ane, dram, gpu_sram, dcs on Apple silicon; package, core, uncore, dram, psys from Linux RAPL); hw.type is its semconv class (DRAM is memory; the Neural Engine counts as cpu; psys as enclosure). Rails overlap on Linux (package includes core and uncore): sum by hw.name, not by hw.type.",
@@ -83,7 +89,7 @@ public final class HostMetrics {
 
     public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
             "GPU active residency over the last sample interval.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", "gpu"));
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
 
     public static final MetricDef GPU_FREQUENCY = MetricDef.gauge("tailwatch.gpu.frequency", "Hz",
             "Residency-weighted average GPU frequency over the last sample interval (semconv has no GPU frequency metric).");
@@ -105,12 +111,12 @@ public final class HostMetrics {
      */
     public static final MetricDef CPU_UTILIZATION = MetricDef.gauge("system.cpu.utilization", "1",
             "Share of CPU time in each mode over the last sample interval, over all logical CPUs (the modes add up to 1). Linux /proc/stat (interrupt = irq + softirq; guest time is inside user and nice); macOS host_processor_info(PROCESSOR_CPU_LOAD_INFO): user, system, idle (xnu reports no nice time).",
-            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CPU_MODES));
+            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
             "Apple silicon: system.cpu.utilization of each core cluster (hw.perflevelN: performance, efficiency), so a busy cluster shows even when the machine-wide figure is low.",
             free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
-            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CPU_MODES));
+            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
@@ -118,32 +124,32 @@ public final class HostMetrics {
             GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
-    public static String hwType(String rail) {
+    public static HwType hwType(String rail) {
         return switch (rail.toLowerCase(Locale.ROOT)) {
-            case "gpu", "gpu_sram", "uncore" -> "gpu";
-            case "dram", "dcs" -> "memory";
-            case "psys" -> "enclosure";
-            default -> "cpu";
+            case "gpu", "gpu_sram", "uncore" -> HwType.GPU;
+            case "dram", "dcs" -> HwType.MEMORY;
+            case "psys" -> HwType.ENCLOSURE;
+            default -> HwType.CPU;
         };
     }
 
     /** One hw.power point for a rail. */
     public static Point power(String rail, double watts) {
-        return Point.of(POWER, watts, AttrKeys.HW_ID, rail, AttrKeys.HW_TYPE, hwType(rail), AttrKeys.HW_NAME, rail);
+        return Point.of(POWER, watts, hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
     }
 
     /** One hw.energy point for a rail. */
     public static Point energy(String rail, double joules) {
-        return Point.of(ENERGY, joules, AttrKeys.HW_ID, rail, AttrKeys.HW_TYPE, hwType(rail), AttrKeys.HW_NAME, rail);
+        return Point.of(ENERGY, joules, hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
     }
 
     /** One hw.temperature point for a sensor. */
     public static Point temperature(String id, String name, double celsius) {
-        return Point.of(THERMAL_TEMPERATURE, celsius, AttrKeys.HW_ID, id, AttrKeys.HW_TYPE, "temperature", AttrKeys.HW_NAME, name);
+        return Point.of(THERMAL_TEMPERATURE, celsius, HwType.TEMPERATURE, AttrKeys.HW_ID, id, AttrKeys.HW_NAME, name);
     }
 
     /** The hw.gpu.utilization point of the (single, integrated) GPU. */
     public static Point gpuUtilization(double ratio) {
-        return Point.of(GPU_UTILIZATION, ratio, AttrKeys.HW_ID, "gpu0", AttrKeys.HW_TYPE, "gpu");
+        return Point.of(GPU_UTILIZATION, ratio, HwType.GPU, AttrKeys.HW_ID, "gpu0");
     }
 }

@@ -40,7 +40,15 @@ public final class MetricSnapshot {
 
     /** The value of the single series of a metric matching the given attributes, or null when absent. */
     public Double value(MetricDef metric, String... keyValues) {
-        Map<String, String> want = Attrs.of(keyValues);
+        return value(metric, Attrs.of(keyValues));
+    }
+
+    /** As {@link #value(MetricDef, String...)}, with one enumerated attribute value under its own key. */
+    public Double value(MetricDef metric, AttrValue typed, String... keyValues) {
+        return value(metric, Attrs.of(typed, keyValues));
+    }
+
+    private Double value(MetricDef metric, Map<String, String> want) {
         for (Point p : of(metric)) {
             if (p.attributes().entrySet().containsAll(want.entrySet())) {
                 return p.value();

@@ -4,6 +4,11 @@ import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 import static io.tailwatch.metrics.AttributeDef.optional;
 
+import io.tailwatch.metrics.AttrValues.Operation;
+import io.tailwatch.metrics.AttrValues.Percentile;
+import io.tailwatch.metrics.AttrValues.SkipReason;
+import io.tailwatch.metrics.AttrValues.TokenSource;
+import io.tailwatch.metrics.AttrValues.TokenType;
 import java.util.List;
 
 /** Synthetic probe results: OpenTelemetry GenAI client metrics and the rolling windows the rules read. */
@@ -21,14 +26,14 @@ public final class ProbeMetrics {
 
     static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
     static final AttributeDef SCENARIO = free(AttrKeys.SCENARIO, "Probe scenario name");
-    static final AttributeDef OPERATION = oneOf("gen_ai.operation.name", "GenAI operation", "chat", "text_completion");
-    static final AttributeDef PROVIDER = free("gen_ai.provider.name",
+    static final AttributeDef OPERATION = oneOf(AttrKeys.OPERATION, "GenAI operation", Operation.class);
+    static final AttributeDef PROVIDER = free(AttrKeys.PROVIDER,
             "Engine kind: ollama, mlx_lm, lm_studio, llama_cpp, vllm, openai");
     static final AttributeDef REQUEST_MODEL = free(AttrKeys.MODEL, "Model the probe asked for");
     static final AttributeDef RESPONSE_MODEL = optional(AttrKeys.RESPONSE_MODEL,
             "Model the engine says answered (when it names one)");
-    static final AttributeDef SERVER_ADDRESS = free("server.address", "Engine host");
-    static final AttributeDef SERVER_PORT = free("server.port", "Engine port");
+    static final AttributeDef SERVER_ADDRESS = free(AttrKeys.SERVER_ADDRESS, "Engine host");
+    static final AttributeDef SERVER_PORT = free(AttrKeys.SERVER_PORT, "Engine port");
     static final AttributeDef ERROR_TYPE = optional(AttrKeys.ERROR_TYPE,
             "Failure class (failures only): connect_refused, connect_timeout, first_token_timeout, total_timeout, http_<status>, stream_error, malformed, cut, _OTHER");
 
@@ -47,8 +52,8 @@ public final class ProbeMetrics {
     public static final MetricDef TOKEN_USAGE = MetricDef.histogram("gen_ai.client.token.usage", "{token}",
             "Tokens per probe request.", TOKEN_BUCKETS,
             ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT,
-            oneOf("gen_ai.token.type", "input or output", "input", "output"),
-            oneOf(AttrKeys.TOKEN_SOURCE, "usage: server usage; engine: engine counters; estimate: estimated", "usage", "engine", "estimate"));
+            oneOf(AttrKeys.TOKEN_TYPE, "input or output", TokenType.class),
+            oneOf(AttrKeys.TOKEN_SOURCE, "usage: server usage; engine: engine counters; estimate: estimated", TokenSource.class));
 
     public static final MetricDef PROBE_SUCCESS = MetricDef.gauge("tailwatch.probe.success", "{bool}",
             "1 when the scenario's last probe succeeded, 0 when it failed.", ENGINE, SCENARIO);
@@ -59,10 +64,9 @@ public final class ProbeMetrics {
 
     public static final MetricDef PROBES_SKIPPED = MetricDef.counter("tailwatch.probe.skipped", "{probe}",
             "Probes not sent, by reason.", ENGINE,
-            oneOf(AttrKeys.SKIP_REASON, "Why the probe was skipped", "memory_pressure_critical", "in_flight", "no_model",
-                    "engine_down"));
+            oneOf(AttrKeys.SKIP_REASON, "Why the probe was skipped", SkipReason.class));
 
-    static final AttributeDef PERCENTILE = oneOf(AttrKeys.PERCENTILE, "Nearest-rank percentile over the window", "p50", "p95", "p99");
+    static final AttributeDef PERCENTILE = oneOf(AttrKeys.PERCENTILE, "Nearest-rank percentile over the window", Percentile.class);
 
     public static final MetricDef WINDOW_E2E = MetricDef.gauge("tailwatch.probe.window.e2e", "s",
             "End-to-end latency percentiles of successful probes over the rolling window (nearest rank). A gauge per percentile, not a summary: no quantile label.",

@@ -3,6 +3,8 @@ package io.tailwatch.metrics;
 import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
+import io.tailwatch.metrics.AttrValues.AuthFailureReason;
+import io.tailwatch.metrics.AttrValues.WebhookOutcome;
 import java.util.List;
 
 /** The agent's view of its own health. */
@@ -28,7 +30,7 @@ public final class SelfMetrics {
 
     public static final MetricDef WEBHOOK_NOTIFICATIONS = MetricDef.counter("tailwatch.webhook.notifications", "{notification}",
             "Alert notifications handled by the webhook sink since the agent started, by outcome: sent, failed (gave up after its attempts or a non-retryable answer), dropped (queue full or shut down), suppressed (cooldown). Absent when no webhook is configured.",
-            oneOf(AttrKeys.WEBHOOK_OUTCOME, "What became of the notification", "sent", "failed", "dropped", "suppressed"));
+            oneOf(AttrKeys.WEBHOOK_OUTCOME, "What became of the notification", WebhookOutcome.class));
 
     public static final MetricDef SERIES_DROPPED = MetricDef.counter("tailwatch.series.dropped", "{series}",
             "Series dropped because a metric reached its series bound.");
@@ -40,13 +42,13 @@ public final class SelfMetrics {
     public static final MetricDef HTTP_AUTH_FAILURES = MetricDef.counter("tailwatch.http.auth.failures", "{request}",
             "Requests refused by basic authentication (web config basic_auth_users), by reason: no credentials, "
                     + "a malformed Authorization header, an unknown user, or a wrong password.",
-            AttributeDef.oneOf(AttrKeys.AUTH_FAILURE_REASON, "Why the request was refused", "missing", "malformed", "unknown_user", "wrong_password"));
+            oneOf(AttrKeys.AUTH_FAILURE_REASON, "Why the request was refused", AuthFailureReason.class));
 
     public static final MetricDef BUILD_INFO = MetricDef.gauge("tailwatch.build.info", "{info}",
             "Always 1; carries the agent's version and the Java runtime it runs on.",
             free(AttrKeys.BUILD_VERSION, "tailwatch version"),
-            free("process.runtime.name", "Java runtime name (semconv)"),
-            free("process.runtime.version", "Java runtime version (semconv)"));
+            free(AttrKeys.RUNTIME_NAME, "Java runtime name (semconv)"),
+            free(AttrKeys.RUNTIME_VERSION, "Java runtime version (semconv)"));
 
     public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
             WEBHOOK_NOTIFICATIONS, SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
@@ -54,7 +56,7 @@ public final class SelfMetrics {
     /** The build-info point of this process. */
     public static Point buildInfo(String version) {
         return Point.of(BUILD_INFO, 1, AttrKeys.BUILD_VERSION, version,
-                "process.runtime.name", System.getProperty("java.runtime.name", "unknown"),
-                "process.runtime.version", System.getProperty("java.runtime.version", "unknown"));
+                AttrKeys.RUNTIME_NAME, System.getProperty("java.runtime.name", "unknown"),
+                AttrKeys.RUNTIME_VERSION, System.getProperty("java.runtime.version", "unknown"));
     }
 }

@@ -1,6 +1,7 @@
 package io.tailwatch.core.config;
 
 import io.tailwatch.core.logging.Redact;
+import io.tailwatch.core.probe.EngineApi;
 import io.tailwatch.core.units.Units;
 import java.net.URI;
 import java.time.Duration;
@@ -17,15 +18,28 @@ import java.util.regex.Pattern;
  * @param processNames executables (or python module names such as mlx_lm) that identify the
  *                     engine's processes when no process listens on the URL's port
  * @param launchdLabel launchd label of the service running the engine, for `engine restart`
- * @param signals      where the engine's own queue, running-request and KV-cache figures are read
+ * @param api            an {@link EngineApi} name
+ * @param signals        where the engine's own queue, running-request and KV-cache figures are read
+ * @param connectTimeout the deadline to connect to the engine, for every request to it (probes of every
+ *                       scenario, health checks, signal reads)
  */
 public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
                            Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
-                           List<String> processNames, String launchdLabel, Signals signals) {
+                           List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     /** Health-check deadline when the config sets none (capped at the health interval). */
     public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
+    /** Connect deadline when the config sets none. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** With the default connect timeout. */
+    public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                        Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                        List<String> processNames, String launchdLabel, Signals signals) {
+        this(name, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical, scenarios,
+                processNames, launchdLabel, signals, DEFAULT_CONNECT_TIMEOUT);
+    }
 
     /** Without a signals section: the defaults (auto-detect every 15 s). */
     public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
@@ -37,23 +51,29 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
 
     public EngineConfig {
         signals = signals == null ? Signals.DEFAULT : signals;
+        connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+    }
+
+    /** A copy named {@code newName}, everything else the same. */
+    public EngineConfig withName(String newName) {
+        return new EngineConfig(newName, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical,
+                scenarios, processNames, launchdLabel, signals, connectTimeout);
     }
 
     /**
      * The engine-side signals section.
      *
-     * @param source           auto, none, llamacpp, vllm, mlx_vlm, health_queue or header_estimate
+     * @param source           where the figures come from ({@link SignalSourceSetting}: auto, none, or one pinned source)
      * @param healthQueueField dotted path of the queue length in the /healthz or /health JSON (e.g. queue_size)
      * @param interval         how often the engine's endpoints are read
      */
-    public record Signals(String source, String healthQueueField, Duration interval) {
-        public static final List<String> SOURCES = List.of("auto", "none", "llamacpp", "vllm", "mlx_vlm", "health_queue",
-                "header_estimate");
+    public record Signals(SignalSourceSetting source, String healthQueueField, Duration interval) {
         public static final Pattern FIELD = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
-        public static final Signals DEFAULT = new Signals("auto", "queue_size", Duration.ofSeconds(15));
+        public static final Signals DEFAULT = new Signals(SignalSourceSetting.AUTO, "queue_size", Duration.ofSeconds(15));
 
         static Signals read(Section s) {
-            String source = s.oneOf("source", DEFAULT.source(), SOURCES.toArray(new String[0]));
+            String name = s.oneOf("source", DEFAULT.source().configName(), SignalSourceSetting.names().toArray(new String[0]));
+            SignalSourceSetting source = name == null ? DEFAULT.source() : SignalSourceSetting.of(name);
             String field = s.string("health_queue_field", DEFAULT.healthQueueField());
             if (field != null && !FIELD.matcher(field).matches()) {
                 s.problem("health_queue_field", "must be a dotted path of JSON keys or list indexes, e.g. queue_size or "
@@ -71,14 +91,13 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
      * is the span of the rolling window the rules read (long enough for their minimum probe counts).
      */
     public record Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
-                           Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout,
-                           boolean interactive, Duration window) {
+                           Duration firstTokenTimeout, Duration totalTimeout, boolean interactive, Duration window) {
 
         /** Without a window: the default for the interval and the built-in rules. */
         public Scenario(String name, Duration interval, int promptTokens, int maxTokens, double temperature,
-                        Duration connectTimeout, Duration firstTokenTimeout, Duration totalTimeout, boolean interactive) {
-            this(name, interval, promptTokens, maxTokens, temperature, connectTimeout, firstTokenTimeout, totalTimeout,
-                    interactive, WindowRequirements.defaults().defaultWindow(interval));
+                        Duration firstTokenTimeout, Duration totalTimeout, boolean interactive) {
+            this(name, interval, promptTokens, maxTokens, temperature, firstTokenTimeout, totalTimeout, interactive,
+                    WindowRequirements.defaults().defaultWindow(interval));
         }
     }
 
@@ -93,7 +112,8 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     @Override
     public String toString() {
         return "EngineConfig[name=" + name + ", api=" + api + ", url=" + Redact.url(url) + ", model=" + model
-                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", scenarios=" + scenarios + ", signals=" + signals + "]";
+                + ", apiKey=" + (apiKey == null ? "none" : "set") + ", connectTimeout=" + Units.format(connectTimeout)
+                + ", scenarios=" + scenarios + ", signals=" + signals + "]";
     }
 
     /**
@@ -161,9 +181,9 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         } else if (!NAME.matcher(name).matches()) {
             s.problem("name", "must match " + NAME.pattern() + " (lower case, digits, _ . -)");
         }
-        String api = s.oneOf("api", null, "ollama", "openai");
+        String api = s.oneOf("api", null, EngineApi.names().toArray(new String[0]));
         if (api == null && !s.has("api")) {
-            s.problem(null, "an engine needs api: ollama or openai");
+            s.problem(null, "an engine needs api: " + EngineApi.choices());
         }
         URI url = s.scalar("url", null, "an http:// or https:// URL", t -> {
             URI u = URI.create(t);
@@ -188,10 +208,13 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
         health.finish();
         boolean skip = s.bool("skip_when_pressure_critical", true);
+        Duration connect = s.has("connect_timeout")
+                ? s.duration("connect_timeout", DEFAULT_CONNECT_TIMEOUT, MIN_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT) : null;
         List<Scenario> scenarios = new ArrayList<>();
+        List<LegacyConnect> legacy = new ArrayList<>();
         List<Section> sc = s.sections("scenarios");
         if (sc == null) {
-            scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0, Duration.ofSeconds(2),
+            scenarios.add(new Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0.0,
                     Duration.ofSeconds(30), Duration.ofSeconds(50), true, windows.defaultWindow(Duration.ofSeconds(60))));
         } else {
             if (sc.size() > MAX_SCENARIOS_PER_ENGINE) {
@@ -200,7 +223,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
             }
             Set<String> names = new HashSet<>();
             for (Section x : sc) {
-                Scenario scenario = scenario(x, windows);
+                Scenario scenario = scenario(x, windows, legacy);
                 if (!names.add(scenario.name())) {
                     x.problem("name", "duplicate scenario name '" + scenario.name() + "'");
                 }
@@ -212,15 +235,62 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         process.finish();
         String label = s.string("launchd_label", null);
         Signals signals = Signals.read(s.section("signals"));
+        connect = connectTimeout(s, connect, legacy, scenarios);
         s.finish();
         if (name == null || api == null || url == null) {
             return null;
         }
         return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
-                List.copyOf(processNames), label, signals);
+                List.copyOf(processNames), label, signals, connect);
     }
 
-    private static Scenario scenario(Section s, WindowRequirements windows) {
+    static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(10);
+    static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMinutes(5);
+
+    /** A scenario's {@code timeouts.connect} (the key from before the engine had its own {@code connect_timeout}). */
+    private record LegacyConnect(Section timeouts, String scenario, Duration value) {
+    }
+
+    /**
+     * The engine's connect deadline. One per engine: every request to the engine uses it. A scenario's
+     * {@code timeouts.connect} is still read when every scenario that sets it agrees (and agrees with
+     * the engine's {@code connect_timeout} when that is set too); scenarios that differ are an error
+     * naming the key and where it moved, never a value silently dropped.
+     */
+    private static Duration connectTimeout(Section engine, Duration connect, List<LegacyConnect> legacy,
+                                           List<Scenario> scenarios) {
+        Duration chosen = connect;
+        String from = "connect_timeout";
+        for (LegacyConnect l : legacy) {
+            if (chosen == null) {
+                chosen = l.value();
+                from = "scenario '" + l.scenario() + "' timeouts.connect";
+            } else if (!chosen.equals(l.value())) {
+                l.timeouts().problem("connect", "the connect timeout belongs to the engine now (one per engine, for "
+                        + "every request to it): set connect_timeout on the engine and remove timeouts.connect from its "
+                        + "scenarios; this scenario says " + Units.format(l.value()) + ", " + from + " says "
+                        + Units.format(chosen));
+            }
+        }
+        if (chosen == null) {
+            return DEFAULT_CONNECT_TIMEOUT;
+        }
+        for (Scenario x : scenarios) {
+            if (chosen.compareTo(x.totalTimeout()) > 0) {
+                String message = "must not be longer than scenario '" + x.name() + "' timeouts.total ("
+                        + Units.format(x.totalTimeout()) + ")";
+                if (connect != null) {
+                    engine.problem("connect_timeout", message);
+                } else {
+                    legacy.get(0).timeouts().problem("connect", message);
+                }
+                break;
+            }
+        }
+        return chosen;
+    }
+
+    private static Scenario scenario(Section s, WindowRequirements windows, List<LegacyConnect> legacy) {
         String name = s.string("name", "interactive");
         if (!NAME.matcher(name).matches()) {
             s.problem("name", "must match " + NAME.pattern());
@@ -230,7 +300,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         int maxTokens = s.integer("max_tokens", 32, 1, 100_000);
         double temperature = s.number("temperature", 0.0, 0.0, 2.0);
         Section t = s.section("timeouts");
-        Duration connect = t.duration("connect", Duration.ofSeconds(2), Duration.ofMillis(10), Duration.ofMinutes(5));
+        if (t.has("connect")) {
+            legacy.add(new LegacyConnect(t, name, t.duration("connect", DEFAULT_CONNECT_TIMEOUT, MIN_CONNECT_TIMEOUT,
+                    MAX_CONNECT_TIMEOUT)));
+        }
         Duration first = t.duration("first_token", Duration.ofSeconds(30), Duration.ofMillis(10), Duration.ofHours(1));
         Duration total = t.duration("total", Duration.ofSeconds(50), Duration.ofMillis(10), Duration.ofHours(1));
         if (total.compareTo(interval) >= 0) {
@@ -239,9 +312,6 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
         if (first.compareTo(total) > 0) {
             t.problem("first_token", "must not be longer than timeouts.total (" + Units.format(total) + ")");
-        }
-        if (connect.compareTo(total) > 0) {
-            t.problem("connect", "must not be longer than timeouts.total (" + Units.format(total) + ")");
         }
         t.finish();
         boolean interactive = s.bool("interactive", name.equals("interactive"));
@@ -256,6 +326,6 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
             window = windows.defaultWindow(interval);
         }
         s.finish();
-        return new Scenario(name, interval, promptTokens, maxTokens, temperature, connect, first, total, interactive, window);
+        return new Scenario(name, interval, promptTokens, maxTokens, temperature, first, total, interactive, window);
     }
 }

@@ -22,7 +22,7 @@ public final class CpuUtilization {
      * @param to     last CPU of the group (exclusive)
      * @return utilization by mode in column order; empty when the interval is unknown or empty
      */
-    public static Map<String, Double> of(long[][] before, long[][] now, String[] modes, int from, int to, boolean wraps32) {
+    public static <M> Map<M, Double> of(long[][] before, long[][] now, M[] modes, int from, int to, boolean wraps32) {
         if (before == null || now == null || before.length != now.length || from < 0 || to > now.length || from >= to) {
             return Map.of();
         }
@@ -46,7 +46,7 @@ public final class CpuUtilization {
         if (total <= 0) {
             return Map.of();
         }
-        Map<String, Double> out = new LinkedHashMap<>();
+        Map<M, Double> out = new LinkedHashMap<>();
         for (int m = 0; m < modes.length; m++) {
             out.put(modes[m], delta[m] / (double) total);
         }

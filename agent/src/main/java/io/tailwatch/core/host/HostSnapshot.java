@@ -1,6 +1,9 @@
 package io.tailwatch.core.host;
 
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValue;
+import io.tailwatch.metrics.AttrValues.MemoryState;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -42,6 +45,11 @@ public final class HostSnapshot {
         return points.value(metric, keyValues);
     }
 
+    /** The value of the series with this enumerated attribute value (and these free pairs), or null. */
+    public Double value(MetricDef metric, AttrValue typed, String... keyValues) {
+        return points.value(metric, typed, keyValues);
+    }
+
     public Double memoryTotal() {
         return value(HostMetrics.MEMORY_LIMIT);
     }
@@ -51,15 +59,15 @@ public final class HostSnapshot {
     }
 
     public Double memoryUsed() {
-        return value(HostMetrics.MEMORY_USAGE, "system.memory.state", "used");
+        return points.value(HostMetrics.MEMORY_USAGE, MemoryState.USED);
     }
 
     public Double swapUsed() {
-        return value(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+        return points.value(HostMetrics.PAGING_USAGE, PagingState.USED);
     }
 
     public Double swapFree() {
-        return value(HostMetrics.PAGING_USAGE, "system.paging.state", "free");
+        return points.value(HostMetrics.PAGING_USAGE, PagingState.FREE);
     }
 
     public Double swapTotal() {

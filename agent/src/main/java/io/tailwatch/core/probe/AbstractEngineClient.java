@@ -5,6 +5,7 @@ import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.metrics.AttrValues.TokenSource;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -56,6 +57,7 @@ abstract class AbstractEngineClient implements EngineClient {
 
     @Override
     public ProbeResult probe(ProbeRequest r) {
+        ProbeWarmup.once(this, r); // once per process and API, before anything is timed
         Instant started = clock.instant();
         long t0 = System.nanoTime();
         String model = r.model();
@@ -97,16 +99,16 @@ abstract class AbstractEngineClient implements EngineClient {
             if (m.usageOutput != null && m.usageOutput > 0) {
                 out = m.usageOutput;
                 in = m.usageInput;
-                source = "usage";
+                source = TokenSource.USAGE.value();
             } else if (m.engineOutput != null) {
                 out = m.engineOutput;
                 in = m.engineInput;
-                source = "engine";
+                source = TokenSource.ENGINE.value();
             } else if (m.contentChunks > 0) {
                 // Each streamed chunk carries about one token on the servers we know.
                 out = (long) m.contentChunks;
                 in = (long) r.promptTokens();
-                source = "estimate";
+                source = TokenSource.ESTIMATE.value();
             } else {
                 out = null;
                 in = null;

@@ -1,5 +1,6 @@
 package io.tailwatch.core.probe;
 
+import io.tailwatch.core.kv.ModelShape;
 import java.net.URI;
 import java.time.Duration;
 
@@ -19,8 +20,30 @@ public interface EngineClient extends AutoCloseable {
     /** The model a probe without a model should use (the first loaded one), or null when none is. */
     String defaultModel(Duration deadline);
 
-    /** Wire API: ollama or openai. */
-    String api();
+    /**
+     * The KV-cache shape of {@code model} (layers, KV heads, key and value lengths) as the engine reports
+     * it, within {@code deadline}. Throws naming the request when the engine cannot tell; an API without
+     * such a request throws with {@link EngineQueryException#unsupported()} set.
+     */
+    default ModelShape modelShape(String model, Duration deadline) throws EngineQueryException {
+        throw new EngineQueryException("the " + api() + " API does not tell a model's architecture", true);
+    }
+
+    /** Digest, format and quantization of {@code model}'s weights within {@code deadline}; never throws. */
+    default ModelFacts modelFacts(String model, Duration deadline) {
+        return ModelFacts.UNKNOWN;
+    }
+
+    /**
+     * Frees {@code model}'s memory now, within {@code deadline}. False when the API has no such request
+     * or the engine refused.
+     */
+    default boolean unload(String model, Duration deadline) {
+        return false;
+    }
+
+    /** The wire API this client speaks. */
+    EngineApi api();
 
     /** The engine's base URL (scheme, host, port; no /v1). */
     URI baseUri();

@@ -2,19 +2,11 @@ package io.tailwatch.core.probe;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.Map;
-import java.util.function.Function;
 
-/** Creates the engine client for a wire API. Adding an API = one client file and one entry here. */
+/** Creates the engine client for a wire API named in a config or on the command line (see {@link EngineApi}). */
 public final class EngineClients {
+    /** The engine's connect deadline when the config sets none (engine {@code connect_timeout}). */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-
-    private record Settings(URI base, String apiKey, Duration connectTimeout) {
-    }
-
-    private static final Map<String, Function<Settings, EngineClient>> APIS = Map.of(
-            "ollama", s -> new OllamaClient(s.base(), s.apiKey(), s.connectTimeout()),
-            "openai", s -> new OpenAiClient(s.base(), s.apiKey(), s.connectTimeout()));
 
     private EngineClients() {
     }
@@ -25,22 +17,6 @@ public final class EngineClients {
 
     /** {@code apiKey} may be null; it is sent as a bearer token and never logged. */
     public static EngineClient create(String api, URI url, String apiKey, Duration connectTimeout) {
-        Function<Settings, EngineClient> f = APIS.get(api);
-        if (f == null) {
-            throw new IllegalArgumentException("unknown engine API '" + api + "' (ollama or openai)");
-        }
-        return f.apply(new Settings(base(url), apiKey, connectTimeout));
-    }
-
-    /** Scheme, host and port of {@code url}, with a trailing slash or /v1 removed. */
-    static URI base(URI url) {
-        String s = url.toString();
-        while (s.endsWith("/")) {
-            s = s.substring(0, s.length() - 1);
-        }
-        if (s.endsWith("/v1")) {
-            s = s.substring(0, s.length() - 3);
-        }
-        return URI.create(s);
+        return EngineApi.of(api).client(url, apiKey, connectTimeout);
     }
 }

@@ -47,7 +47,7 @@ public record LlamaCppServerInfo(Long contextPerSlot, Long contextTotal, Integer
      */
     public static LlamaCppServerInfo read(URI base, String apiKey, Duration connectTimeout, Duration deadline)
             throws Failure {
-        URI root = EngineClients.base(base);
+        URI root = EngineApi.base(base);
         long end = System.nanoTime() + deadline.toNanos();
         URI propsUri = URI.create(root + "/props");
         HttpTransport.JsonReply p = HttpTransport.json(propsUri, null, apiKey, connectTimeout, deadline);

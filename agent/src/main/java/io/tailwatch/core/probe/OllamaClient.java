@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 final class OllamaClient extends AbstractEngineClient {
     private static final Logger LOG = LoggerFactory.getLogger(OllamaClient.class);
     private static final int SHAPE_CACHE = 32;
+    private static final String SHOW = "/api/show";
 
     /** name@digest -> shape (null value: the architecture is unknown; asked once). */
     private final Map<String, ModelShape> shapes = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
@@ -37,8 +38,8 @@ final class OllamaClient extends AbstractEngineClient {
     }
 
     @Override
-    public String api() {
-        return "ollama";
+    public EngineApi api() {
+        return EngineApi.OLLAMA;
     }
 
     @Override
@@ -86,7 +87,7 @@ final class OllamaClient extends AbstractEngineClient {
         if (left.toMillis() < 50) {
             return null; // no time left this round; ask next time
         }
-        HttpTransport.JsonReply show = post("/api/show", Map.of("model", name), left);
+        HttpTransport.JsonReply show = show(name, left);
         if (!show.ok() || show.body() == null) {
             LOG.debug("/api/show {}: {}", name, describe(show));
             return null;
@@ -99,6 +100,64 @@ final class OllamaClient extends AbstractEngineClient {
         }
         shapes.put(key, shape);
         return shape;
+    }
+
+    /** POST /api/show: the model's details (format, quantization) and model_info (GGUF metadata). */
+    private HttpTransport.JsonReply show(String model, Duration deadline) {
+        return post(SHOW, Map.of("model", model), deadline);
+    }
+
+    @Override
+    public ModelShape modelShape(String model, Duration deadline) throws EngineQueryException {
+        HttpTransport.JsonReply r = show(model, deadline);
+        String what = "POST " + uri(SHOW);
+        if (r.error() != null) {
+            throw new EngineQueryException(what + ": " + r.error(), false);
+        }
+        if (r.status() / 100 != 2) {
+            String msg = r.body() != null && r.body().hasNonNull("error") ? HttpTransport.clip(r.body().get("error").asText())
+                    : HttpTransport.clip(r.rawBody());
+            throw new EngineQueryException(what + ": HTTP " + r.status() + (msg == null || msg.isEmpty() ? "" : ": " + msg),
+                    false);
+        }
+        if (r.body() == null || !r.body().has("model_info")) {
+            throw new EngineQueryException(what + ": the answer has no model_info (is this Ollama?)", false);
+        }
+        try {
+            return ModelShape.fromModelInfo(r.body().get("model_info"));
+        } catch (IllegalArgumentException e) {
+            throw new EngineQueryException(what + ": cannot size the KV cache of " + model + ": " + e.getMessage(), false);
+        }
+    }
+
+    /** Format and quantization from /api/show's details; the digest from /api/tags (the installed models). */
+    @Override
+    public ModelFacts modelFacts(String model, Duration deadline) {
+        long end = System.nanoTime() + deadline.toNanos();
+        String format = null;
+        String quant = null;
+        HttpTransport.JsonReply show = show(model, deadline);
+        if (show.ok() && show.body() != null) {
+            JsonNode d = show.body().path("details");
+            format = d.path("format").asText(null);
+            quant = d.path("quantization_level").asText(null);
+        }
+        String digest = null;
+        HttpTransport.JsonReply tags = get("/api/tags", left(end));
+        if (tags.ok() && tags.body() != null) {
+            for (JsonNode m : tags.body().path("models")) {
+                if (model.equals(m.path("name").asText(null)) || model.equals(m.path("model").asText(null))) {
+                    digest = m.path("digest").asText(null);
+                }
+            }
+        }
+        return new ModelFacts(digest, format, quant);
+    }
+
+    /** Ollama unloads a model at once on a request with {@code keep_alive: 0}. */
+    @Override
+    public boolean unload(String model, Duration deadline) {
+        return model != null && post("/api/generate", Map.of("model", model, "keep_alive", 0, "stream", false), deadline).ok();
     }
 
     @Override

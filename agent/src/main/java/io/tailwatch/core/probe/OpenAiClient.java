@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * OpenAI-compatible servers (mlx_lm.server, mlx_vlm, LM Studio, llama.cpp, vLLM): /health where the
  * server has one (503 while loading is "loading", not down), /v1/models, LM Studio's
- * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes.
+ * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes. The API
+ * tells no model architecture, weights' digest or quantization, and has no unload request: those
+ * operations keep {@link EngineClient}'s defaults.
  */
 final class OpenAiClient extends AbstractEngineClient {
     /** Endpoints answered 404 once are not asked again: most servers lack one or the other. */
@@ -24,8 +26,8 @@ final class OpenAiClient extends AbstractEngineClient {
     }
 
     @Override
-    public String api() {
-        return "openai";
+    public EngineApi api() {
+        return EngineApi.OPENAI;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.tailwatch.core.rules;
 
+import io.tailwatch.metrics.AttrValue;
 import io.tailwatch.metrics.AttributeDef;
 import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -97,6 +98,15 @@ public interface Expr {
     /** A series selector; matchers are attribute names (as declared) to exact values, or "=~" regexes. */
     static Expr select(MetricDef metric, String... matchers) {
         return new Select(metric, matchers);
+    }
+
+    /** A series selector whose first matcher is an enumerated value under its own key. */
+    static Expr select(MetricDef metric, AttrValue typed, String... matchers) {
+        String[] all = new String[matchers.length + 2];
+        all[0] = typed.key();
+        all[1] = typed.value();
+        System.arraycopy(matchers, 0, all, 2, matchers.length);
+        return new Select(metric, all);
     }
 
     static Expr cmp(Expr left, Op op, double scalar) {

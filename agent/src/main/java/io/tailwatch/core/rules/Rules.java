@@ -24,6 +24,10 @@ import io.tailwatch.metrics.ProbeMetrics;
 import io.tailwatch.metrics.SelfMetrics;
 import io.tailwatch.core.rules.Expr.Matching;
 import io.tailwatch.core.rules.Expr.Op;
+import io.tailwatch.metrics.AttrValue;
+import io.tailwatch.metrics.AttrValues.PagingState;
+import io.tailwatch.metrics.AttrValues.Percentile;
+import io.tailwatch.metrics.AttrValues.WebhookOutcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -74,11 +78,20 @@ public final class Rules {
             io.tailwatch.metrics.AttributeDef.free("job", "Scrape job"));
 
     private static Expr swapUsed() {
-        return select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+        return select(HostMetrics.PAGING_USAGE, PagingState.USED);
     }
 
-    private static Expr e2e(String percentile) {
-        return select(ProbeMetrics.WINDOW_E2E, AttrKeys.PERCENTILE, percentile);
+    private static Expr e2e(Percentile percentile) {
+        return select(ProbeMetrics.WINDOW_E2E, percentile);
+    }
+
+    /** A regex matching exactly these enumerated values. */
+    static String anyOf(AttrValue... values) {
+        StringBuilder b = new StringBuilder();
+        for (AttrValue v : values) {
+            b.append(b.length() == 0 ? "" : "|").append(v.value());
+        }
+        return b.toString();
     }
 
     public static final RuleDef SWAP_USED_HIGH = new RuleDef("SwapUsedHigh", Severity.WARNING,
@@ -137,21 +150,21 @@ public final class Rules {
             ValueKind.FACTOR, ValueKind.FACTOR, 3.0, Duration.ofMinutes(10),
             "p99 latency far above p95 on {engine}/{scenario}",
             "Window p99 end-to-end latency is {value} the p95 (threshold {threshold}) on {engine} ({model}, scenario {scenario}): suspect swap or background jobs (Spotlight, backup, sync).",
-            p -> and(cmp(div(e2e("p99"), ignoring(PERCENTILE), cmp(e2e("p95"), Op.GT, 0)), Op.GT, p.threshold()),
+            p -> and(cmp(div(e2e(Percentile.P99), ignoring(PERCENTILE), cmp(e2e(Percentile.P95), Op.GT, 0)), Op.GT, p.threshold()),
                     on(WINDOW), cmp(select(ProbeMetrics.WINDOW_SAMPLES), Op.GE, MIN_SPREAD_SAMPLES)));
 
     public static final RuleDef LATENCY_OVER_BASELINE = new RuleDef("LatencyOverBaseline", Severity.WARNING,
             ValueKind.FACTOR, ValueKind.FACTOR, 3.0, Duration.ofMinutes(10),
             "p95 latency {value} the single-request baseline on {engine}/{scenario}",
             "Window p95 end-to-end latency is {value} the single-request baseline p95 (threshold {threshold}) on {engine} ({model}, scenario {scenario}) for {for}: rate-limit or split lanes.",
-            p -> cmp(div(e2e("p95"), ignoring(PERCENTILE), cmp(select(AlertMetrics.BASELINE_E2E_P95), Op.GT, 0)),
+            p -> cmp(div(e2e(Percentile.P95), ignoring(PERCENTILE), cmp(select(AlertMetrics.BASELINE_E2E_P95), Op.GT, 0)),
                     Op.GE, p.threshold()));
 
     public static final RuleDef TTFT_OVER_SLO = new RuleDef("TtftOverSlo", Severity.WARNING,
             ValueKind.SECONDS, ValueKind.SECONDS, 0.5, Duration.ofMinutes(10),
             "TTFT p95 above {threshold} on {engine}/{scenario}",
             "Window p95 time to first token is {value} (SLO {threshold}) on {engine} ({model}, interactive scenario {scenario}) for {for}.",
-            p -> cmp(select(ProbeMetrics.WINDOW_TTFT, AttrKeys.PERCENTILE, "p95", AttrKeys.SCENARIO + "=~", interactive(p.interactiveScenarios())),
+            p -> cmp(select(ProbeMetrics.WINDOW_TTFT, Percentile.P95, AttrKeys.SCENARIO + "=~", interactive(p.interactiveScenarios())),
                     Op.GT, p.threshold()));
 
     public static final RuleDef KV_HEADROOM_LOW = new RuleDef("KvHeadroomLow", Severity.WARNING,
@@ -176,7 +189,8 @@ public final class Rules {
             ValueKind.COUNT, ValueKind.COUNT, 1.0, Duration.ZERO,
             "Alert notifications lost ({outcome})",
             "{value} webhook notifications were {outcome} within 15m (threshold {threshold}): alerts did not reach the receiver.",
-            p -> cmp(increase(select(SelfMetrics.WEBHOOK_NOTIFICATIONS, AttrKeys.WEBHOOK_OUTCOME + "=~", "dropped|failed"), SELF_SPAN),
+            p -> cmp(increase(select(SelfMetrics.WEBHOOK_NOTIFICATIONS, AttrKeys.WEBHOOK_OUTCOME + "=~",
+                    anyOf(WebhookOutcome.DROPPED, WebhookOutcome.FAILED)), SELF_SPAN),
                     Op.GE, p.threshold()));
 
     public static final RuleDef TAILWATCH_DOWN = new RuleDef("TailwatchDown", Severity.CRITICAL,

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
+import io.tailwatch.metrics.AttrValues.Percentile;
+import io.tailwatch.metrics.AttrValues.QueueWaitSource;
+import io.tailwatch.metrics.AttrValues.RequestState;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.HostMetrics;
@@ -73,7 +77,7 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     /** Reads the figures from a snapshot; {@code swapChange} comes from the evaluator's history. */
     public static Signals of(MetricSnapshot s, Double swapChange, List<String> interactiveScenarios) {
-        Host host = new Host(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used"), swapChange,
+        Host host = new Host(s.value(HostMetrics.PAGING_USAGE, PagingState.USED), swapChange,
                 s.value(HostMetrics.PRESSURE_LEVEL), s.value(HostMetrics.MEMORY_AVAILABLE),
                 s.value(HostMetrics.MEMORY_LIMIT), s.value(HostMetrics.THERMAL_LEVEL),
                 s.value(HostMetrics.CPU_SPEED_LIMIT));
@@ -112,9 +116,9 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
             seen.add(key);
             String[] k = {AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc};
             windows.add(new Window(e, m, sc,
-                    q(s, ProbeMetrics.WINDOW_E2E, k, "p50"), q(s, ProbeMetrics.WINDOW_E2E, k, "p95"),
-                    q(s, ProbeMetrics.WINDOW_E2E, k, "p99"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p50"),
-                    q(s, ProbeMetrics.WINDOW_TTFT, k, "p95"), q(s, ProbeMetrics.WINDOW_TTFT, k, "p99"),
+                    s.value(ProbeMetrics.WINDOW_E2E, Percentile.P50, k), s.value(ProbeMetrics.WINDOW_E2E, Percentile.P95, k),
+                    s.value(ProbeMetrics.WINDOW_E2E, Percentile.P99, k), s.value(ProbeMetrics.WINDOW_TTFT, Percentile.P50, k),
+                    s.value(ProbeMetrics.WINDOW_TTFT, Percentile.P95, k), s.value(ProbeMetrics.WINDOW_TTFT, Percentile.P99, k),
                     s.value(ProbeMetrics.WINDOW_ERROR_RATIO, k), p.value(),
                     s.value(AlertMetrics.BASELINE_E2E_P95, k),
                     s.value(ProbeMetrics.DECODE_RATE, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc),
@@ -131,26 +135,19 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     /** The engine's own queue figures; the measured queue wait is preferred over the estimate. */
     private static Queue queue(MetricSnapshot s, String e) {
-        Double running = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "running");
-        Double waiting = s.value(EngineSideMetrics.REQUESTS, AttrKeys.ENGINE, e, AttrKeys.REQUEST_STATE, "waiting");
+        Double running = s.value(EngineSideMetrics.REQUESTS, RequestState.RUNNING, AttrKeys.ENGINE, e);
+        Double waiting = s.value(EngineSideMetrics.REQUESTS, RequestState.WAITING, AttrKeys.ENGINE, e);
         Double kv = s.value(EngineSideMetrics.KV_CACHE_USAGE, AttrKeys.ENGINE, e);
-        String source = "measured";
-        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
+        QueueWaitSource source = QueueWaitSource.MEASURED;
+        Double wait = s.value(EngineSideMetrics.QUEUE_WAIT, source, AttrKeys.ENGINE, e);
         if (wait == null) {
-            source = "estimate";
-            wait = s.value(EngineSideMetrics.QUEUE_WAIT, AttrKeys.ENGINE, e, AttrKeys.QUEUE_WAIT_SOURCE, source);
+            source = QueueWaitSource.ESTIMATE;
+            wait = s.value(EngineSideMetrics.QUEUE_WAIT, source, AttrKeys.ENGINE, e);
         }
         if (running == null && waiting == null && kv == null && wait == null) {
             return null;
         }
-        return new Queue(running, waiting, kv, wait, wait == null ? null : source);
-    }
-
-    private static Double q(MetricSnapshot s, io.tailwatch.metrics.MetricDef def, String[] k, String percentile) {
-        String[] kv = java.util.Arrays.copyOf(k, k.length + 2);
-        kv[k.length] = AttrKeys.PERCENTILE;
-        kv[k.length + 1] = percentile;
-        return s.value(def, kv);
+        return new Queue(running, waiting, kv, wait, wait == null ? null : source.value());
     }
 
     private static void add(List<String> names, String name) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.core.rules.Severity;
 import java.time.Instant;
 import java.util.Map;
 
@@ -13,16 +15,10 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
-public record Alert(String name, String state, String severity, Instant since, Instant activeAt, Instant firedAt,
+public record Alert(String name, AlertState state, Severity severity, Instant since, Instant activeAt, Instant firedAt,
                     Instant resolvedAt, double value, String valueText, Double threshold, String thresholdText,
                     Map<String, String> labels, Map<String, Object> evidence, String summary, String description,
                     String runbook) {
-
-    public static final String PENDING = "pending";
-    public static final String FIRING = "firing";
-    public static final String RESOLVED = "resolved";
-    /** Only in transitions: a pending alert whose condition stopped holding before it fired. */
-    public static final String INACTIVE = "inactive";
 
     /** Stable identity of an alert instance: rule name plus its labels. */
     @JsonIgnore

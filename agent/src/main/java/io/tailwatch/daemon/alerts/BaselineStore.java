@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.Percentile;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -146,7 +147,7 @@ public final class BaselineStore {
             if (get(e, m, sc) != null) {
                 continue;
             }
-            Double p95 = s.value(ProbeMetrics.WINDOW_E2E, AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc, AttrKeys.PERCENTILE, "p95");
+            Double p95 = s.value(ProbeMetrics.WINDOW_E2E, Percentile.P95, AttrKeys.ENGINE, e, AttrKeys.MODEL, m, AttrKeys.SCENARIO, sc);
             if (p95 != null && p95 > 0) {
                 put(e, m, sc, p95, SOURCE_IDLE, now);
                 LOG.info("event=baseline_learned engine={} model={} scenario={} p95_seconds={}", e, m, sc, p95);

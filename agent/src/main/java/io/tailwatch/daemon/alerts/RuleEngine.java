@@ -6,8 +6,10 @@ import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Severity;
 import io.tailwatch.core.rules.Signals;
 import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.MetricSnapshot;
@@ -45,7 +47,7 @@ public final class RuleEngine {
     private static final class State {
         final RuleDef def;
         final Map<String, String> labels;
-        String state;
+        AlertState state;
         Instant activeAt;
         Instant firedAt;
         Instant resolvedAt;
@@ -66,7 +68,7 @@ public final class RuleEngine {
     private final List<String> interactive;
     private final String runbookBase;
     private final Expr swapMin = Expr.minOverTime(
-            Expr.select(HostMetrics.PAGING_USAGE, "system.paging.state", "used"), Rules.SWAP_GROWTH_SPAN);
+            Expr.select(HostMetrics.PAGING_USAGE, PagingState.USED), Rules.SWAP_GROWTH_SPAN);
     private final Map<String, State> states = new LinkedHashMap<>();
     private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
     private volatile List<Alert> alerts = List.of();
@@ -121,7 +123,7 @@ public final class RuleEngine {
         }
         MetricSnapshot snap = hub.snapshot();
         List<Expr.Sample> min = swapMin.eval(snap, now);
-        Double swapUsed = snap.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+        Double swapUsed = snap.value(HostMetrics.PAGING_USAGE, PagingState.USED);
         Double change = swapUsed == null || min.isEmpty() ? null : swapUsed - min.get(0).value();
         Signals sig = Signals.of(snap, change, interactive);
         signals = sig;
@@ -164,39 +166,39 @@ public final class RuleEngine {
             String key = c.def().name() + s.labels();
             seen.add(key);
             State st = states.get(key);
-            if (st == null || st.state.equals(Alert.RESOLVED)) {
+            if (st == null || st.state == AlertState.RESOLVED) {
                 st = new State(c.def(), s.labels());
-                st.state = Alert.PENDING;
+                st.state = AlertState.PENDING;
                 st.activeAt = now;
                 states.put(key, st);
                 st.value = s.value();
                 if (!c.settings().forDuration().isZero()) {
-                    out.add(new Transition(Alert.INACTIVE, Alert.PENDING, view(st, c)));
+                    out.add(new Transition(AlertState.INACTIVE, AlertState.PENDING, view(st, c)));
                 }
             }
             st.value = s.value();
-            if (st.state.equals(Alert.PENDING)
+            if (st.state == AlertState.PENDING
                     && Duration.between(st.activeAt, now).compareTo(c.settings().forDuration()) >= 0) {
-                st.state = Alert.FIRING;
+                st.state = AlertState.FIRING;
                 st.firedAt = now;
                 st.evidence = Evidence.gather(sig, s.labels());
-                out.add(new Transition(c.settings().forDuration().isZero() ? Alert.INACTIVE : Alert.PENDING,
-                        Alert.FIRING, view(st, c)));
+                out.add(new Transition(c.settings().forDuration().isZero() ? AlertState.INACTIVE : AlertState.PENDING,
+                        AlertState.FIRING, view(st, c)));
             }
         }
         for (Iterator<Map.Entry<String, State>> it = states.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, State> e = it.next();
             State st = e.getValue();
-            if (st.def != c.def() || seen.contains(e.getKey()) || st.state.equals(Alert.RESOLVED)) {
+            if (st.def != c.def() || seen.contains(e.getKey()) || st.state == AlertState.RESOLVED) {
                 continue;
             }
-            if (st.state.equals(Alert.FIRING)) {
-                st.state = Alert.RESOLVED;
+            if (st.state == AlertState.FIRING) {
+                st.state = AlertState.RESOLVED;
                 st.resolvedAt = now;
-                out.add(new Transition(Alert.FIRING, Alert.RESOLVED, view(st, c)));
+                out.add(new Transition(AlertState.FIRING, AlertState.RESOLVED, view(st, c)));
             } else {
                 it.remove();
-                out.add(new Transition(Alert.PENDING, Alert.INACTIVE, view(st, c)));
+                out.add(new Transition(AlertState.PENDING, AlertState.INACTIVE, view(st, c)));
             }
         }
     }
@@ -204,7 +206,7 @@ public final class RuleEngine {
     private void expireResolved(Instant now) {
         List<Map.Entry<String, State>> resolved = new ArrayList<>();
         for (Map.Entry<String, State> e : states.entrySet()) {
-            if (e.getValue().state.equals(Alert.RESOLVED)) {
+            if (e.getValue().state == AlertState.RESOLVED) {
                 resolved.add(e);
             }
         }
@@ -238,23 +240,23 @@ public final class RuleEngine {
     /** Firing before pending before resolved; then critical first; then oldest first. */
     public static final Comparator<Alert> WORST_FIRST = Comparator
             .comparingInt((Alert a) -> switch (a.state()) {
-                case Alert.FIRING -> 0;
-                case Alert.PENDING -> 1;
+                case FIRING -> 0;
+                case PENDING -> 1;
                 default -> 2;
             })
-            .thenComparing(a -> -Severity.valueOf(a.severity().toUpperCase(java.util.Locale.ROOT)).ordinal())
+            .thenComparing(a -> -a.severity().ordinal())
             .thenComparing(Alert::activeAt);
 
     private Alert view(State st, Compiled c) {
         RuleDef d = st.def;
         Double t = c.settings().threshold();
         Instant since = switch (st.state) {
-            case Alert.FIRING -> st.firedAt;
-            case Alert.RESOLVED -> st.resolvedAt;
+            case FIRING -> st.firedAt;
+            case RESOLVED -> st.resolvedAt;
             default -> st.activeAt;
         };
         Duration f = c.settings().forDuration();
-        return new Alert(d.name(), st.state, d.severity().label(), since, st.activeAt, st.firedAt, st.resolvedAt,
+        return new Alert(d.name(), st.state, d.severity(), since, st.activeAt, st.firedAt, st.resolvedAt,
                 st.value, d.valueKind().format(st.value), t, t == null ? null : d.thresholdKind().format(t),
                 st.labels, st.evidence, d.render(d.summary(), st.value, st.labels, t, f),
                 d.render(d.description(), st.value, st.labels, t, f), d.runbook(runbookBase));
@@ -263,11 +265,11 @@ public final class RuleEngine {
     private void publish() {
         Map<Point.SeriesKey, Point> points = new LinkedHashMap<>();
         for (Alert a : alerts) {
-            if (a.state().equals(Alert.RESOLVED)) {
+            if (a.state() == AlertState.RESOLVED) {
                 continue;
             }
             // Host alerts have no engine or scenario: those labels are left out, not exported empty.
-            List<String> kv = new ArrayList<>(List.of(AttrKeys.ALERT_NAME, a.name(), AttrKeys.ALERT_SEVERITY, a.severity()));
+            List<String> kv = new ArrayList<>(List.of(AttrKeys.ALERT_NAME, a.name()));
             for (String[] l : new String[][] {{Rules.ENGINE, AttrKeys.ENGINE}, {Rules.SCENARIO, AttrKeys.SCENARIO}}) {
                 String v = a.labels().get(l[0]);
                 if (v != null && !v.isEmpty()) {
@@ -275,7 +277,8 @@ public final class RuleEngine {
                     kv.add(v);
                 }
             }
-            Point p = Point.of(AlertMetrics.ALERT_ACTIVE, a.state().equals(Alert.FIRING) ? 1 : 0, kv.toArray(new String[0]));
+            Point p = Point.of(AlertMetrics.ALERT_ACTIVE, a.state() == AlertState.FIRING ? 1 : 0, a.severity().attr(),
+                    kv.toArray(new String[0]));
             // Several instances may share these labels (e.g. two models): the worst one is kept.
             points.merge(p.key(), p, (x, y) -> x.value() >= y.value() ? x : y);
         }
@@ -286,9 +289,9 @@ public final class RuleEngine {
         Alert a = t.alert();
         StringBuilder b = new StringBuilder("event=alert_transition");
         Logfmt.pair(b, "alertname", a.name());
-        Logfmt.pair(b, "from", t.from());
-        Logfmt.pair(b, "to", t.to());
-        Logfmt.pair(b, "severity", a.severity());
+        Logfmt.pair(b, "from", t.from().label());
+        Logfmt.pair(b, "to", t.to().label());
+        Logfmt.pair(b, "severity", a.severity().label());
         for (Map.Entry<String, String> e : a.labels().entrySet()) {
             Logfmt.pair(b, e.getKey(), e.getValue());
         }
@@ -298,7 +301,7 @@ public final class RuleEngine {
         }
         Logfmt.pair(b, "since", String.valueOf(a.since()));
         Logfmt.pair(b, "runbook", a.runbook());
-        if (t.to().equals(Alert.FIRING) || t.to().equals(Alert.RESOLVED)) {
+        if (t.to() == AlertState.FIRING || t.to() == AlertState.RESOLVED) {
             LOG.warn(b.toString());
         } else {
             LOG.info(b.toString());

@@ -1,5 +1,6 @@
 package io.tailwatch.daemon.alerts;
 
+import io.tailwatch.metrics.AttrValues.WebhookOutcome;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
 import java.util.ArrayList;
@@ -12,15 +13,15 @@ public final class WebhookMetrics {
     }
 
     /** Status counter name to the {@code outcome} value it is exported as. */
-    private static final Map<String, String> OUTCOMES = Map.of("sent", "sent", "failed", "failed", "dropped", "dropped",
-            "suppressed_by_cooldown", "suppressed");
+    private static final Map<String, WebhookOutcome> OUTCOMES = Map.of("sent", WebhookOutcome.SENT, "failed", WebhookOutcome.FAILED,
+            "dropped", WebhookOutcome.DROPPED, "suppressed_by_cooldown", WebhookOutcome.SUPPRESSED);
 
     /** Points from {@link WebhookSink#stats()}; counters missing from the map are left out. */
     public static List<Point> points(Map<String, Object> stats) {
         List<Point> out = new ArrayList<>(4);
         for (String key : List.of("sent", "failed", "dropped", "suppressed_by_cooldown")) {
             if (stats.get(key) instanceof Number n) {
-                out.add(Point.of(SelfMetrics.WEBHOOK_NOTIFICATIONS, n.doubleValue(), io.tailwatch.metrics.AttrKeys.WEBHOOK_OUTCOME, OUTCOMES.get(key)));
+                out.add(Point.of(SelfMetrics.WEBHOOK_NOTIFICATIONS, n.doubleValue(), OUTCOMES.get(key)));
             }
         }
         return out;

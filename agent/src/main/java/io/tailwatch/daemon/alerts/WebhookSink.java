@@ -5,6 +5,7 @@ import io.tailwatch.core.json.Json;
 import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.http.HttpExchange;
 import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.rules.AlertState;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -86,7 +87,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         if (!t.notifiable() || closed || draining) {
             return;
         }
-        String key = t.alert().fingerprint() + "/" + t.to();
+        String key = t.alert().fingerprint() + "/" + t.to().label();
         Instant now = clock.instant();
         synchronized (lastSent) {
             Instant last = lastSent.get(key);
@@ -182,7 +183,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
             if (attempt >= maxAttempts || draining) {
                 failed.incrementAndGet();
                 LOG.warn("event=webhook_failed alertname={} status={} attempts={} error=\"{}\"",
-                        LogGuard.value(t.alert().name()), t.to(), attempt, LogGuard.value(problem.replace("\"", "'")));
+                        LogGuard.value(t.alert().name()), t.to().label(), attempt, LogGuard.value(problem.replace("\"", "'")));
                 return true;
             }
             try {
@@ -203,10 +204,10 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     /** The Alertmanager webhook body for one transition. */
     public static Map<String, Object> payload(Transition t, String externalUrl) {
         Alert a = t.alert();
-        String status = t.to().equals(Alert.RESOLVED) ? "resolved" : "firing";
+        String status = (t.to() == AlertState.RESOLVED ? AlertState.RESOLVED : AlertState.FIRING).label();
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("alertname", a.name());
-        labels.put("severity", a.severity());
+        labels.put("severity", a.severity().label());
         labels.putAll(a.labels());
         Map<String, String> annotations = new LinkedHashMap<>();
         annotations.put("summary", a.summary());
@@ -310,6 +311,6 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         dropped.incrementAndGet();
         droppedAtShutdown.incrementAndGet();
         LOG.warn("event=webhook_dropped reason=shutdown alertname={} status={} fingerprint={} detail=\"{}\"",
-                LogGuard.value(t.alert().name()), t.to(), t.alert().fingerprint(), why);
+                LogGuard.value(t.alert().name()), t.to().label(), t.alert().fingerprint(), why);
     }
 }

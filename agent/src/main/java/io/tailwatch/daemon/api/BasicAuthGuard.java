@@ -5,6 +5,7 @@ import io.tailwatch.core.config.WebConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.AuthFailureReason;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -13,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BasicAuthGuard implements Handler {
     private static final Logger LOG = LoggerFactory.getLogger(BasicAuthGuard.class);
-    public static final List<String> REASONS = List.of("missing", "malformed", "unknown_user", "wrong_password");
     /** A bcrypt of a random password at the usual cost, checked for unknown users. */
     private static final String DECOY;
     private static final byte[] MAC_KEY = new byte[32];
@@ -57,7 +58,7 @@ public final class BasicAuthGuard implements Handler {
     private final LiveWebConfig live;
     private final boolean tokenOnApi;
     private final Map<String, byte[]> verified = new ConcurrentHashMap<>();
-    private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
+    private final Map<AuthFailureReason, AtomicLong> failures = new EnumMap<>(AuthFailureReason.class);
     private final AtomicLong lastLog = new AtomicLong();
     private final AtomicLong suppressed = new AtomicLong();
     /** bcrypt computations so far (the cache's effect, for tests). */
@@ -68,7 +69,7 @@ public final class BasicAuthGuard implements Handler {
     public BasicAuthGuard(LiveWebConfig live, boolean tokenOnApi) {
         this.live = live;
         this.tokenOnApi = tokenOnApi;
-        for (String r : REASONS) {
+        for (AuthFailureReason r : AuthFailureReason.values()) {
             failures.put(r, new AtomicLong());
         }
     }
@@ -83,7 +84,7 @@ public final class BasicAuthGuard implements Handler {
         if (!wc.basicAuth() || path.equals("/healthz") || (tokenOnApi && path.startsWith("/api/"))) {
             return;
         }
-        String reason = check(wc.users(), ctx.header("Authorization"));
+        AuthFailureReason reason = check(wc.users(), ctx.header("Authorization"));
         if (reason == null) {
             return;
         }
@@ -94,27 +95,27 @@ public final class BasicAuthGuard implements Handler {
         ctx.skipRemainingHandlers();
     }
 
-    /** Null when the credentials are good; else the failure reason (one of {@link #REASONS}). */
-    public String check(Map<String, String> users, String authorization) {
+    /** Null when the credentials are good; else the failure reason. */
+    public AuthFailureReason check(Map<String, String> users, String authorization) {
         if (authorization == null || authorization.isBlank()) {
             lastUser.set(null);
-            return "missing";
+            return AuthFailureReason.MISSING;
         }
         if (authorization.length() < 6 || !authorization.regionMatches(true, 0, "Basic ", 0, 6) || authorization.length() > 4096) {
             lastUser.set(null);
-            return "malformed";
+            return AuthFailureReason.MALFORMED;
         }
         String decoded;
         try {
             decoded = new String(Base64.getDecoder().decode(authorization.substring(6).strip()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             lastUser.set(null);
-            return "malformed";
+            return AuthFailureReason.MALFORMED;
         }
         int colon = decoded.indexOf(':');
         if (colon < 0) {
             lastUser.set(null);
-            return "malformed";
+            return AuthFailureReason.MALFORMED;
         }
         String user = decoded.substring(0, colon);
         byte[] password = decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8);
@@ -122,7 +123,7 @@ public final class BasicAuthGuard implements Handler {
         String hash = users.get(user);
         if (hash == null) {
             bcrypt(DECOY, password);
-            return "unknown_user";
+            return AuthFailureReason.UNKNOWN_USER;
         }
         byte[] mac = mac(hash, password);
         byte[] known = verified.get(user);
@@ -135,7 +136,7 @@ public final class BasicAuthGuard implements Handler {
             }
             return null;
         }
-        return "wrong_password";
+        return AuthFailureReason.WRONG_PASSWORD;
     }
 
     private boolean bcrypt(String hash, byte[] password) {
@@ -159,7 +160,7 @@ public final class BasicAuthGuard implements Handler {
         }
     }
 
-    private void logFailure(Context ctx, String reason) {
+    private void logFailure(Context ctx, AuthFailureReason reason) {
         long now = System.currentTimeMillis();
         long last = lastLog.get();
         if (now - last < 1000 || !lastLog.compareAndSet(last, now)) {
@@ -168,7 +169,7 @@ public final class BasicAuthGuard implements Handler {
         }
         long more = suppressed.getAndSet(0);
         String user = lastUser.get();
-        LOG.warn("basic auth failed ({}) from {} for {} {}{}{}", reason, ctx.ip(), ctx.method(), escape(ctx.path()),
+        LOG.warn("basic auth failed ({}) from {} for {} {}{}{}", reason.value(), ctx.ip(), ctx.method(), escape(ctx.path()),
                 user == null ? "" : " as user " + escape(user),
                 more == 0 ? "" : " (" + more + " more failures not logged)");
     }
@@ -193,13 +194,13 @@ public final class BasicAuthGuard implements Handler {
     /** The failure counters, published with the host samples. */
     public void publishTo(MetricHub hub) {
         List<Point> points = new ArrayList<>();
-        for (String r : REASONS) {
-            points.add(Point.of(SelfMetrics.HTTP_AUTH_FAILURES, failures.get(r).get(), AttrKeys.AUTH_FAILURE_REASON, r));
+        for (AuthFailureReason r : AuthFailureReason.values()) {
+            points.add(Point.of(SelfMetrics.HTTP_AUTH_FAILURES, failures.get(r).get(), r));
         }
         hub.publish("http-auth", points);
     }
 
-    public long failures(String reason) {
+    public long failures(AuthFailureReason reason) {
         return failures.get(reason).get();
     }
 }

@@ -4,12 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.core.probe.EngineApi;
+import io.tailwatch.core.probe.EngineFlavor;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * identification step at most, and {@link #SCAN_DEADLINE} in all.
  */
 public final class EngineDiscovery {
-    /** Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000. */
-    public static final List<Integer> WELL_KNOWN_PORTS = List.of(11434, 8080, 1234, 8000);
+    /** Every engine API's well-known ports: Ollama 11434, mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000. */
+    public static final List<Integer> WELL_KNOWN_PORTS = EngineApi.allWellKnownPorts();
     public static final Duration CONNECT_TIMEOUT = Duration.ofMillis(300);
     public static final Duration REQUEST_DEADLINE = Duration.ofSeconds(2);
     public static final Duration SCAN_DEADLINE = Duration.ofSeconds(15);
@@ -40,15 +41,23 @@ public final class EngineDiscovery {
     /**
      * What one port answered.
      *
-     * @param kind    ollama, mlx_lm, llamacpp, lmstudio, vllm, openai (another OpenAI-compatible
-     *                server), or null when no engine answers
-     * @param api     the probe API to use: ollama or openai; null when no engine
+     * @param flavor  which engine answered ({@link EngineFlavor}), or null when no engine answers
      * @param status  a short reading for the table: "closed", "no answer", "not an engine (...)", or the evidence
      * @param models  model ids the engine lists (at most 5)
      */
-    public record Found(int port, URI url, String kind, String api, String status, String version, List<String> models) {
+    public record Found(int port, URI url, EngineFlavor flavor, String status, String version, List<String> models) {
         public boolean engine() {
-            return kind != null;
+            return flavor != null;
+        }
+
+        /** ollama, mlx_lm, llamacpp, lmstudio, vllm, openai (another OpenAI-compatible server); null when no engine. */
+        public String kind() {
+            return flavor == null ? null : flavor.kind();
+        }
+
+        /** The probe API to use (an {@link EngineApi} name); null when no engine. */
+        public String api() {
+            return flavor == null ? null : flavor.api().wireName();
         }
     }
 
@@ -76,9 +85,9 @@ public final class EngineDiscovery {
                     out.add(futures.get(i).get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS));
                 } catch (java.util.concurrent.TimeoutException e) {
                     futures.get(i).cancel(true);
-                    out.add(new Found(unique.get(i), url, null, null, "no answer within the scan deadline", null, List.of()));
+                    out.add(new Found(unique.get(i), url, null, "no answer within the scan deadline", null, List.of()));
                 } catch (java.util.concurrent.ExecutionException e) {
-                    out.add(new Found(unique.get(i), url, null, null, "check failed: " + e.getCause(), null, List.of()));
+                    out.add(new Found(unique.get(i), url, null, "check failed: " + e.getCause(), null, List.of()));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
@@ -101,24 +110,24 @@ public final class EngineDiscovery {
         HttpTransport.TextReply v = get(base, "/api/version");
         if (v.error() != null) {
             String status = ProbeErrors.CONNECT_REFUSED.equals(v.errorType()) ? "closed" : "no answer (" + v.errorType() + ")";
-            return new Found(port, base, null, null, status, null, List.of());
+            return new Found(port, base, null, status, null, List.of());
         }
         JsonNode vj = json(v);
         if (v.ok() && vj != null && vj.path("version").isTextual()) {
             List<String> models = names(json(get(base, "/api/tags")), "models", "name");
-            return new Found(port, base, "ollama", "ollama", "GET /api/version answers {\"version\"}", vj.path("version").asText(),
+            return new Found(port, base, EngineFlavor.OLLAMA, "GET /api/version answers {\"version\"}", vj.path("version").asText(),
                     models);
         }
         // LM Studio: GET /api/v0/models -> data[] with state / compatibility_type.
         JsonNode lms = json(get(base, "/api/v0/models"));
         if (lms != null && lms.path("data").isArray() && hasAny(lms.path("data"), "state", "compatibility_type")) {
-            return new Found(port, base, "lmstudio", "openai", "GET /api/v0/models answers (LM Studio)", null,
+            return new Found(port, base, EngineFlavor.LMSTUDIO, "GET /api/v0/models answers (LM Studio)", null,
                     names(lms, "data", "id"));
         }
         // llama.cpp: GET /props -> default_generation_settings / total_slots.
         JsonNode props = json(get(base, "/props"));
         if (props != null && (props.has("default_generation_settings") || props.has("total_slots"))) {
-            return new Found(port, base, "llamacpp", "openai", "GET /props answers (llama.cpp server)",
+            return new Found(port, base, EngineFlavor.LLAMACPP, "GET /props answers (llama.cpp server)",
                     props.path("build_info").isTextual() ? props.path("build_info").asText() : null,
                     names(json(get(base, "/v1/models")), "data", "id"));
         }
@@ -128,29 +137,20 @@ public final class EngineDiscovery {
             for (JsonNode m : models.path("data")) {
                 if ("vllm".equals(m.path("owned_by").asText(""))) {
                     JsonNode ver = json(get(base, "/version"));
-                    return new Found(port, base, "vllm", "openai", "GET /v1/models owned_by \"vllm\"",
+                    return new Found(port, base, EngineFlavor.VLLM, "GET /v1/models owned_by \"vllm\"",
                             ver == null ? null : ver.path("version").asText(null), ids);
                 }
             }
             JsonNode health = json(get(base, "/health"));
             if (health != null && "ok".equals(health.path("status").asText(""))) {
-                return new Found(port, base, "mlx_lm", "openai", "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
+                return new Found(port, base, EngineFlavor.MLX_LM, "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
                         null, ids);
             }
-            return new Found(port, base, "openai", "openai", "GET /v1/models answers (OpenAI-compatible)", null, ids);
+            return new Found(port, base, EngineFlavor.OPENAI, "GET /v1/models answers (OpenAI-compatible)", null, ids);
         }
-        return new Found(port, base, null, null, "not an engine (HTTP " + v.status() + " on /api/version, no /v1/models)",
+        return new Found(port, base, null, "not an engine (HTTP " + v.status() + " on /api/version, no /v1/models)",
                 null, List.of());
     }
-
-    /** Default engine names by kind; a second engine of a kind gets its port appended. */
-    static final Map<String, String> NAMES = Map.of("ollama", "ollama", "mlx_lm", "mlx", "llamacpp", "llamacpp",
-            "lmstudio", "lmstudio", "vllm", "vllm", "openai", "openai");
-
-    /** Process names to find each kind's processes by (when no process is found by port). */
-    static final Map<String, List<String>> PROCESSES = Map.of("ollama", List.of("ollama"),
-            "mlx_lm", List.of("mlx_lm.server", "mlx_lm", "mlx_vlm"), "llamacpp", List.of("llama-server"),
-            "lmstudio", List.of("LM Studio", "lms"), "vllm", List.of("vllm"), "openai", List.of());
 
     /** Engine names for the found engines, in order: the kind's name, with "-PORT" when taken. */
     public static List<String> names(List<Found> found) {
@@ -161,7 +161,7 @@ public final class EngineDiscovery {
                 out.add(null);
                 continue;
             }
-            String n = NAMES.get(f.kind());
+            String n = f.flavor().engineName();
             if (!taken.add(n)) {
                 n = n + "-" + f.port();
                 taken.add(n);
@@ -187,7 +187,7 @@ public final class EngineDiscovery {
             n++;
             yaml.append("  - name: ").append(names.get(i)).append("\n    api: ").append(f.api()).append("\n    url: ")
                     .append(yamlScalar(f.url().toString())).append('\n');
-            List<String> procs = PROCESSES.getOrDefault(f.kind(), List.of());
+            List<String> procs = f.flavor().processNames();
             if (!procs.isEmpty()) {
                 yaml.append("    process:\n      names: [")
                         .append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList())).append("]\n");
@@ -217,17 +217,16 @@ public final class EngineDiscovery {
             sb.append("  - name: ").append(names.get(i)).append('\n');
             sb.append("    api: ").append(f.api()).append(f.kind().equals(f.api()) ? "" : "   # " + f.kind()).append('\n');
             sb.append("    url: ").append(f.url()).append('\n');
-            boolean servesOne = "llamacpp".equals(f.kind()) || "vllm".equals(f.kind());
-            if (servesOne && f.models().size() == 1) {
+            if (f.flavor().servesOneModel() && f.models().size() == 1) {
                 sb.append("    model: ").append(yamlScalar(f.models().get(0))).append('\n');
-            } else if ("ollama".equals(f.kind())) {
+            } else if (f.flavor() == EngineFlavor.OLLAMA) {
                 sb.append("    # model: omitted = the first loaded model (naming one that is not loaded makes Ollama load it)\n");
             } else if (!f.models().isEmpty()) {
                 sb.append("    # model: ").append(yamlScalar(f.models().get(0))).append("   # it lists ")
                         .append(f.models().size() == 1 ? "1 model" : f.models().size() + " models")
                         .append("; name the one it serves so a probe never loads another\n");
             }
-            List<String> procs = PROCESSES.getOrDefault(f.kind(), List.of());
+            List<String> procs = f.flavor().processNames();
             if (!procs.isEmpty()) {
                 sb.append("    process:\n      names: [").append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList()))
                         .append("]\n");
@@ -281,10 +280,5 @@ public final class EngineDiscovery {
             }
         }
         return out;
-    }
-
-    /** The kinds, for help texts. */
-    public static String kinds() {
-        return String.join(", ", List.of("ollama", "mlx_lm", "llamacpp", "lmstudio", "vllm", "openai")).toLowerCase(Locale.ROOT);
     }
 }

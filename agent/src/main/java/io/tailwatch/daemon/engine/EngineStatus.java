@@ -4,6 +4,7 @@ import io.tailwatch.core.kv.KvCacheMath;
 import io.tailwatch.core.probe.EngineHealth;
 import io.tailwatch.core.probe.LoadedModel;
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.metrics.AttrValues.Percentile;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,9 +95,9 @@ final class EngineStatus {
 
     private static Map<String, Object> quantiles(Double p50, Double p95, Double p99) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("p50", p50);
-        m.put("p95", p95);
-        m.put("p99", p99);
+        m.put(Percentile.P50.value(), p50);
+        m.put(Percentile.P95.value(), p95);
+        m.put(Percentile.P99.value(), p99);
         return m;
     }
 

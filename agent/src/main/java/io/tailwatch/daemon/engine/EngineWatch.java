@@ -14,6 +14,12 @@ import io.tailwatch.core.probe.EngineHealth;
 import io.tailwatch.core.probe.LoadedModel;
 import io.tailwatch.core.probe.ProbeRequest;
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.metrics.AttrValues.ModelMemoryKind;
+import io.tailwatch.metrics.AttrValues.Operation;
+import io.tailwatch.metrics.AttrValues.Percentile;
+import io.tailwatch.metrics.AttrValues.SkipReason;
+import io.tailwatch.metrics.AttrValues.TokenType;
+import io.tailwatch.metrics.Attrs;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +55,7 @@ public final class EngineWatch {
     private final Clock clock;
     private final int windowMax;
     private final AtomicBoolean inFlight = new AtomicBoolean();
-    private final Map<String, AtomicLong> skipped = new ConcurrentHashMap<>();
+    private final Map<SkipReason, AtomicLong> skipped = new ConcurrentHashMap<>();
     private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
     private volatile EngineHealth health;
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
@@ -76,9 +82,7 @@ public final class EngineWatch {
     /** Each scenario's rolling window spans its configured {@code window}, holding at most {@code windowMax} probes. */
     public EngineWatch(EngineConfig config, MetricHub hub, Supplier<HostSnapshot> host, Clock clock, int windowMax) {
         this.config = config;
-        Duration connect = config.scenarios().isEmpty() ? EngineClients.DEFAULT_CONNECT_TIMEOUT
-                : config.scenarios().get(0).connectTimeout();
-        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), connect);
+        this.client = EngineClients.create(config.api(), config.url(), config.apiKey(), config.connectTimeout());
         this.hub = hub;
         this.host = host;
         this.clock = clock;
@@ -123,7 +127,7 @@ public final class EngineWatch {
 
     Map<String, Long> skippedCounts() {
         Map<String, Long> m = new TreeMap<>();
-        skipped.forEach((k, v) -> m.put(k, v.get()));
+        skipped.forEach((k, v) -> m.put(k.value(), v.get()));
         return m;
     }
 
@@ -173,10 +177,10 @@ public final class EngineWatch {
         HostSnapshot snap = host.get();
         Double pressure = snap == null ? null : snap.pressureLevel();
         if (config.skipWhenPressureCritical() && pressure != null && pressure >= CRITICAL_PRESSURE) {
-            return skip("memory_pressure_critical");
+            return skip(SkipReason.MEMORY_PRESSURE_CRITICAL);
         }
         if (!inFlight.compareAndSet(false, true)) {
-            return skip("in_flight");
+            return skip(SkipReason.IN_FLIGHT);
         }
         try {
             EngineHealth h = health;
@@ -184,18 +188,18 @@ public final class EngineWatch {
                 h = checkHealth();
             }
             if (!h.up()) {
-                return skip("engine_down");
+                return skip(SkipReason.ENGINE_DOWN);
             }
             String model = config.model();
             if (model == null) {
                 model = h.models().isEmpty() ? null : h.models().get(0).name();
             }
             if (model == null) {
-                return skip("no_model");
+                return skip(SkipReason.NO_MODEL);
             }
             EngineConfig.Scenario sc = s.config;
             ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
-                    sc.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
+                    config.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
             record(s, model, r);
             return r;
         } finally {
@@ -203,9 +207,9 @@ public final class EngineWatch {
         }
     }
 
-    private ProbeResult skip(String reason) {
+    private ProbeResult skip(SkipReason reason) {
         skipped.computeIfAbsent(reason, k -> new AtomicLong()).incrementAndGet();
-        LOG.debug("engine {}: probe skipped ({})", config.name(), reason);
+        LOG.debug("engine {}: probe skipped ({})", config.name(), reason.value());
         publishProbes();
         return null;
     }
@@ -222,14 +226,14 @@ public final class EngineWatch {
         Map<String, String> base = new TreeMap<>();
         base.put(AttrKeys.ENGINE, config.name());
         base.put(AttrKeys.SCENARIO, s.config.name());
-        base.put("gen_ai.operation.name", "chat");
-        base.put("gen_ai.provider.name", provider());
+        Attrs.put(base, Operation.CHAT);
+        base.put(AttrKeys.PROVIDER, provider());
         base.put(AttrKeys.MODEL, model);
         if (r.responseModel() != null) {
             base.put(AttrKeys.RESPONSE_MODEL, r.responseModel());
         }
-        base.put("server.address", config.url().getHost());
-        base.put("server.port", Integer.toString(config.port()));
+        base.put(AttrKeys.SERVER_ADDRESS, config.url().getHost());
+        base.put(AttrKeys.SERVER_PORT, Integer.toString(config.port()));
         Map<String, String> withError = new TreeMap<>(base);
         if (!r.success()) {
             withError.put(AttrKeys.ERROR_TYPE, r.errorType() == null ? "_OTHER" : r.errorType());
@@ -244,13 +248,13 @@ public final class EngineWatch {
         if (r.success() && r.tokenSource() != null) {
             if (r.outputTokens() != null) {
                 Map<String, String> a = new TreeMap<>(base);
-                a.put("gen_ai.token.type", "output");
+                Attrs.put(a, TokenType.OUTPUT);
                 a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
                 hub.record(ProbeMetrics.TOKEN_USAGE, a, r.outputTokens());
             }
             if (r.inputTokens() != null) {
                 Map<String, String> a = new TreeMap<>(base);
-                a.put("gen_ai.token.type", "input");
+                Attrs.put(a, TokenType.INPUT);
                 a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
                 hub.record(ProbeMetrics.TOKEN_USAGE, a, r.inputTokens());
             }
@@ -286,12 +290,12 @@ public final class EngineWatch {
             for (LoadedModel m : h.models()) {
                 String model = m.name();
                 if (m.sizeBytes() != null) {
-                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
-                            AttrKeys.MODEL_MEMORY_KIND, "total"));
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.sizeBytes(), ModelMemoryKind.TOTAL, AttrKeys.ENGINE, e,
+                            AttrKeys.MODEL, model));
                 }
                 if (m.vramBytes() != null) {
-                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model,
-                            AttrKeys.MODEL_MEMORY_KIND, "vram"));
+                    points.add(Point.of(EngineMetrics.MODEL_MEMORY, m.vramBytes(), ModelMemoryKind.VRAM, AttrKeys.ENGINE, e,
+                            AttrKeys.MODEL, model));
                 }
                 if (m.contextLength() != null) {
                     points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
@@ -318,8 +322,7 @@ public final class EngineWatch {
     synchronized void publishProbes() {
         String e = config.name();
         List<Point> points = new ArrayList<>();
-        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), AttrKeys.ENGINE, e,
-                AttrKeys.SKIP_REASON, reason)));
+        skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), reason, AttrKeys.ENGINE, e)));
         Instant now = clock.instant();
         for (ScenarioState s : scenarios.values()) {
             String sc = s.config.name();
@@ -372,11 +375,10 @@ public final class EngineWatch {
     private static void percentiles(List<Point> points, io.tailwatch.metrics.MetricDef def, String[] attrs, Double p50,
                                   Double p95, Double p99) {
         Double[] v = {p50, p95, p99};
-        String[] q = {"p50", "p95", "p99"};
+        Percentile[] q = {Percentile.P50, Percentile.P95, Percentile.P99};
         for (int i = 0; i < 3; i++) {
             if (v[i] != null) {
-                Map<String, String> a = io.tailwatch.metrics.Attrs.of(attrs);
-                a.put(AttrKeys.PERCENTILE, q[i]);
+                Map<String, String> a = Attrs.of(q[i], attrs);
                 points.add(new Point(def, a, v[i]));
             }
         }

@@ -1,5 +1,6 @@
 package io.tailwatch.daemon.signals;
 
+import io.tailwatch.core.config.SignalSourceSetting;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.core.probe.ProbeResult;
@@ -59,7 +60,7 @@ public final class EngineSignalMonitor implements AutoCloseable {
     }
 
     private void schedule(EngineSignalWatch w) {
-        if ("none".equals(w.config().signals().source())) {
+        if (w.config().signals().source() == SignalSourceSetting.NONE) {
             return;
         }
         if (scheduler == null) {
@@ -71,7 +72,7 @@ public final class EngineSignalMonitor implements AutoCloseable {
             scheduler.setKeepAliveTime(60, TimeUnit.SECONDS);
             scheduler.allowCoreThreadTimeOut(true);
         }
-        long active = watches().stream().filter(x -> !"none".equals(x.config().signals().source())).count();
+        long active = watches().stream().filter(x -> x.config().signals().source() != SignalSourceSetting.NONE).count();
         scheduler.setCorePoolSize((int) Math.max(1, Math.min(4, active)));
         long every = w.config().signals().interval().toMillis();
         scheduler.scheduleWithFixedDelay(() -> {

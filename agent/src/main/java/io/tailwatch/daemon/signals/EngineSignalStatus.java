@@ -36,7 +36,7 @@ public final class EngineSignalStatus {
         State s = w.state();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("engine", w.config().name());
-        m.put("configured_source", w.config().signals().source());
+        m.put("configured_source", w.config().signals().source().configName());
         List<Map<String, Object>> sources = new ArrayList<>();
         if (s.detection() != null) {
             for (EngineSignalSource src : s.detection().sources()) {

@@ -56,9 +56,7 @@ public final class EngineSignalWatch {
 
     public EngineSignalWatch(EngineConfig config, MetricHub hub, Clock clock) {
         this.config = config;
-        Duration connect = config.scenarios().isEmpty() ? io.tailwatch.core.probe.EngineClients.DEFAULT_CONNECT_TIMEOUT
-                : config.scenarios().get(0).connectTimeout();
-        this.endpoint = new EngineEndpoint(config.url(), config.apiKey(), connect);
+        this.endpoint = new EngineEndpoint(config.url(), config.apiKey(), config.connectTimeout());
         this.hub = hub;
         this.clock = clock;
         Duration longest = Duration.ofMinutes(1);
@@ -132,7 +130,7 @@ public final class EngineSignalWatch {
         if (detection == null || !detection.decided()) {
             return true;
         }
-        if (!"auto".equals(config.signals().source())) {
+        if (config.signals().source() != io.tailwatch.core.config.SignalSourceSetting.AUTO) {
             return false;
         }
         if (failedReads >= REDETECT_AFTER_FAILED_READS) {

@@ -1,6 +1,8 @@
 package io.tailwatch.daemon.signals;
 
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.QueueWaitSource;
+import io.tailwatch.metrics.AttrValues.RequestState;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.Point;
 import java.util.ArrayList;
@@ -22,8 +24,8 @@ import java.util.Map;
  */
 public record EngineSignals(Double running, Double waiting, Double kvCacheUsage, Double queueWaitSeconds,
                             String queueWaitSource, Map<String, Object> details) {
-    public static final String MEASURED = "measured";
-    public static final String ESTIMATE = "estimate";
+    public static final String MEASURED = QueueWaitSource.MEASURED.value();
+    public static final String ESTIMATE = QueueWaitSource.ESTIMATE.value();
     public static final EngineSignals EMPTY = new EngineSignals(null, null, null, null, null, Map.of());
 
     public EngineSignals {
@@ -64,10 +66,10 @@ public record EngineSignals(Double running, Double waiting, Double kvCacheUsage,
     public List<Point> points(String engine) {
         List<Point> out = new ArrayList<>(4);
         if (running != null) {
-            out.add(Point.of(EngineSideMetrics.REQUESTS, running, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "running"));
+            out.add(Point.of(EngineSideMetrics.REQUESTS, running, RequestState.RUNNING, AttrKeys.ENGINE, engine));
         }
         if (waiting != null) {
-            out.add(Point.of(EngineSideMetrics.REQUESTS, waiting, AttrKeys.ENGINE, engine, AttrKeys.REQUEST_STATE, "waiting"));
+            out.add(Point.of(EngineSideMetrics.REQUESTS, waiting, RequestState.WAITING, AttrKeys.ENGINE, engine));
         }
         if (kvCacheUsage != null) {
             out.add(Point.of(EngineSideMetrics.KV_CACHE_USAGE, kvCacheUsage, AttrKeys.ENGINE, engine));

@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.signals;
 
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +21,7 @@ import java.util.Map;
  * own waits, once per probe, and a floor taken while the engine was always busy hides part of the wait.
  */
 public final class HeaderTimeEstimate implements EngineSignalSource {
-    public static final String KIND = "header_estimate";
+    public static final String KIND = SignalSource.HEADER_ESTIMATE.value();
     /** Probes per (model, prompt size) that the floor is the minimum of. */
     static final int FLOOR_WINDOW = 32;
     static final int MAX_KEYS = 16;

@@ -3,6 +3,7 @@ package io.tailwatch.daemon.signals;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Duration;
 import java.util.Map;
 
@@ -13,7 +14,7 @@ import java.util.Map;
  * waiting figure. A 503 whose JSON body still has the field counts (busy servers say so that way).
  */
 public final class HealthQueueSource extends EndpointSignalSource {
-    public static final String KIND = "health_queue";
+    public static final String KIND = SignalSource.HEALTH_QUEUE.value();
     public static final java.util.List<String> PATHS = java.util.List.of("/healthz", "/health");
 
     private final String field;

@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.signals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +15,7 @@ import java.util.Map;
  * nothing about requests waiting for a slot (that is {@code llamacpp:requests_deferred} on /metrics).
  */
 public final class LlamaCppSlotsSource extends EndpointSignalSource {
-    public static final String KIND = "llamacpp_slots";
+    public static final String KIND = SignalSource.LLAMACPP_SLOTS.value();
     public static final String PATH = "/slots";
     /** Bound on the slots listed in the details. */
     static final int MAX_SLOTS_LISTED = 64;

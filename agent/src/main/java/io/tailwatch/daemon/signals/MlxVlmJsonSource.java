@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.signals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -14,7 +15,7 @@ import java.util.Map;
  * looked up at the top level and one object level down.
  */
 public final class MlxVlmJsonSource extends EndpointSignalSource {
-    public static final String KIND = "mlx_vlm_json";
+    public static final String KIND = SignalSource.MLX_VLM_JSON.value();
     public static final String PATH = "/metrics";
     static final List<String> COUNTERS = List.of("requests_started", "requests_completed", "requests_failed",
             "avg_decode_tok_s");

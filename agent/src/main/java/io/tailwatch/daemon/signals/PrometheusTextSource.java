@@ -2,6 +2,7 @@ package io.tailwatch.daemon.signals;
 
 import io.tailwatch.daemon.signals.PrometheusTextParser.Exposition;
 import io.tailwatch.daemon.signals.PrometheusTextParser.Sample;
+import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +21,7 @@ import java.util.TreeMap;
  * use takes the fullest.
  */
 public final class PrometheusTextSource extends EndpointSignalSource {
-    public static final String KIND = "prometheus";
+    public static final String KIND = SignalSource.PROMETHEUS.value();
     public static final String PATH = "/metrics";
     static final List<String> FAMILY_PREFIXES = List.of("vllm:", "vllm_mlx_", "llamacpp:");
     static final List<String> RUNNING = List.of("vllm:num_requests_running", "vllm_mlx_scheduler_running_requests",

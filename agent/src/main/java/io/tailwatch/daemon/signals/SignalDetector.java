@@ -47,15 +47,16 @@ public final class SignalDetector {
                                    Duration deadline) {
         // Each request has the whole deadline: detection is rare, and a cold connection may be slow.
         try {
+            // One arm per SignalSourceSetting and no default: a setting added there does not compile until it has one here.
             return switch (cfg.source()) {
-                case "none" -> new Detection(true, List.of(), List.of(), "off (signals.source: none)");
-                case "header_estimate" -> new Detection(true, List.of(estimate), List.of(),
+                case AUTO -> auto(ep, cfg, estimate, deadline);
+                case NONE -> new Detection(true, List.of(), List.of(), "off (signals.source: none)");
+                case HEADER_ESTIMATE -> new Detection(true, List.of(estimate), List.of(),
                         "pinned: queue wait estimated from probe header time");
-                case "vllm" -> new Detection(true, List.of(new PrometheusTextSource(ep)), List.of(), "pinned: vllm");
-                case "mlx_vlm" -> new Detection(true, List.of(new MlxVlmJsonSource(ep)), List.of(), "pinned: mlx_vlm");
-                case "llamacpp" -> llamaCpp(ep, deadline);
-                case "health_queue" -> healthQueue(ep, cfg.healthQueueField(), deadline, true);
-                default -> auto(ep, cfg, estimate, deadline);
+                case VLLM -> new Detection(true, List.of(new PrometheusTextSource(ep)), List.of(), "pinned: vllm");
+                case MLX_VLM -> new Detection(true, List.of(new MlxVlmJsonSource(ep)), List.of(), "pinned: mlx_vlm");
+                case LLAMACPP -> llamaCpp(ep, deadline);
+                case HEALTH_QUEUE -> healthQueue(ep, cfg.healthQueueField(), deadline, true);
             };
         } catch (SignalFailure f) {
             return Detection.undecided("engine not reachable: " + f.getMessage());

@@ -1,5 +1,6 @@
 package io.tailwatch.daemon.status;
 
+import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.daemon.alerts.Alert;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.daemon.alerts.WebhookSink;
@@ -25,10 +26,10 @@ public final class AlertsStatus implements StatusContributor {
     @Override
     public Object status() {
         Map<String, Object> m = new LinkedHashMap<>();
-        long firing = rules.alerts().stream().filter(a -> a.state().equals(Alert.FIRING)).count();
-        long pending = rules.alerts().stream().filter(a -> a.state().equals(Alert.PENDING)).count();
-        m.put("firing", firing);
-        m.put("pending", pending);
+        long firing = rules.alerts().stream().filter(a -> a.state() == AlertState.FIRING).count();
+        long pending = rules.alerts().stream().filter(a -> a.state() == AlertState.PENDING).count();
+        m.put(AlertState.FIRING.label(), firing);
+        m.put(AlertState.PENDING.label(), pending);
         m.put("rules", rules.enabledRules());
         m.put("alerts", rules.alerts());
         m.put("signals", rules.signals());

@@ -3,6 +3,8 @@ package io.tailwatch.daemon.status;
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.SamplerResult;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.CpuMode;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.util.ArrayList;
@@ -32,7 +34,7 @@ public final class HostStatus {
         mem.put("available_bytes", asLong(s.memoryAvailable()));
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.MEMORY_USAGE) {
-                mem.put(p.attributes().get("system.memory.state") + "_bytes", (long) p.value());
+                mem.put(p.attributes().get(AttrKeys.MEMORY_STATE) + "_bytes", (long) p.value());
             } else if (p.metric() == HostMetrics.MEMORY_PAGE_USAGE) {
                 mem.put(p.attributes().get(AttrKeys.MEMORY_PAGE_STATE) + "_bytes", (long) p.value());
             }
@@ -46,10 +48,10 @@ public final class HostStatus {
         swap.put("total_bytes", asLong(s.swapTotal()));
         m.put("swap", swap);
         Map<String, Object> paging = new LinkedHashMap<>();
-        for (String direction : new String[] {"in", "out"}) {
+        for (PagingDirection direction : PagingDirection.values()) {
             Double rate = pagingRate(s, previous, direction);
             if (rate != null) {
-                paging.put(direction + "_per_second", rate);
+                paging.put(direction.value() + "_per_second", rate);
             }
         }
         m.put("paging", paging);
@@ -73,7 +75,7 @@ public final class HostStatus {
             if (p.metric() == HostMetrics.CPU_UTILIZATION) {
                 String mode = p.attributes().get(AttrKeys.CPU_MODE);
                 cpu.put(mode + "_ratio", p.value());
-                if (mode.equals("idle") || mode.equals("iowait")) {
+                if (mode.equals(CpuMode.IDLE.value()) || mode.equals(CpuMode.IOWAIT.value())) {
                     idle += p.value();
                 }
             }
@@ -111,12 +113,12 @@ public final class HostStatus {
     }
 
     /** Pages per second in one direction between two snapshots, or null when unknown. */
-    static Double pagingRate(HostSnapshot s, HostSnapshot previous, String direction) {
+    static Double pagingRate(HostSnapshot s, HostSnapshot previous, PagingDirection direction) {
         if (previous == null || !previous.at().isBefore(s.at())) {
             return null;
         }
-        Double now = s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
-        Double before = previous.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", direction);
+        Double now = s.value(HostMetrics.PAGING_OPERATIONS, direction);
+        Double before = previous.value(HostMetrics.PAGING_OPERATIONS, direction);
         if (now == null || before == null || now < before) {
             return null;
         }

@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.status;
 
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,8 +55,8 @@ public final class StatusHistory {
         put(values, labels, SWAP, Map.of(), signals.host().swapUsedBytes());
         put(values, labels, PRESSURE, Map.of(), signals.host().memoryPressureLevel());
         if (host.get("paging") instanceof Map<?, ?> paging) {
-            for (String direction : new String[] {"in", "out"}) {
-                put(values, labels, PAGING, Map.of("direction", direction), number(paging.get(direction + "_per_second")));
+            for (PagingDirection d : PagingDirection.values()) {
+                put(values, labels, PAGING, Map.of("direction", d.value()), number(paging.get(d.value() + "_per_second")));
             }
         }
         if (host.get("power") instanceof Map<?, ?> power) {

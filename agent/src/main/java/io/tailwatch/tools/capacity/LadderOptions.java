@@ -45,6 +45,12 @@ public record LadderOptions(String model, List<Integer> levels, Integer requests
         }
     }
 
+    /** The same options for model {@code m} (the engine's default when the command was given none). */
+    public LadderOptions withModel(String m) {
+        return new LadderOptions(m, levels, requestsPerLevel, promptTokens, maxTokens, temperature, maxDuration,
+                maxRequests, continueAfterStop, rules, connectTimeout, firstTokenTimeout, requestTimeout);
+    }
+
     public int requestsAt(int concurrency) {
         return requestsPerLevel != null ? requestsPerLevel : Math.max(5, 3 * concurrency);
     }

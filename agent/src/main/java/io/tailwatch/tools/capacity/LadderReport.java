@@ -42,6 +42,15 @@ public final class LadderReport {
         return null;
     }
 
+    /** The summary.json written to {@code dir}, or "{}" when it cannot be read. */
+    public static String readSummary(Path dir) {
+        try {
+            return java.nio.file.Files.readString(dir.resolve(SUMMARY));
+        } catch (IOException e) {
+            return "{}";
+        }
+    }
+
     /** Writes all four files; the chart last (it is the one that needs AWT). */
     public static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate) throws IOException {
         Gate.Verdict verdict = gate(gate, r);

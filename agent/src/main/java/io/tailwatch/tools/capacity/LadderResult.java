@@ -19,8 +19,32 @@ public record LadderResult(LadderOptions options, Instant start, Instant end, Ho
         tripped = List.copyOf(tripped);
     }
 
-    /** The first step (the single-request baseline when levels start at 1), or null. */
+    /** The first step (the stop rules' p95 reference), or null. */
     public LevelResult first() {
         return levels.isEmpty() ? null : levels.get(0);
+    }
+
+    /**
+     * The single-request baseline: the concurrency-1 step when it ran clean, or null. Clean means
+     * complete (not cut short by an interrupt or the max duration), at least one request, and every
+     * request successful, so its latency figures describe whole, successful requests only. This is the
+     * one criterion for both uses (docs/capacity.md, "Local history"): the {@code baseline} record kept
+     * in the history and the p95 handed to the alert rules with --save-baseline.
+     */
+    public LevelResult baselineStep() {
+        for (LevelResult l : levels) {
+            if (l.concurrency() == 1 && l.complete() && l.requests() > 0 && l.errors() == 0) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The engine never answered successfully: the warm-up failed and every request of every step failed
+     * (the command then exits 1 naming the warm-up's error).
+     */
+    public boolean neverAnswered() {
+        return warmup != null && !warmup.success() && levels.stream().allMatch(l -> l.errors() == l.requests());
     }
 }

@@ -19,6 +19,20 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
         parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
     }
 
+    /**
+     * SHA-256 of the prompt the probes send for {@code tokens}, with its random nonce masked: equal
+     * hashes mean the same prompt shape (the nonce only defeats prompt caches).
+     */
+    public static String promptHash(int tokens) {
+        String prompt = io.tailwatch.core.probe.PromptFactory.prompt(tokens).replaceFirst("^Probe [0-9a-f]+\\.", "Probe <nonce>.");
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public RunMetadata withTimes(Instant s, Instant e) {
         return new RunMetadata(toolVersion, engine, engineApi, engineUrl, engineVersion, model, modelDigest, modelFormat,
                 quantization, host, chip, os, memoryBytes, thermal, memoryPressure, s, e, parameters, promptSha256);

@@ -1,6 +1,7 @@
 package io.tailwatch.tools.doctor;
 
 import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.HostMetrics;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,10 +44,10 @@ public final class LinuxDoctor {
             out.add(Checks.compare("system.memory.limit", total, tool + " (Mem total)", d(free.get("Mem.total")), 0, "B"));
             out.add(moving("system.memory.usage{used}", s.memoryUsed(),
                     tool + " (Mem used = total - available in procps-ng 4)", d(free.get("Mem.used"))));
-            out.add(moving("system.memory.usage{free}", s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "free"),
+            out.add(moving("system.memory.usage{free}", s.value(HostMetrics.MEMORY_USAGE, MemoryState.FREE),
                     tool + " (Mem free)", d(free.get("Mem.free"))));
-            Double cached = s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "cached");
-            Double buffers = s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "buffers");
+            Double cached = s.value(HostMetrics.MEMORY_USAGE, MemoryState.CACHED);
+            Double buffers = s.value(HostMetrics.MEMORY_USAGE, MemoryState.BUFFERS);
             out.add(moving("system.memory.usage{cached}+{buffers}", cached == null || buffers == null ? null : cached + buffers,
                     tool + " (buff/cache)", d(free.get("Mem.buff/cache"))));
             out.add(moving("tailwatch.memory.available", s.memoryAvailable(), tool + " (Mem available)",

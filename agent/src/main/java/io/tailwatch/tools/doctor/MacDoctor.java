@@ -4,7 +4,11 @@ import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.macos.MacLevels;
 import io.tailwatch.core.host.macos.MacToolText;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValue;
+import io.tailwatch.metrics.AttrValues.MemoryPageState;
+import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.MetricDef;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,14 +84,14 @@ public final class MacDoctor {
             Long free = vm.bytes("Pages free");
             Long spec = vm.bytes("Pages speculative");
             // The kernel's free count includes speculative pages; vm_stat prints them apart.
-            out.add(state(s, "free", "vm_stat (free + speculative)",
+            out.add(state(s, MemoryState.FREE, "vm_stat (free + speculative)",
                     free == null || spec == null ? null : (double) (free + spec)));
-            out.add(state(s, "active", "vm_stat (Pages active)", dbl(vm.bytes("Pages active"))));
-            out.add(state(s, "inactive", "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive"))));
-            out.add(state(s, "wired", "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down"))));
-            out.add(state(s, "compressed", "vm_stat (Pages occupied by compressor)",
+            out.add(state(s, MemoryPageState.ACTIVE, "vm_stat (Pages active)", dbl(vm.bytes("Pages active"))));
+            out.add(state(s, MemoryPageState.INACTIVE, "vm_stat (Pages inactive)", dbl(vm.bytes("Pages inactive"))));
+            out.add(state(s, MemoryPageState.WIRED, "vm_stat (Pages wired down)", dbl(vm.bytes("Pages wired down"))));
+            out.add(state(s, MemoryPageState.COMPRESSED, "vm_stat (Pages occupied by compressor)",
                     dbl(vm.bytes("Pages occupied by compressor"))));
-            out.add(state(s, "cached", "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages"))));
+            out.add(state(s, MemoryState.CACHED, "vm_stat (File-backed pages)", dbl(vm.bytes("File-backed pages"))));
             // The derived figures, rebuilt from vm_stat's own lines. vm_stat prints "Pages free" as
             // free_count - speculative_count, so free + file-backed + purgeable counts each
             // speculative page once (in file-backed), like the sampler.
@@ -96,7 +100,7 @@ public final class MacDoctor {
             Long wired = vm.bytes("Pages wired down");
             Long occupied = vm.bytes("Pages occupied by compressor");
             Long fileBacked = vm.bytes("File-backed pages");
-            out.add(state(s, "used", "vm_stat (anonymous - purgeable + wired + occupied by compressor)",
+            out.add(state(s, MemoryState.USED, "vm_stat (anonymous - purgeable + wired + occupied by compressor)",
                     anon == null || purgeable == null || wired == null || occupied == null ? null
                             : (double) (Math.max(0, anon - purgeable) + wired + occupied)));
             out.add(Checks.compareRelative("tailwatch.memory.available", s.memoryAvailable(),
@@ -222,15 +226,10 @@ public final class MacDoctor {
         return out;
     }
 
-    private static Check state(HostSnapshot s, String state, String tool, Double toolValue) {
-        boolean page = HostMetrics.MEMORY_PAGE_USAGE.attribute(AttrKeys.MEMORY_PAGE_STATE).allowed().contains(state);
-        if (page) {
-            return Checks.compareRelative("tailwatch.memory.page.usage{" + state + "}",
-                    s.value(HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, state), tool, toolValue,
-                    MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
-        }
-        return Checks.compareRelative("system.memory.usage{" + state + "}",
-                s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", state), tool, toolValue,
+    /** Compares one memory state (a system.memory.usage or a macOS page state) with the tool's figure. */
+    private static Check state(HostSnapshot s, AttrValue state, String tool, Double toolValue) {
+        MetricDef metric = state instanceof MemoryPageState ? HostMetrics.MEMORY_PAGE_USAGE : HostMetrics.MEMORY_USAGE;
+        return Checks.compareRelative(metric.name() + "{" + state.value() + "}", s.value(metric, state), tool, toolValue,
                 MOVING_TOLERANCE_PERCENT / 100, MOVING_FLOOR, "B");
     }
 

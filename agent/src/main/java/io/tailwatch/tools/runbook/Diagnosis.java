@@ -3,10 +3,12 @@ package io.tailwatch.tools.runbook;
 import io.tailwatch.core.units.Units;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.metrics.AttrValues.QueueWaitSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Ranks the likely causes of what the agent sees, following the symptom table:
@@ -34,7 +36,7 @@ public final class Diagnosis {
     }
 
     public static List<Cause> rank(Signals s, String engine) {
-        return rank(s, engine, java.util.Map.of());
+        return rank(s, engine, Map.of());
     }
 
     /**
@@ -77,185 +79,241 @@ public final class Diagnosis {
     }
 
     /**
+     * What the cause rules read: the host, the probe windows and engines (of the asked engine, or all), the
+     * error classes of recent failed probes per engine, and the degradation signals several causes share.
+     */
+    record Findings(Signals.Host host, List<Signals.Window> windows, List<Signals.Engine> engines,
+                    Map<String, List<String>> failures, Signals.Window worstSpread, Signals.Window worstBaseline,
+                    Signals.Window worstTtft, Signals.Window worstErrors, boolean spreadHigh, boolean overBaseline,
+                    boolean errors, boolean swapHigh, boolean swapGrowing, boolean pressure) {
+
+        static Findings of(Signals s, String engine, Map<String, List<String>> failures) {
+            List<Signals.Window> windows = new ArrayList<>();
+            for (Signals.Window w : s.windows()) {
+                if (engine == null || engine.equals(w.engine())) {
+                    windows.add(w);
+                }
+            }
+            List<Signals.Engine> engines = new ArrayList<>();
+            for (Signals.Engine e : s.engines()) {
+                if (engine == null || engine.equals(e.engine())) {
+                    engines.add(e);
+                }
+            }
+            Signals.Host h = s.host();
+            Signals.Window worstSpread = max(windows, Diagnosis::spread);
+            Signals.Window worstBaseline = max(windows, Diagnosis::overBaseline);
+            Signals.Window worstTtft = max(windows, w -> w.ttftP95());
+            Signals.Window worstErrors = max(windows, w -> w.errorRatio());
+            return new Findings(h, windows, engines, failures, worstSpread, worstBaseline, worstTtft, worstErrors,
+                    worstSpread != null && Diagnosis.spread(worstSpread) > SPREAD,
+                    worstBaseline != null && Diagnosis.overBaseline(worstBaseline) >= OVER_BASELINE,
+                    worstErrors != null && worstErrors.errorRatio() != null && worstErrors.errorRatio() > 0,
+                    gt(h.swapUsedBytes(), SWAP_HIGH), gt(h.swapChange10mBytes(), SWAP_GROWING),
+                    gt(h.memoryPressureLevel(), 0.5));
+        }
+    }
+
+    /** One cause: what it concludes from the findings (nothing, one cause, or one per engine or model). */
+    @FunctionalInterface
+    interface CauseRule {
+        List<Cause> causes(Findings f);
+    }
+
+    /** Every cause, one rule each. The order only settles nothing: causes are ranked by score, then id. */
+    static final List<CauseRule> CAUSES = List.of(Diagnosis::memory, Diagnosis::backgroundJobs, Diagnosis::queueing,
+            Diagnosis::ttftStalls, Diagnosis::engineDown, Diagnosis::errors, Diagnosis::thermal, Diagnosis::kvHeadroom);
+
+    /**
      * Ranks the causes; {@code failures} gives, per engine, the error classes of its recent failed
      * probes (e.g. the last probe of each scenario), which decide what the errors point at.
      */
-    public static List<Cause> rank(Signals s, String engine, java.util.Map<String, List<String>> failures) {
-        List<Signals.Window> windows = new ArrayList<>();
-        for (Signals.Window w : s.windows()) {
-            if (engine == null || engine.equals(w.engine())) {
-                windows.add(w);
-            }
-        }
-        List<Signals.Engine> engines = new ArrayList<>();
-        for (Signals.Engine e : s.engines()) {
-            if (engine == null || engine.equals(e.engine())) {
-                engines.add(e);
-            }
-        }
-        Signals.Host h = s.host();
+    public static List<Cause> rank(Signals s, String engine, Map<String, List<String>> failures) {
+        Findings f = Findings.of(s, engine, failures);
         List<Cause> out = new ArrayList<>();
-
-        // Degradation signals shared by several causes.
-        Signals.Window worstSpread = max(windows, Diagnosis::spread);
-        Signals.Window worstBaseline = max(windows, Diagnosis::overBaseline);
-        Signals.Window worstTtft = max(windows, w -> w.ttftP95());
-        Signals.Window worstErrors = max(windows, w -> w.errorRatio());
-        boolean spreadHigh = worstSpread != null && spread(worstSpread) > SPREAD;
-        boolean overBaseline = worstBaseline != null && overBaseline(worstBaseline) >= OVER_BASELINE;
-        boolean errors = worstErrors != null && worstErrors.errorRatio() != null && worstErrors.errorRatio() > 0;
-        boolean swapHigh = gt(h.swapUsedBytes(), SWAP_HIGH);
-        boolean swapGrowing = gt(h.swapChange10mBytes(), SWAP_GROWING);
-        boolean pressure = gt(h.memoryPressureLevel(), 0.5);
-
-        // Memory: swap, its growth, pressure, and several signals degrading together.
-        {
-            List<String> f = new ArrayList<>();
-            double score = 0;
-            if (h.swapUsedBytes() != null && h.swapUsedBytes() > 0) {
-                f.add("swap used " + Units.formatBytes(h.swapUsedBytes()));
-                score += swapHigh ? 0.3 : 0.1;
-            }
-            if (swapGrowing) {
-                f.add("swap grew " + Units.formatBytes(h.swapChange10mBytes()) + " in 10m");
-                score += h.swapChange10mBytes() > 2 * GIB ? 0.4 : 0.25;
-            }
-            if (pressure) {
-                f.add("memory pressure level " + fmt0(h.memoryPressureLevel()));
-                score += h.memoryPressureLevel() >= 2 ? 0.3 : 0.15;
-            }
-            int degrading = count(spreadHigh, overBaseline, errors, swapHigh || swapGrowing, pressure);
-            if (degrading >= 3 && score > 0) {
-                f.add(degrading + " signals degrading together (latency, spread, errors, swap, pressure)");
-                score += 0.2;
-            }
-            add(out, "memory", "Memory budget exhausted: the host is swapping (weights or KV cache paged to SSD)", score, f,
-                    "Free memory: restart the engine to release KV cache (tailwatch engine restart NAME --yes), lower --max-kv-size "
-                            + "(tailwatch kv-budget), unload other models, move batch work elsewhere.",
-                    swapGrowing ? "SwapGrowthUnderLoad" : "SwapUsedHigh");
+        for (CauseRule rule : CAUSES) {
+            out.addAll(rule.causes(f));
         }
+        out.sort(Comparator.comparingDouble(Cause::score).reversed().thenComparing(Cause::id));
+        return out;
+    }
 
-        // p99 >> p95 without memory trouble: background jobs.
-        if (spreadHigh) {
-            List<String> f = new ArrayList<>();
-            f.add(String.format(Locale.ROOT, "%s p99 %s = %.1fx p95 %s (%s samples)", where(worstSpread),
-                    secs(worstSpread.e2eP99()), spread(worstSpread), secs(worstSpread.e2eP95()), fmt0(worstSpread.samples())));
-            double score = swapGrowing || pressure ? 0.35 : 0.6;
-            Signals.Queue q = queueOf(engines, worstSpread.engine());
-            if (queueEmpty(q)) {
-                f.add(worstSpread.engine() + " queue empty: " + queueFigure(q) + " (the engine is not queueing; the host is)");
-                score += 0.2;
-            }
-            add(out, "background", "Background jobs (Spotlight, Time Machine, sync) or swap stalls stretch the tail", score, f,
-                    "Pause Spotlight indexing, backups and sync on the host; check swap (tailwatch status).",
-                    "TailLatencySpread");
+    /** Memory: swap, its growth, pressure, and several signals degrading together. */
+    static List<Cause> memory(Findings x) {
+        Signals.Host h = x.host();
+        List<String> f = new ArrayList<>();
+        double score = 0;
+        if (h.swapUsedBytes() != null && h.swapUsedBytes() > 0) {
+            f.add("swap used " + Units.formatBytes(h.swapUsedBytes()));
+            score += x.swapHigh() ? 0.3 : 0.1;
         }
-
-        // p95 far over the single-request baseline: queueing on a serial engine.
-        if (overBaseline) {
-            List<String> f = new ArrayList<>();
-            f.add(String.format(Locale.ROOT, "%s p95 %s = %.1fx the single-request baseline %s", where(worstBaseline),
-                    secs(worstBaseline.e2eP95()), overBaseline(worstBaseline), secs(worstBaseline.baselineP95())));
-            double score = swapGrowing ? 0.4 : 0.65;
-            Signals.Queue q = queueOf(engines, worstBaseline.engine());
-            if (queueBusy(q)) {
-                f.add(worstBaseline.engine() + " queue: " + queueFigure(q) + " (saturated: more requests than it serves)");
-                score += 0.2;
-            }
-            add(out, "queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
-                    score, f, "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
-                    "LatencyOverBaseline");
+        if (x.swapGrowing()) {
+            f.add("swap grew " + Units.formatBytes(h.swapChange10mBytes()) + " in 10m");
+            score += h.swapChange10mBytes() > 2 * GIB ? 0.4 : 0.25;
         }
-
-        // Good throughput but stalls: time to first token.
-        if (worstTtft != null && worstTtft.ttftP95() != null && worstTtft.ttftP95() > TTFT_SLO) {
-            List<String> f = new ArrayList<>();
-            f.add(where(worstTtft) + " TTFT p95 " + secs(worstTtft.ttftP95()) + " (SLO " + secs(TTFT_SLO) + ")");
-            double score = 0.45;
-            if (worstTtft.decodeRate() != null && worstTtft.decodeRate() > 0) {
-                f.add(String.format(Locale.ROOT, "decode rate still %.1f tok/s", worstTtft.decodeRate()));
-                score += 0.1;
-            }
-            if (worstTtft.e2eP95() != null && worstTtft.e2eP95() > 0 && worstTtft.ttftP95() / worstTtft.e2eP95() > 0.5) {
-                f.add(String.format(Locale.ROOT, "%.0f%% of e2e p95 is spent before the first token",
-                        100 * worstTtft.ttftP95() / worstTtft.e2eP95()));
-                score += 0.1;
-            }
-            add(out, "ttft", "Stalls before the first token (prefill or queue wait) while decoding is fine", score, f,
-                    "Shorten prompts or enable prompt caching; keep interactive traffic on its own lane; check chunk gaps.",
-                    "TtftOverSlo");
+        if (x.pressure()) {
+            f.add("memory pressure level " + fmt0(h.memoryPressureLevel()));
+            score += h.memoryPressureLevel() >= 2 ? 0.3 : 0.15;
         }
+        int degrading = count(x.spreadHigh(), x.overBaseline(), x.errors(), x.swapHigh() || x.swapGrowing(), x.pressure());
+        if (degrading >= 3 && score > 0) {
+            f.add(degrading + " signals degrading together (latency, spread, errors, swap, pressure)");
+            score += 0.2;
+        }
+        return cause("memory", "Memory budget exhausted: the host is swapping (weights or KV cache paged to SSD)", score, f,
+                "Free memory: restart the engine to release KV cache (tailwatch engine restart NAME --yes), lower --max-kv-size "
+                        + "(tailwatch kv-budget), unload other models, move batch work elsewhere.",
+                x.swapGrowing() ? "SwapGrowthUnderLoad" : "SwapUsedHigh");
+    }
 
-        // Errors: proxy timeout or model (re)load; engine down.
-        for (Signals.Engine e : engines) {
+    /** p99 far above p95 without memory trouble: background jobs; more so when the engine's queue is empty. */
+    static List<Cause> backgroundJobs(Findings x) {
+        if (!x.spreadHigh()) {
+            return List.of();
+        }
+        Signals.Window w = x.worstSpread();
+        List<String> f = new ArrayList<>();
+        f.add(String.format(Locale.ROOT, "%s p99 %s = %.1fx p95 %s (%s samples)", where(w),
+                secs(w.e2eP99()), spread(w), secs(w.e2eP95()), fmt0(w.samples())));
+        double score = x.swapGrowing() || x.pressure() ? 0.35 : 0.6;
+        Signals.Queue q = queueOf(x.engines(), w.engine());
+        if (queueEmpty(q)) {
+            f.add(w.engine() + " queue empty: " + queueFigure(q) + " (the engine is not queueing; the host is)");
+            score += 0.2;
+        }
+        return cause("background", "Background jobs (Spotlight, Time Machine, sync) or swap stalls stretch the tail", score, f,
+                "Pause Spotlight indexing, backups and sync on the host; check swap (tailwatch status).",
+                "TailLatencySpread");
+    }
+
+    /** p95 far over the single-request baseline: queueing on a serial engine; more so when its queue is busy. */
+    static List<Cause> queueing(Findings x) {
+        if (!x.overBaseline()) {
+            return List.of();
+        }
+        Signals.Window w = x.worstBaseline();
+        List<String> f = new ArrayList<>();
+        f.add(String.format(Locale.ROOT, "%s p95 %s = %.1fx the single-request baseline %s", where(w),
+                secs(w.e2eP95()), overBaseline(w), secs(w.baselineP95())));
+        double score = x.swapGrowing() ? 0.4 : 0.65;
+        Signals.Queue q = queueOf(x.engines(), w.engine());
+        if (queueBusy(q)) {
+            f.add(w.engine() + " queue: " + queueFigure(q) + " (saturated: more requests than it serves)");
+            score += 0.2;
+        }
+        return cause("queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
+                score, f, "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
+                "LatencyOverBaseline");
+    }
+
+    /** Good throughput but stalls: time to first token over the SLO while decoding goes on. */
+    static List<Cause> ttftStalls(Findings x) {
+        Signals.Window w = x.worstTtft();
+        if (w == null || w.ttftP95() == null || !(w.ttftP95() > TTFT_SLO)) {
+            return List.of();
+        }
+        List<String> f = new ArrayList<>();
+        f.add(where(w) + " TTFT p95 " + secs(w.ttftP95()) + " (SLO " + secs(TTFT_SLO) + ")");
+        double score = 0.45;
+        if (w.decodeRate() != null && w.decodeRate() > 0) {
+            f.add(String.format(Locale.ROOT, "decode rate still %.1f tok/s", w.decodeRate()));
+            score += 0.1;
+        }
+        if (w.e2eP95() != null && w.e2eP95() > 0 && w.ttftP95() / w.e2eP95() > 0.5) {
+            f.add(String.format(Locale.ROOT, "%.0f%% of e2e p95 is spent before the first token",
+                    100 * w.ttftP95() / w.e2eP95()));
+            score += 0.1;
+        }
+        return cause("ttft", "Stalls before the first token (prefill or queue wait) while decoding is fine", score, f,
+                "Shorten prompts or enable prompt caching; keep interactive traffic on its own lane; check chunk gaps.",
+                "TtftOverSlo");
+    }
+
+    /** An engine whose health check fails and that is not loading a model is down. */
+    static List<Cause> engineDown(Findings x) {
+        List<Cause> out = new ArrayList<>();
+        for (Signals.Engine e : x.engines()) {
             if (e.up() != null && e.up() == 0 && !(e.loading() != null && e.loading() == 1)) {
-                add(out, "down:" + e.engine(), "Engine " + e.engine() + " is down", 0.95,
+                out.addAll(cause("down:" + e.engine(), "Engine " + e.engine() + " is down", 0.95,
                         List.of("health check failing (tailwatch_engine_up 0)"),
-                        "Check the engine process and its log; restart it (tailwatch engine restart " + e.engine() + " --yes).", "EngineDown");
+                        "Check the engine process and its log; restart it (tailwatch engine restart " + e.engine() + " --yes).",
+                        "EngineDown"));
             }
         }
-        if (errors) {
-            List<String> f = new ArrayList<>();
-            f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(worstErrors), 100 * worstErrors.errorRatio()));
-            // The most frequent error class among the engine's recent failures decides the cause.
-            List<String> types = failures.getOrDefault(worstErrors.engine(), List.of());
-            String dominant = null;
-            long best = 0;
-            for (String t : types) {
-                long n = types.stream().filter(t::equals).count();
-                if (n > best) {
-                    best = n;
-                    dominant = t;
-                }
-            }
-            ErrorClass ec = classify(dominant);
-            double score = ec.score();
-            if (dominant != null) {
-                f.add(String.format(Locale.ROOT, "recent failures of %s: %s", worstErrors.engine(), counts(types)));
-            }
-            for (Signals.Engine e : engines) {
-                if (e.engine().equals(worstErrors.engine()) && e.loading() != null && e.loading() == 1) {
-                    f.add("engine " + e.engine() + " reports it is loading a model");
-                    score += 0.3;
-                }
-            }
-            if (ec.id().equals("errors:overload") && (swapGrowing || pressure)) {
-                f.add("memory is under pressure (swap growing or pressure raised)");
-                score += 0.2;
-            }
-            add(out, ec.id(), ec.title(), score, f, ec.action(), ec.runbook());
-        }
+        return out;
+    }
 
-        // Thermal throttling.
-        {
-            List<String> f = new ArrayList<>();
-            double score = 0;
-            if (h.thermalPressureLevel() != null && h.thermalPressureLevel() >= Rules.THERMAL_HEAVY) {
-                f.add("thermal pressure level " + fmt0(h.thermalPressureLevel()));
-                score += 0.5;
+    /**
+     * Probe errors: the most frequent error class among the worst engine's recent failures decides the
+     * cause ({@link #classify}); a model load or memory pressure behind a first-token timeout adds to it.
+     */
+    static List<Cause> errors(Findings x) {
+        if (!x.errors()) {
+            return List.of();
+        }
+        Signals.Window w = x.worstErrors();
+        List<String> f = new ArrayList<>();
+        f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(w), 100 * w.errorRatio()));
+        List<String> types = x.failures().getOrDefault(w.engine(), List.of());
+        String dominant = null;
+        long best = 0;
+        for (String t : types) {
+            long n = types.stream().filter(t::equals).count();
+            if (n > best) {
+                best = n;
+                dominant = t;
             }
-            if (h.cpuSpeedLimit() != null && h.cpuSpeedLimit() < 0.8) {
-                f.add(String.format(Locale.ROOT, "CPU speed limit %.0f%%", 100 * h.cpuSpeedLimit()));
+        }
+        ErrorClass ec = classify(dominant);
+        double score = ec.score();
+        if (dominant != null) {
+            f.add(String.format(Locale.ROOT, "recent failures of %s: %s", w.engine(), counts(types)));
+        }
+        for (Signals.Engine e : x.engines()) {
+            if (e.engine().equals(w.engine()) && e.loading() != null && e.loading() == 1) {
+                f.add("engine " + e.engine() + " reports it is loading a model");
                 score += 0.3;
             }
-            add(out, "thermal", "Thermal throttling slows decode", score, f,
-                    "Check cooling and airflow; avoid fanless machines for sustained serving.", "ThermalThrottling");
         }
+        if (ec.id().equals("errors:overload") && (x.swapGrowing() || x.pressure())) {
+            f.add("memory is under pressure (swap growing or pressure raised)");
+            score += 0.2;
+        }
+        return cause(ec.id(), ec.title(), score, f, ec.action(), ec.runbook());
+    }
 
-        // KV headroom.
-        for (Signals.Engine e : engines) {
+    /** Thermal throttling: heavy thermal pressure, a lowered CPU speed limit. */
+    static List<Cause> thermal(Findings x) {
+        Signals.Host h = x.host();
+        List<String> f = new ArrayList<>();
+        double score = 0;
+        if (h.thermalPressureLevel() != null && h.thermalPressureLevel() >= Rules.THERMAL_HEAVY) {
+            f.add("thermal pressure level " + fmt0(h.thermalPressureLevel()));
+            score += 0.5;
+        }
+        if (h.cpuSpeedLimit() != null && h.cpuSpeedLimit() < 0.8) {
+            f.add(String.format(Locale.ROOT, "CPU speed limit %.0f%%", 100 * h.cpuSpeedLimit()));
+            score += 0.3;
+        }
+        return cause("thermal", "Thermal throttling slows decode", score, f,
+                "Check cooling and airflow; avoid fanless machines for sustained serving.", "ThermalThrottling");
+    }
+
+    /** Per model: the KV cache of a full context does not fit in the memory left. */
+    static List<Cause> kvHeadroom(Findings x) {
+        List<Cause> out = new ArrayList<>();
+        for (Signals.Engine e : x.engines()) {
             for (Signals.Model m : e.models()) {
                 if (m.kvHeadroomTokens() != null && m.contextLength() != null && m.kvHeadroomTokens() < m.contextLength()) {
-                    add(out, "kv:" + e.engine() + "/" + m.model(), "KV cache for a full context of " + m.model()
+                    out.addAll(cause("kv:" + e.engine() + "/" + m.model(), "KV cache for a full context of " + m.model()
                                     + " does not fit in available memory", 0.4,
                             List.of(String.format(Locale.ROOT, "headroom %.0f tokens < context length %.0f",
                                     m.kvHeadroomTokens(), m.contextLength())),
                             "Lower --max-kv-size / context length (tailwatch kv-budget) or use a smaller quantization.",
-                            "KvHeadroomLow");
+                            "KvHeadroomLow"));
                 }
             }
         }
-        out.sort(Comparator.comparingDouble(Cause::score).reversed().thenComparing(Cause::id));
         return out;
     }
 
@@ -303,7 +361,7 @@ public final class Diagnosis {
             parts.add(String.format(Locale.ROOT, "KV cache %.0f%%", 100 * q.kvCacheUsage()));
         }
         if (q.waitSeconds() != null) {
-            parts.add("wait " + secs(q.waitSeconds()) + ("estimate".equals(q.waitSource()) ? " (estimate)" : ""));
+            parts.add("wait " + secs(q.waitSeconds()) + (QueueWaitSource.ESTIMATE.value().equals(q.waitSource()) ? " (estimate)" : ""));
         }
         return String.join(", ", parts);
     }
@@ -340,12 +398,14 @@ public final class Diagnosis {
         return best;
     }
 
-    private static void add(List<Cause> out, String id, String title, double score, List<String> figures, String action,
-                            String runbook) {
+    /** The cause, when it has a score and figures to show for it; nothing otherwise. Scores are capped at 1. */
+    private static List<Cause> cause(String id, String title, double score, List<String> figures, String action,
+                                     String runbook) {
         if (score > 0 && !figures.isEmpty()) {
-            out.add(new Cause(id, title, Math.min(1.0, Math.round(score * 100) / 100.0), List.copyOf(figures), action,
+            return List.of(new Cause(id, title, Math.min(1.0, Math.round(score * 100) / 100.0), List.copyOf(figures), action,
                     "docs/runbook.md#" + runbook));
         }
+        return List.of();
     }
 
     /** "http_500 x3, cut x1", most frequent first. */

@@ -2,6 +2,7 @@ package io.tailwatch.tools.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.TextFit;
+import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.core.units.Units;
 import io.tailwatch.core.rules.Signals;
 import java.util.ArrayList;
@@ -25,8 +26,8 @@ public final class StatusScreen {
         }
         List<JsonNode> list = new ArrayList<>();
         alerts.path("alerts").forEach(list::add);
-        long firing = list.stream().filter(a -> a.path("state").asText().equals("firing")).count();
-        long pending = list.stream().filter(a -> a.path("state").asText().equals("pending")).count();
+        long firing = list.stream().filter(a -> AlertState.of(a.path("state").asText()) == AlertState.FIRING).count();
+        long pending = list.stream().filter(a -> AlertState.of(a.path("state").asText()) == AlertState.PENDING).count();
         b.append('\n').append(String.format(Locale.ROOT, "ALERTS  %d firing, %d pending%n", firing, pending));
         for (JsonNode a : list) {
             StringBuilder labels = new StringBuilder();

@@ -2,6 +2,7 @@ package io.tailwatch.tools.service;
 
 import com.dd.plist.NSDictionary;
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.probe.EngineApi;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +42,7 @@ public record EnginePlist(String label, String engine, List<String> programArgum
                                              List<String> extraArgs) {
         List<String> args = new ArrayList<>();
         args.add(program);
-        if ("ollama".equals(e.api())) {
+        if (EngineApi.OLLAMA.wireName().equals(e.api())) {
             if (maxKvSize != null) {
                 throw new IllegalArgumentException("--max-kv-size applies to OpenAI-compatible servers such as "
                         + "mlx_lm.server; engine '" + e.name() + "' is api: ollama");
@@ -67,7 +68,7 @@ public record EnginePlist(String label, String engine, List<String> programArgum
 
     /** The program used when none is given: Homebrew's ollama, or the engine's first process name. */
     public static String defaultProgram(EngineConfig e) {
-        if ("ollama".equals(e.api())) {
+        if (EngineApi.OLLAMA.wireName().equals(e.api())) {
             return "/opt/homebrew/bin/ollama";
         }
         String first = e.processNames().isEmpty() ? "mlx_lm.server" : e.processNames().get(0);
@@ -79,7 +80,7 @@ public record EnginePlist(String label, String engine, List<String> programArgum
         Map<String, String> env = new LinkedHashMap<>();
         env.put("PATH", path);
         env.put("PYTHONUNBUFFERED", "1");
-        if ("ollama".equals(e.api())) {
+        if (EngineApi.OLLAMA.wireName().equals(e.api())) {
             env.put("OLLAMA_HOST", e.url().getHost() + ":" + e.port());
         }
         return env;

@@ -13,6 +13,20 @@ public record ServicePaths(boolean system, Path plistDir, Path logDir, String do
     public static final String HOME_ENV = "TAILWATCH_HOME";
     public static final String ROOT_ENV = "TAILWATCH_ROOT";
 
+    /**
+     * Why this user cannot manage the service of this scope, or null when it can: a system daemon needs root;
+     * a per-user agent must not be installed under sudo (it would land in root's home and the gui/0 domain).
+     */
+    public static String rootProblem(boolean system, Map<String, String> env, long uid) {
+        if (system && uid != 0) {
+            return "--system installs into /Library/LaunchDaemons and needs root: run it with sudo";
+        }
+        if (!system && uid == 0 && env.get("SUDO_UID") != null) {
+            return "run `tailwatch service` without sudo for a per-user agent, or add --system for a system daemon";
+        }
+        return null;
+    }
+
     public static ServicePaths of(boolean system, Map<String, String> env, long uid) {
         if (system) {
             Path root = Path.of(env.getOrDefault(ROOT_ENV, "/"));

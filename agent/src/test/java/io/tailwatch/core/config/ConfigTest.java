@@ -168,12 +168,13 @@ public class ConfigTest {
                     model: mlx-community/Qwen3-14B-4bit
                     health:
                       interval: 15s
+                    connect_timeout: 1500ms
                     scenarios:
                       - name: interactive
                         interval: 60s
                         prompt_tokens: 64
                         max_tokens: 32
-                        timeouts: {connect: 2s, first_token: 30s, total: 50s}
+                        timeouts: {first_token: 30s, total: 50s}
                 """, "t", ENV);
         EngineConfig e = c.engines().get(0);
         assertThat(e.model()).isEqualTo("mlx-community/Qwen3-14B-4bit");
@@ -181,7 +182,7 @@ public class ConfigTest {
         EngineConfig.Scenario s = e.scenarios().get(0);
         assertThat(s.totalTimeout()).isEqualTo(Duration.ofSeconds(50));
         assertThat(s.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(e.connectTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(s.temperature()).isZero();
         assertThat(s.interactive()).isTrue();
     }

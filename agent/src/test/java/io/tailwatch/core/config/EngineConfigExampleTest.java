@@ -17,18 +17,19 @@ class EngineConfigExampleTest {
                 model: llama3.2:3b
                 health:
                   interval: 15s
+                connect_timeout: 2s
                 scenarios:
                   - name: interactive
                     interval: 60s
                     prompt_tokens: 64
                     max_tokens: 32
                     temperature: 0
-                    timeouts: {connect: 2s, first_token: 30s, total: 50s}
+                    timeouts: {first_token: 30s, total: 50s}
                   - name: long-context
                     interval: 5m
                     prompt_tokens: 4000
                     max_tokens: 128
-                    timeouts: {connect: 2s, first_token: 120s, total: 240s}
+                    timeouts: {first_token: 120s, total: 240s}
               - name: mlx
                 api: openai
                 url: http://127.0.0.1:8080
@@ -42,6 +43,7 @@ class EngineConfigExampleTest {
         assertThat(o.model()).isEqualTo("llama3.2:3b");
         assertThat(o.scenarios()).hasSize(2);
         assertThat(o.scenarios().get(1).totalTimeout()).isEqualTo(Duration.ofSeconds(240));
+        assertThat(o.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
         EngineConfig m = c.engine("mlx");
         assertThat(m.apiKey()).isEqualTo("k");
         assertThat(m.toString()).doesNotContain("k,").contains("apiKey=set");
@@ -52,8 +54,8 @@ class EngineConfigExampleTest {
 
     @Test
     void totalDeadlineMustBeShorterThanTheInterval() {
-        String bad = EXAMPLE.replace("timeouts: {connect: 2s, first_token: 30s, total: 50s}",
-                "timeouts: {connect: 2s, first_token: 30s, total: 60s}");
+        String bad = EXAMPLE.replace("timeouts: {first_token: 30s, total: 50s}",
+                "timeouts: {first_token: 30s, total: 60s}");
         assertThatThrownBy(() -> Config.parse(bad, "bad.yaml", Map.of("MLX_API_KEY", "k")))
                 .hasMessageContaining("total").hasMessageContaining("shorter than the scenario interval");
     }

@@ -21,7 +21,7 @@ class EngineSignalsConfigTest {
     void withoutASectionTheDefaultsApplyAndTheBuiltInFileSaysTheSame() throws Exception {
         EngineConfig e = engine("");
         assertThat(e.signals()).isEqualTo(EngineConfig.Signals.DEFAULT);
-        assertThat(e.signals().source()).isEqualTo("auto");
+        assertThat(e.signals().source()).isEqualTo(SignalSourceSetting.AUTO);
         assertThat(e.signals().healthQueueField()).isEqualTo("queue_size");
         assertThat(e.signals().interval()).isEqualTo(Duration.ofSeconds(15));
         for (EngineConfig builtIn : Config.defaults(Map.of()).engines()) {
@@ -31,12 +31,12 @@ class EngineSignalsConfigTest {
 
     @Test
     void everySourceCanBePinned() throws Exception {
-        for (String s : EngineConfig.Signals.SOURCES) {
-            assertThat(engine("    signals: {source: " + s + "}\n").signals().source()).isEqualTo(s);
+        for (SignalSourceSetting s : SignalSourceSetting.values()) {
+            assertThat(engine("    signals: {source: " + s.configName() + "}\n").signals().source()).isEqualTo(s);
         }
         EngineConfig e = engine("    signals:\n      source: health_queue\n      health_queue_field: scheduler.queue.0\n"
                 + "      interval: 5s\n");
-        assertThat(e.signals()).isEqualTo(new EngineConfig.Signals("health_queue", "scheduler.queue.0", Duration.ofSeconds(5)));
+        assertThat(e.signals()).isEqualTo(new EngineConfig.Signals(SignalSourceSetting.HEALTH_QUEUE, "scheduler.queue.0", Duration.ofSeconds(5)));
     }
 
     @Test
@@ -45,10 +45,18 @@ class EngineSignalsConfigTest {
                 + "      interval: 0s\n      bogus: 1\n"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engines[0].signals.source")
-                .hasMessageContaining("expected one of auto, none, llamacpp, vllm, mlx_vlm, health_queue, header_estimate")
+                .hasMessageContaining("expected one of " + String.join(", ", SignalSourceSetting.names()))
                 .hasMessageContaining("engines[0].signals.health_queue_field")
                 .hasMessageContaining("engines[0].signals.interval")
                 .hasMessageContaining("engines[0].signals.bogus");
+    }
+
+    @Test
+    void theShippedConfigDescribesEverySource() {
+        String shipped = Config.defaultText();
+        for (SignalSourceSetting s : SignalSourceSetting.values()) {
+            assertThat(shipped).as(s.configName()).contains(s.configName());
+        }
     }
 
     @Test

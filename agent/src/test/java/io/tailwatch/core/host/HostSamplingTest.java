@@ -3,6 +3,7 @@ package io.tailwatch.core.host;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -70,9 +71,9 @@ class HostSamplingTest {
     @Test
     void aSignalThatDisappearsIsRemovedNotZeroed() {
         MetricHub hub = new MetricHub();
-        hub.publish("host/swap", List.of(Point.of(HostMetrics.PAGING_USAGE, 5, "system.paging.state", "used")));
-        assertThat(hub.snapshot().value(HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(5.0);
+        hub.publish("host/swap", List.of(Point.of(HostMetrics.PAGING_USAGE, 5, PagingState.USED)));
+        assertThat(hub.snapshot().value(HostMetrics.PAGING_USAGE, PagingState.USED)).isEqualTo(5.0);
         hub.publish("host/swap", List.of());
-        assertThat(hub.snapshot().value(HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isNull();
+        assertThat(hub.snapshot().value(HostMetrics.PAGING_USAGE, PagingState.USED)).isNull();
     }
 }

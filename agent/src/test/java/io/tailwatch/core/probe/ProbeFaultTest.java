@@ -9,9 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,27 +56,10 @@ class ProbeFaultTest {
     @Test
     void connectTimeoutWhenTheAcceptQueueIsFull() throws IOException {
         // A listener that never accepts, with its backlog filled: the kernel drops further SYNs.
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            List<Socket> fillers = new ArrayList<>();
-            try {
-                for (int i = 0; i < 4; i++) {
-                    Socket f = new Socket();
-                    try {
-                        f.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()), 200);
-                        fillers.add(f);
-                    } catch (IOException e) {
-                        f.close();
-                        break; // the queue is full
-                    }
-                }
-                ProbeResult r = probe("ollama", s.getLocalPort());
-                assertThat(r.errorType()).isEqualTo("connect_timeout");
-                assertThat(r.e2eSeconds()).isLessThan(2.0);
-            } finally {
-                for (Socket f : fillers) {
-                    f.close();
-                }
-            }
+        try (io.tailwatch.testing.FullAcceptQueue s = new io.tailwatch.testing.FullAcceptQueue()) {
+            ProbeResult r = probe("ollama", s.port());
+            assertThat(r.errorType()).isEqualTo("connect_timeout");
+            assertThat(r.e2eSeconds()).isLessThan(2.0);
         }
     }
 

@@ -12,6 +12,7 @@ import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
 import io.tailwatch.core.rules.Expr.Op;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -31,10 +32,10 @@ class ExprTest {
 
     @Test
     void selectorUsesPrometheusNamesAndLabels() {
-        Expr e = Expr.select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+        Expr e = Expr.select(HostMetrics.PAGING_USAGE, PagingState.USED);
         assertThat(e.promql()).isEqualTo("system_paging_usage_bytes{system_paging_state=\"used\"}");
-        List<Expr.Sample> got = e.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 5, "system.paging.state", "used"),
-                Point.of(HostMetrics.PAGING_USAGE, 7, "system.paging.state", "free")), T0);
+        List<Expr.Sample> got = e.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 5, PagingState.USED),
+                Point.of(HostMetrics.PAGING_USAGE, 7, PagingState.FREE)), T0);
         assertThat(got).containsExactly(new Expr.Sample(Map.of("system_paging_state", "used"), 5));
     }
 
@@ -86,16 +87,16 @@ class ExprTest {
 
     @Test
     void minOverTimeKeepsOnlyTheRange() {
-        Expr sel = Expr.select(HostMetrics.PAGING_USAGE, "system.paging.state", "used");
+        Expr sel = Expr.select(HostMetrics.PAGING_USAGE, PagingState.USED);
         Expr growth = Expr.minus(sel, Expr.Matching.ALL, Expr.minOverTime(sel, Duration.ofMinutes(10)));
         assertThat(growth.promql()).isEqualTo("system_paging_usage_bytes{system_paging_state=\"used\"} - "
                 + "min_over_time(system_paging_usage_bytes{system_paging_state=\"used\"}[10m])");
-        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 100, "system.paging.state", "used")), T0))
+        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 100, PagingState.USED)), T0))
                 .extracting(Expr.Sample::value).containsExactly(0.0);
-        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 400, "system.paging.state", "used")),
+        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 400, PagingState.USED)),
                 T0.plusSeconds(300))).extracting(Expr.Sample::value).containsExactly(300.0);
         // 11 minutes later the 100 has left the window; the lowest is now 400.
-        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 500, "system.paging.state", "used")),
+        assertThat(growth.eval(snap(Point.of(HostMetrics.PAGING_USAGE, 500, PagingState.USED)),
                 T0.plusSeconds(660))).extracting(Expr.Sample::value).containsExactly(100.0);
     }
 

@@ -4,8 +4,11 @@ import io.tailwatch.core.rules.Rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.core.rules.Severity;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
@@ -57,7 +60,7 @@ class RuleEngineTest {
     }
 
     private static Point swap(double used) {
-        return Point.of(HostMetrics.PAGING_USAGE, used, "system.paging.state", "used");
+        return Point.of(HostMetrics.PAGING_USAGE, used, PagingState.USED);
     }
 
     private static Point paging(String direction, double count) {
@@ -78,7 +81,7 @@ class RuleEngineTest {
 
     private String state(String name) {
         Alert a = alert(name);
-        return a == null ? null : a.state();
+        return a == null ? null : a.state().label();
     }
 
     /** Runs cycles every 30 s from {@code from} for {@code span}. */
@@ -104,7 +107,7 @@ class RuleEngineTest {
         assertThat(state("SwapUsedHigh")).isEqualTo("pending");
         engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapUsedHigh");
-        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.state()).isEqualTo(AlertState.FIRING);
         assertThat(a.value()).isEqualTo(2 * GIB);
         assertThat(a.threshold()).isEqualTo(GIB);
         assertThat(a.description()).contains("2.00 GiB of swap", "threshold 1.00 GiB");
@@ -119,7 +122,7 @@ class RuleEngineTest {
         engine.evaluate(T0.plusSeconds(180));
         assertThat(state("SwapUsedHigh")).isEqualTo("resolved");
         assertThat(hub.snapshot().value(AlertMetrics.ALERT_ACTIVE, AttrKeys.ALERT_NAME, "SwapUsedHigh")).isNull();
-        assertThat(transitions).extracting(t -> t.from() + ">" + t.to())
+        assertThat(transitions).extracting(t -> t.from().label() + ">" + t.to().label())
                 .containsExactly("inactive>pending", "pending>firing", "firing>resolved");
 
         // Resolved alerts stay listed for the retention, then go.
@@ -155,7 +158,7 @@ class RuleEngineTest {
         engine.evaluate(T0.plusSeconds(30));
         assertThat(alert("SwapUsedHigh")).isNull();
         assertThat(transitions).filteredOn(t -> t.alert().name().equals("SwapUsedHigh"))
-                .extracting(Transition::to).containsExactly("pending", "inactive");
+                .extracting(t -> t.to().label()).containsExactly("pending", "inactive");
         assertThat(transitions).noneMatch(Transition::notifiable);
     }
 
@@ -171,7 +174,7 @@ class RuleEngineTest {
         assertThat(state("SwapGrowthUnderLoad")).as("one reading does not page").isEqualTo("pending");
         engine.evaluate(T0.plusSeconds(150));
         Alert a = alert("SwapGrowthUnderLoad");
-        assertThat(a.state()).as("held for 1m").isEqualTo("firing");
+        assertThat(a.state()).as("held for 1m").isEqualTo(AlertState.FIRING);
         assertThat(a.value()).isEqualTo(3 * GIB);
         assertThat(a.evidence()).containsEntry("swap_change_10m_bytes", 3 * GIB);
     }
@@ -185,7 +188,7 @@ class RuleEngineTest {
         host(Point.of(HostMetrics.PRESSURE_LEVEL, 2));
         run(t, Duration.ofMinutes(1));
         assertThat(state("MemoryPressureCritical")).isEqualTo("firing");
-        assertThat(alert("MemoryPressureCritical").severity()).isEqualTo("critical");
+        assertThat(alert("MemoryPressureCritical").severity()).isEqualTo(Severity.CRITICAL);
         assertThat(engine.alerts().get(0).name()).as("worst first").isEqualTo("MemoryPressureCritical");
     }
 
@@ -222,7 +225,7 @@ class RuleEngineTest {
                 Point.of(EngineMetrics.UP, 0, AttrKeys.ENGINE, "ollama"), Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "ollama"));
         run(T0, Duration.ofMinutes(1));
         assertThat(engine.alerts()).filteredOn(a -> a.name().equals("EngineDown"))
-                .extracting(a -> a.labels().get(Rules.ENGINE) + ":" + a.state()).containsExactly("mlx:firing");
+                .extracting(a -> a.labels().get(Rules.ENGINE) + ":" + a.state().label()).containsExactly("mlx:firing");
         assertThat(hub.snapshot().of(AlertMetrics.ALERT_ACTIVE)).singleElement().satisfies(p -> {
             assertThat(p.value()).isEqualTo(1.0);
             assertThat(p.attributes()).as("no empty scenario label")
@@ -258,7 +261,7 @@ class RuleEngineTest {
         Instant t = run(T0.plusSeconds(30), Duration.ofMinutes(4));
         assertThat(state("ProbeErrors")).as("3 of 10 failed: pending for 5m").isEqualTo("pending");
         run(t, Duration.ofMinutes(1));
-        assertThat(alert("ProbeErrors").state()).isEqualTo("firing");
+        assertThat(alert("ProbeErrors").state()).isEqualTo(AlertState.FIRING);
         assertThat(alert("ProbeErrors").summary()).isEqualTo("Probe errors on mlx/interactive");
         assertThat(alert("ProbeErrors").description()).startsWith("30.0% of the probes of mlx (qwen, scenario interactive)");
     }
@@ -273,7 +276,7 @@ class RuleEngineTest {
         assertThat(state("TailLatencySpread")).isEqualTo("pending");
         run(t, Duration.ofMinutes(1));
         Alert a = alert("TailLatencySpread");
-        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.state()).isEqualTo(AlertState.FIRING);
         assertThat(a.value()).isEqualTo(5.0);
         assertThat(a.labels()).containsEntry(Rules.ENGINE, "mlx").containsEntry(Rules.SCENARIO, "interactive");
         assertThat(a.evidence()).containsKey("windows");
@@ -288,7 +291,7 @@ class RuleEngineTest {
         probes(window(ProbeMetrics.WINDOW_E2E, "p95", 35.01), samples(20));
         run(T0.plusSeconds(30), Duration.ofMinutes(10));
         Alert a = alert("LatencyOverBaseline");
-        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.state()).isEqualTo(AlertState.FIRING);
         assertThat(a.valueText()).isEqualTo("9.54x");
         assertThat(hub.snapshot().value(AlertMetrics.BASELINE_E2E_P95, AttrKeys.ENGINE, "mlx")).as("baseline not overwritten")
                 .isEqualTo(3.67);
@@ -356,7 +359,7 @@ class RuleEngineTest {
         host(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, "swap"), Point.of(SelfMetrics.SAMPLER_SUCCESS, 1, AttrKeys.SAMPLER, "memory"));
         run(t.plusSeconds(30), Duration.ofMinutes(5));
         Alert a = alert("SamplerFailing");
-        assertThat(a.state()).isEqualTo("firing");
+        assertThat(a.state()).isEqualTo(AlertState.FIRING);
         assertThat(a.labels()).containsEntry(Rules.SAMPLER, "swap");
         assertThat(a.summary()).isEqualTo("Sampler swap failing");
     }
@@ -389,7 +392,7 @@ class RuleEngineTest {
         host(webhook(55, 1, 2, 9));
         engine.evaluate(T0.plusSeconds(60));
         assertThat(engine.alerts()).filteredOn(a -> a.name().equals("WebhookNotificationsDropped"))
-                .extracting(a -> a.labels().get(Rules.WEBHOOK_OUTCOME) + ":" + a.state())
+                .extracting(a -> a.labels().get(Rules.WEBHOOK_OUTCOME) + ":" + a.state().label())
                 .containsExactlyInAnyOrder("dropped:firing", "failed:firing");
     }
 

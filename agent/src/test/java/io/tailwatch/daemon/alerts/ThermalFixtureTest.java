@@ -33,7 +33,7 @@ class ThermalFixtureTest {
             hub.publish("host/cpufreq", sampler.sample());
             engine.evaluate(t);
         }
-        return engine.alerts().stream().filter(a -> a.name().equals("ThermalThrottling")).map(Alert::state)
+        return engine.alerts().stream().filter(a -> a.name().equals("ThermalThrottling")).map(a -> a.state().label())
                 .findFirst().orElse(null);
     }
 

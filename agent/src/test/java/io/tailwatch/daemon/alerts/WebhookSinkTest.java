@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.config.AlertsConfig;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.core.rules.Severity;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -75,9 +77,9 @@ class WebhookSinkTest {
         return sink;
     }
 
-    private static Alert alert(String state, String engine) {
-        return new Alert("EngineDown", state, "critical", T0, T0.minusSeconds(60), T0,
-                state.equals(Alert.RESOLVED) ? T0.plusSeconds(120) : null, 0, "0", null, null,
+    private static Alert alert(AlertState state, String engine) {
+        return new Alert("EngineDown", state, Severity.CRITICAL, T0, T0.minusSeconds(60), T0,
+                state == AlertState.RESOLVED ? T0.plusSeconds(120) : null, 0, "0", null, null,
                 Map.of("engine", engine), Map.of("swap_used_bytes", 1.0), "Engine " + engine + " is down", "desc",
                 "docs/runbook.md#EngineDown");
     }
@@ -85,9 +87,9 @@ class WebhookSinkTest {
     @Test
     void sendsEachTransitionOnceInTheAlertmanagerFormat() throws Exception {
         WebhookSink s = sink(receiver(0, false), Duration.ofSeconds(2), Duration.ofMinutes(5), 16, 3);
-        s.accept(new Transition(Alert.INACTIVE, Alert.PENDING, alert(Alert.PENDING, "mlx")));
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "mlx")));
-        s.accept(new Transition(Alert.FIRING, Alert.RESOLVED, alert(Alert.RESOLVED, "mlx")));
+        s.accept(new Transition(AlertState.INACTIVE, AlertState.PENDING, alert(AlertState.PENDING, "mlx")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
+        s.accept(new Transition(AlertState.FIRING, AlertState.RESOLVED, alert(AlertState.RESOLVED, "mlx")));
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2);
         JsonNode firing = received.get(0);
         assertThat(firing.path("version").asText()).isEqualTo("4");
@@ -113,7 +115,7 @@ class WebhookSinkTest {
     @Test
     void retriesWithBackoffUntilTheReceiverAccepts() throws Exception {
         WebhookSink s = sink(receiver(2, false), Duration.ofSeconds(2), Duration.ofMinutes(5), 16, 5);
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "mlx")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
         assertThat(requests.get()).isEqualTo(3);
         assertThat(s.stats()).containsEntry("sent", 1L).containsEntry("failed", 0L);
@@ -122,7 +124,7 @@ class WebhookSinkTest {
     @Test
     void givesUpAfterMaxAttempts() throws Exception {
         WebhookSink s = sink(receiver(100, false), Duration.ofSeconds(2), Duration.ofMinutes(5), 16, 3);
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "mlx")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
         await().atMost(Duration.ofSeconds(10)).until(() -> ((Long) s.stats().get("failed")) == 1L);
         assertThat(requests.get()).isEqualTo(3);
     }
@@ -130,9 +132,9 @@ class WebhookSinkTest {
     @Test
     void cooldownSuppressesTheSameAlertInTheSameState() throws Exception {
         WebhookSink s = sink(receiver(0, false), Duration.ofSeconds(2), Duration.ofMinutes(5), 16, 3);
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "mlx")));
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "mlx")));
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "ollama")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "ollama")));
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 2);
         assertThat(s.stats()).containsEntry("suppressed_by_cooldown", 1L);
         assertThat(received).extracting(r -> r.path("alerts").get(0).path("labels").path("engine").asText())
@@ -143,7 +145,7 @@ class WebhookSinkTest {
     void aDeadWebhookNeverBlocksAndTheQueueStaysBounded() throws Exception {
         WebhookSink s = sink(receiver(0, true), Duration.ofMillis(300), Duration.ZERO, 4, 2);
         for (int i = 0; i < 200; i++) {
-            s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "e" + i)));
+            s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "e" + i)));
         }
         assertThat((Integer) s.stats().get("queued")).isLessThanOrEqualTo(4);
         assertThat((Long) s.stats().get("dropped")).isGreaterThanOrEqualTo(195L);
@@ -154,7 +156,7 @@ class WebhookSinkTest {
     void closeDeliversWhatIsQueuedWithinTheGracePeriod() throws Exception {
         WebhookSink s = sink(receiver(0, false), Duration.ofSeconds(2), Duration.ZERO, 64, 3);
         for (int i = 0; i < 20; i++) {
-            s.accept(new Transition(Alert.FIRING, Alert.RESOLVED, alert(Alert.RESOLVED, "e" + i)));
+            s.accept(new Transition(AlertState.FIRING, AlertState.RESOLVED, alert(AlertState.RESOLVED, "e" + i)));
         }
         s.close(Duration.ofSeconds(5));
         assertThat(received).hasSize(20);
@@ -165,7 +167,7 @@ class WebhookSinkTest {
     void closeWithAHungReceiverEndsInTimeAndCountsEveryDropped() throws Exception {
         WebhookSink s = sink(receiver(0, true), Duration.ofSeconds(5), Duration.ZERO, 64, 3);
         for (int i = 0; i < 10; i++) {
-            s.accept(new Transition(Alert.FIRING, Alert.RESOLVED, alert(Alert.RESOLVED, "e" + i)));
+            s.accept(new Transition(AlertState.FIRING, AlertState.RESOLVED, alert(AlertState.RESOLVED, "e" + i)));
         }
         long t0 = System.nanoTime();
         s.close(Duration.ofMillis(800));
@@ -175,7 +177,7 @@ class WebhookSinkTest {
         assertThat((Long) s.stats().get("dropped") + (Long) s.stats().get("failed")).isEqualTo(10L);
         assertThat(s.stats()).containsEntry("dropped_at_shutdown", 10L);
         assertThat(s.stats()).containsEntry("queued", 0);
-        s.accept(new Transition(Alert.PENDING, Alert.FIRING, alert(Alert.FIRING, "late")));
+        s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "late")));
         assertThat(s.stats()).containsEntry("queued", 0);
     }
 }

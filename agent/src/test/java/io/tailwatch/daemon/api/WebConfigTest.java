@@ -3,6 +3,7 @@ package io.tailwatch.daemon.api;
 import io.tailwatch.core.config.ConfigException;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.config.WebConfig;
+import io.tailwatch.metrics.AttrValues.AuthFailureReason;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -140,15 +141,15 @@ class WebConfigTest {
             assertThat(g.check(users, good)).isNull();
         }
         assertThat(g.bcryptRuns.get()).isEqualTo(1);
-        assertThat(g.check(users, bad)).isEqualTo("wrong_password");
-        assertThat(g.check(users, bad)).isEqualTo("wrong_password");
+        assertThat(g.check(users, bad)).isEqualTo(AuthFailureReason.WRONG_PASSWORD);
+        assertThat(g.check(users, bad)).isEqualTo(AuthFailureReason.WRONG_PASSWORD);
         assertThat(g.bcryptRuns.get()).isEqualTo(3);
         // An unknown user costs a bcrypt too, so timing does not reveal which users exist.
-        assertThat(g.check(users, stranger)).isEqualTo("unknown_user");
+        assertThat(g.check(users, stranger)).isEqualTo(AuthFailureReason.UNKNOWN_USER);
         assertThat(g.bcryptRuns.get()).isEqualTo(4);
-        assertThat(g.check(users, null)).isEqualTo("missing");
-        assertThat(g.check(users, "Bearer x")).isEqualTo("malformed");
-        assertThat(g.check(users, "Basic !!!")).isEqualTo("malformed");
+        assertThat(g.check(users, null)).isEqualTo(AuthFailureReason.MISSING);
+        assertThat(g.check(users, "Bearer x")).isEqualTo(AuthFailureReason.MALFORMED);
+        assertThat(g.check(users, "Basic !!!")).isEqualTo(AuthFailureReason.MALFORMED);
         assertThat(g.check(users, good)).isNull();
         assertThat(g.bcryptRuns.get()).isEqualTo(4);
         // A new hash for the user (password changed in the file) misses the cache.

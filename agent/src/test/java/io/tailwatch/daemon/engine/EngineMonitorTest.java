@@ -25,7 +25,7 @@ class EngineMonitorTest {
         MetricHub hub = new MetricHub();
         SimulatorOptions o = SimulatorOptions.defaults(api).withTiming(Duration.ofMillis(10), 500);
         EngineSimulator sim = EngineSimulator.start(api, "127.0.0.1", 0, o);
-        var sc = new EngineConfig.Scenario("interactive", Duration.ofSeconds(1), 16, 4, 0, Duration.ofMillis(500),
+        var sc = new EngineConfig.Scenario("interactive", Duration.ofSeconds(1), 16, 4, 0,
                 Duration.ofMillis(800), Duration.ofMillis(900), true);
         EngineConfig e = new EngineConfig("mlx", api, URI.create("http://127.0.0.1:" + sim.port()), null, null,
                 Duration.ofSeconds(1), Duration.ofMillis(900), true, List.of(sc), List.of(), null);

@@ -45,7 +45,7 @@ class EngineWatchTest {
     }
 
     static EngineConfig engine(String api, int port, String model) {
-        var s = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 8, 0.0, Duration.ofSeconds(1),
+        var s = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 8, 0.0,
                 Duration.ofSeconds(5), Duration.ofSeconds(10), true);
         return new EngineConfig("sim", api, URI.create("http://127.0.0.1:" + port), model, null, Duration.ofSeconds(15),
                 Duration.ofSeconds(2), true, List.of(s), List.of(), null);
@@ -170,8 +170,9 @@ class EngineWatchTest {
             // A 10-minute window (the scenario's window setting).
             EngineConfig tenMinutes = new EngineConfig(e.name(), e.api(), e.url(), e.model(), e.apiKey(), e.healthInterval(),
                     e.healthTimeout(), e.skipWhenPressureCritical(), List.of(new EngineConfig.Scenario(sc.name(), sc.interval(),
-                    sc.promptTokens(), sc.maxTokens(), sc.temperature(), sc.connectTimeout(), sc.firstTokenTimeout(),
-                    sc.totalTimeout(), sc.interactive(), Duration.ofMinutes(10))), e.processNames(), e.launchdLabel(), e.signals());
+                    sc.promptTokens(), sc.maxTokens(), sc.temperature(), sc.firstTokenTimeout(),
+                    sc.totalTimeout(), sc.interactive(), Duration.ofMinutes(10))), e.processNames(), e.launchdLabel(), e.signals(),
+                    e.connectTimeout());
             EngineWatch w = new EngineWatch(tenMinutes, hub, snap::get, clock, 100);
             w.checkHealth();
             assertThat(w.probe("interactive").success()).isTrue();

@@ -7,6 +7,8 @@ import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.config.HostConfig;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.linux.LinuxSources;
+import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.core.rules.Severity;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.daemon.alerts.BaselineStore;
@@ -152,8 +154,8 @@ class FreshInstallTest {
             assertThat(hub.snapshot().value(EngineMetrics.REACHED, io.tailwatch.metrics.AttrKeys.ENGINE, "manual")).isEqualTo(1.0);
             assertThat(rules.alerts()).singleElement().satisfies(a -> {
                 assertThat(a.name()).isEqualTo("EngineDown");
-                assertThat(a.state()).isEqualTo("firing");
-                assertThat(a.severity()).isEqualTo("critical");
+                assertThat(a.state()).isEqualTo(AlertState.FIRING);
+                assertThat(a.severity()).isEqualTo(Severity.CRITICAL);
                 assertThat(a.labels()).containsEntry(io.tailwatch.core.rules.Rules.ENGINE, "manual");
             });
         } finally {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.config.WindowRequirements;
+import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
@@ -17,6 +18,8 @@ import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.daemon.alerts.WebhookMetrics;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.testing.SimClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +84,7 @@ class ShippedRulesCanFireTest {
                     hub, BaselineStore.open(dir.resolve("baselines-" + stores.incrementAndGet() + ".json")),
                     shipped.alerts().baselineMinSamples(), shipped.alerts().resolvedRetention());
             rules.addListener(t -> {
-                if (t.to().equals(Alert.FIRING)) {
+                if (t.to() == AlertState.FIRING) {
                     fired.add(t.alert().name());
                 }
             });
@@ -151,7 +154,7 @@ class ShippedRulesCanFireTest {
     @Test
     void aWindowTooShortForTheMinimumNeverFires() {
         // What the shipped interval gave before windows were a setting: 60 s probes in a fixed 10m window.
-        EngineConfig.Scenario old = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0, Duration.ofSeconds(2),
+        EngineConfig.Scenario old = new EngineConfig.Scenario("interactive", Duration.ofSeconds(60), 64, 32, 0,
                 Duration.ofSeconds(30), Duration.ofSeconds(50), true, Duration.ofMinutes(10));
         Sim spread = new Sim(old);
         spread.probes(30, true, OK, 0.1);
@@ -168,10 +171,10 @@ class ShippedRulesCanFireTest {
     void everyHostEngineAndAgentRuleFiresWithTheShippedSettings() {
         Sim sim = new Sim(null);
         String[] window = {AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"};
-        sim.host(Duration.ofMinutes(1), i -> List.of(Point.of(HostMetrics.PAGING_USAGE, 0, "system.paging.state", "used")));
+        sim.host(Duration.ofMinutes(1), i -> List.of(Point.of(HostMetrics.PAGING_USAGE, 0, PagingState.USED)));
         sim.host(Duration.ofMinutes(12), i -> List.of(
-                Point.of(HostMetrics.PAGING_USAGE, 3 * GIB, "system.paging.state", "used"),
-                Point.of(HostMetrics.PAGING_OPERATIONS, 1000 + 30 * i, "system.paging.direction", "in"),
+                Point.of(HostMetrics.PAGING_USAGE, 3 * GIB, PagingState.USED),
+                Point.of(HostMetrics.PAGING_OPERATIONS, 1000 + 30 * i, PagingDirection.IN),
                 Point.of(HostMetrics.PRESSURE_LEVEL, 2),
                 Point.of(HostMetrics.CPU_SPEED_LIMIT, 0.6),
                 Point.of(io.tailwatch.metrics.ProbeMetrics.WINDOW_SAMPLES, 12, window),

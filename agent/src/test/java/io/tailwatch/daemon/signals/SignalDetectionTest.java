@@ -38,7 +38,8 @@ class SignalDetectionTest {
     }
 
     static EngineConfig.Signals pinned(String source) {
-        return new EngineConfig.Signals(source, "queue_size", Duration.ofSeconds(15));
+        return new EngineConfig.Signals(io.tailwatch.core.config.SignalSourceSetting.of(source), "queue_size",
+                Duration.ofSeconds(15));
     }
 
     SignalDetector.Detection detect(String source) {
@@ -137,6 +138,20 @@ class SignalDetectionTest {
                 .containsExactly("llamacpp_slots");
         engine.json("/health", FakeEngine.resource("healthz-queue.json"));
         assertThat(detect("health_queue").sources().get(0).describe()).isEqualTo("GET /health field queue_size");
+    }
+
+    @Test
+    void everySettingOfTheListIsDecidedAgainstAnEngineThatAnswers() {
+        // The one list of signals.source values: each is read by the detector (the switch has no default),
+        // and every pinned one settles at once on an engine that answers, whatever it answers.
+        for (io.tailwatch.core.config.SignalSourceSetting s : io.tailwatch.core.config.SignalSourceSetting.values()) {
+            SignalDetector.Detection d = SignalDetector.detect(engine.endpoint(),
+                    new EngineConfig.Signals(s, "queue_size", Duration.ofSeconds(15)),
+                    new HeaderTimeEstimate(Duration.ofMinutes(3), Clock.systemUTC()), DEADLINE);
+            assertThat(d.decided()).as(s.configName()).isTrue();
+            assertThat(d.note()).as(s.configName()).isNotBlank();
+            assertThat(d.sources().isEmpty()).as(s.configName()).isEqualTo(s == io.tailwatch.core.config.SignalSourceSetting.NONE);
+        }
     }
 
     // ---- the watch ----

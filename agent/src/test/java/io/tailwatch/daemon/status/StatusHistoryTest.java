@@ -6,6 +6,7 @@ import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -141,10 +142,10 @@ class StatusHistoryTest {
     private static HostSnapshot paging(Instant at, Double in, Double out) {
         List<Point> points = new ArrayList<>();
         if (in != null) {
-            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, in, "system.paging.direction", "in"));
+            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, in, PagingDirection.IN));
         }
         if (out != null) {
-            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, out, "system.paging.direction", "out"));
+            points.add(Point.of(HostMetrics.PAGING_OPERATIONS, out, PagingDirection.OUT));
         }
         return new HostSnapshot(at, points, Map.of());
     }

@@ -26,8 +26,8 @@ interface FakeEngine extends EngineClient {
     }
 
     @Override
-    default String api() {
-        return "openai";
+    default io.tailwatch.core.probe.EngineApi api() {
+        return io.tailwatch.core.probe.EngineApi.OPENAI;
     }
 
     @Override

@@ -38,6 +38,10 @@ class BundleIT {
 
     Done exec(Map<String, String> env, String... cmd) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
+        // The launcher's class-data archive goes to the test's own cache directory.
+        pb.environment().remove("TAILWATCH_CDS");
+        pb.environment().remove("TAILWATCH_JAVA_OPTS");
+        pb.environment().put("XDG_CACHE_HOME", dir.resolve("cache").toString());
         pb.environment().putAll(env);
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
@@ -55,15 +59,27 @@ class BundleIT {
      * version check (a run with -XshowSettings) is counted in NAME.checks; any other run records its argv.
      */
     Path fakeJava(String name, String version, boolean knowsTrim) throws Exception {
+        return fakeJava(name, version, knowsTrim, null);
+    }
+
+    /**
+     * ... and, with {@code vmVersion}, names its build (java.vm.version), which the launcher's class-data
+     * archive needs; a run with -XX:ArchiveClassesAtExit=FILE writes a stand-in archive to FILE and is
+     * recorded in NAME.dumps.
+     */
+    Path fakeJava(String name, String version, boolean knowsTrim, String vmVersion) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(name).resolve("bin"));
         Path java = bin.resolve("java");
         Files.writeString(java, "#!/bin/sh\n"
                 + "case \"$1\" in -XshowSettings:properties) echo check >> '" + dir.resolve(name + ".checks") + "'; "
                 + "echo '    java.specification.version = " + version + "' >&2; "
+                + (vmVersion == null ? "" : "echo '    java.vm.version = " + vmVersion + "' >&2; ")
                 + (knowsTrim ? "echo '     uint TrimNativeHeapInterval                   = 0     {product} {default}'; " : "")
                 + "echo '     bool UseSerialGC                              = false {product} {default}'; exit 0;; esac\n"
                 + "case \"$*\" in *TrimNativeHeapInterval*) "
                 + (knowsTrim ? ":" : "echo 'Unrecognized VM option' >&2; exit 1") + ";; esac\n"
+                + "for a in \"$@\"; do case $a in -XX:ArchiveClassesAtExit=*) echo archive > \"${a#*=}\"; "
+                + "printf '%s\\n' \"$*\" >> '" + dir.resolve(name + ".dumps") + "'; exit 0;; esac; done\n"
                 + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return bin.getParent();
@@ -137,5 +153,97 @@ class BundleIT {
         assertThat(none.exit()).isEqualTo(1);
         assertThat(none.out()).contains("needs Java 17 or newer").contains(old.resolve("bin/java") + ": 11")
                 .contains(old8.resolve("bin/java") + ": 8");
+    }
+
+    private List<Path> archives() throws Exception {
+        Path d = dir.resolve("cache/tailwatch");
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (var s = Files.list(d)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".jsa")).sorted().toList();
+        }
+    }
+
+    @Test
+    void the_first_status_makes_the_class_data_archive_every_runbook_command_then_starts_from_it() throws Exception {
+        Path jdk = fakeJava("jdk17cds", "17", true, "17.0.15+6");
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+        Path args = dir.resolve("jdk17cds.args");
+        Path dumps = dir.resolve("jdk17cds.dumps");
+
+        assertThat(exec(env, launcher, "--help").exit()).isZero();
+        assertThat(Files.readAllLines(args)).noneMatch(a -> a.contains("SharedArchive")).endsWith("--help");
+        assertThat(dumps).as("--help does not make it").doesNotExist();
+        assertThat(archives()).isEmpty();
+
+        Done first = exec(env, launcher, "status", "--url", "http://127.0.0.1:9531");
+        assertThat(first.exit()).as(first.out()).isZero();
+        assertThat(Files.readAllLines(dumps)).as("the status run itself makes it").hasSize(1)
+                .allSatisfy(l -> assertThat(l).endsWith(" status --url http://127.0.0.1:9531"));
+        List<Path> made = archives();
+        assertThat(made).hasSize(1);
+        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+\\.jsa");
+
+        for (String command : new String[] {"diagnose", "kv-budget", "--help"}) {
+            Done d = exec(env, launcher, command);
+            assertThat(d.exit()).as(d.out()).isZero();
+            assertThat(Files.readAllLines(args)).as(command).contains("-XX:SharedArchiveFile=" + made.get(0), "-Xshare:auto")
+                    .endsWith(command);
+        }
+        assertThat(Files.readAllLines(dumps)).as("made once").hasSize(1);
+
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(Files.readAllLines(args)).as("the daemon starts without it").noneMatch(a -> a.contains("SharedArchive"))
+                .endsWith("run");
+
+        Map<String, String> off = new java.util.HashMap<>(env);
+        off.put("TAILWATCH_CDS", "off");
+        assertThat(exec(off, launcher, "status").exit()).isZero();
+        assertThat(Files.readAllLines(args)).noneMatch(a -> a.contains("SharedArchive"));
+    }
+
+    @Test
+    void a_real_jdk_uses_the_archive_and_a_broken_or_stale_one_never_changes_a_command() throws Exception {
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Done plain = exec(Map.of("TAILWATCH_CDS", "off"), launcher, "--version");
+        assertThat(plain.exit()).as(plain.out()).isZero();
+        assertThat(archives()).isEmpty();
+
+        // No agent on port 1: status fails (exit 1, the same as without an archive) and still leaves the archive.
+        Done status = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
+        Done statusPlain = exec(Map.of("TAILWATCH_CDS", "off"), launcher, "status", "--url", "http://127.0.0.1:1");
+        assertThat(status.exit()).isEqualTo(1).isEqualTo(statusPlain.exit());
+        assertThat(status.out()).isEqualTo(statusPlain.out());
+        assertThat(archives()).hasSize(1);
+        Path archive = archives().get(0);
+        assertThat(Files.size(archive)).isGreaterThan(100_000);
+        // The command line's own classes come from the archive.
+        Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
+        assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file");
+        assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
+
+        // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
+        archive.toFile().setWritable(true);
+        Files.write(archive, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        Done broken = exec(Map.of(), launcher, "--version");
+        assertThat(broken.exit()).isZero();
+        assertThat(broken.out()).isEqualTo(plain.out());
+
+        // Stale: a new jar (another modification time) gets an archive of its own; the old one goes.
+        Path jar = home.resolve("lib/tailwatch.jar");
+        Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(
+                Files.getLastModifiedTime(jar).toMillis() - 3_600_000));
+        assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
+        Done again = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
+        assertThat(again.out()).isEqualTo(statusPlain.out());
+        assertThat(archives()).hasSize(1).doesNotContain(archive);
+
+        // A cache directory that cannot be made: no archive, same output.
+        Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");
+        Done missing = exec(Map.of("XDG_CACHE_HOME", dir.resolve("blocker").toString()), launcher, "status", "--url",
+                "http://127.0.0.1:1");
+        assertThat(missing.out()).isEqualTo(statusPlain.out());
     }
 }

@@ -1,6 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.ThrottleScope;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -93,14 +94,14 @@ public final class CpuFreqSampler implements Sampler {
             out.add(Point.of(HostMetrics.CPU_FREQUENCY, curSum / curCount));
         }
         if (coreSeen) {
-            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, coreThrottles, "tailwatch.cpu.throttle.scope", "core"));
+            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, coreThrottles, ThrottleScope.CORE));
         }
         if (!packageThrottles.isEmpty()) {
             long sum = 0;
             for (long v : packageThrottles.values()) {
                 sum += v;
             }
-            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, sum, "tailwatch.cpu.throttle.scope", "package"));
+            out.add(Point.of(HostMetrics.CPU_THROTTLE_EVENTS, sum, ThrottleScope.PACKAGE));
         }
         return out;
     }

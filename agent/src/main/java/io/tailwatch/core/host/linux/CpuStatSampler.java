@@ -2,7 +2,7 @@ package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.CpuUtilization;
 import io.tailwatch.core.host.Sampler;
-import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -20,7 +20,8 @@ import java.util.Map;
  */
 public final class CpuStatSampler implements Sampler {
     /** The semconv mode of each /proc/stat column we use, in column order. */
-    static final String[] MODES = {"user", "nice", "system", "idle", "iowait", "interrupt", "steal"};
+    static final CpuMode[] MODES = {CpuMode.USER, CpuMode.NICE, CpuMode.SYSTEM, CpuMode.IDLE, CpuMode.IOWAIT,
+            CpuMode.INTERRUPT, CpuMode.STEAL};
 
     private final Path stat;
     private long[][] previous;
@@ -43,9 +44,9 @@ public final class CpuStatSampler implements Sampler {
         if (before == null) {
             return List.of();
         }
-        Map<String, Double> u = CpuUtilization.of(before, current, MODES, 0, 1, false);
+        Map<CpuMode, Double> u = CpuUtilization.of(before, current, MODES, 0, 1, false);
         List<Point> out = new ArrayList<>(u.size());
-        u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, AttrKeys.CPU_MODE, mode)));
+        u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, mode)));
         return out;
     }
 

@@ -1,6 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -47,10 +48,10 @@ public final class MemorySampler implements Sampler {
         }
         List<Point> out = new ArrayList<>();
         out.add(Point.of(HostMetrics.MEMORY_LIMIT, total));
-        out.add(Point.of(HostMetrics.MEMORY_USAGE, used, "system.memory.state", "used"));
-        out.add(Point.of(HostMetrics.MEMORY_USAGE, free, "system.memory.state", "free"));
-        out.add(Point.of(HostMetrics.MEMORY_USAGE, cached, "system.memory.state", "cached"));
-        out.add(Point.of(HostMetrics.MEMORY_USAGE, buffers, "system.memory.state", "buffers"));
+        out.add(Point.of(HostMetrics.MEMORY_USAGE, used, MemoryState.USED));
+        out.add(Point.of(HostMetrics.MEMORY_USAGE, free, MemoryState.FREE));
+        out.add(Point.of(HostMetrics.MEMORY_USAGE, cached, MemoryState.CACHED));
+        out.add(Point.of(HostMetrics.MEMORY_USAGE, buffers, MemoryState.BUFFERS));
         if (available != null) {
             out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
             out.add(Point.of(HostMetrics.LINUX_MEMORY_AVAILABLE, available));

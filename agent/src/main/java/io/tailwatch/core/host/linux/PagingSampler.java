@@ -1,6 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -49,8 +50,8 @@ public final class PagingSampler implements Sampler {
             return List.of();
         }
         return List.of(
-                Point.of(HostMetrics.PAGING_OPERATIONS, in, "system.paging.direction", "in"),
-                Point.of(HostMetrics.PAGING_OPERATIONS, out, "system.paging.direction", "out"));
+                Point.of(HostMetrics.PAGING_OPERATIONS, in, PagingDirection.IN),
+                Point.of(HostMetrics.PAGING_OPERATIONS, out, PagingDirection.OUT));
     }
 
     private long count(String line, int index) throws IOException {

@@ -1,7 +1,9 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
-import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PsiKind;
+import io.tailwatch.metrics.AttrValues.PsiWindow;
+import io.tailwatch.metrics.AttrValues;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -42,24 +44,24 @@ public final class PressureSampler implements Sampler {
         }
         Map<String, Map<String, Double>> psi = parse(file, ProcFiles.read(file));
         List<Point> out = new ArrayList<>();
-        for (String kind : List.of("some", "full")) {
-            Map<String, Double> w = psi.get(kind);
+        for (PsiKind kind : PsiKind.values()) {
+            Map<String, Double> w = psi.get(kind.value());
             if (w == null) {
                 continue;
             }
-            for (String window : List.of("avg10", "avg60", "avg300")) {
-                Double v = w.get(window);
+            for (PsiWindow window : PsiWindow.values()) {
+                Double v = w.get(window.value());
                 if (v != null) {
-                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, AttrKeys.PSI_KIND, kind, AttrKeys.PSI_WINDOW, window));
+                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, kind, window));
                 }
             }
         }
-        Map<String, Double> some = psi.get("some");
-        if (some == null || !some.containsKey("avg10")) {
+        Map<String, Double> some = psi.get(PsiKind.SOME.value());
+        if (some == null || !some.containsKey(PsiWindow.AVG10.value())) {
             throw new IOException(file + ": no 'some avg10=' line");
         }
-        Map<String, Double> full = psi.getOrDefault("full", Map.of());
-        out.add(Point.of(HostMetrics.PRESSURE_LEVEL, level(some.get("avg10"), full.getOrDefault("avg10", 0.0))));
+        Map<String, Double> full = psi.getOrDefault(PsiKind.FULL.value(), Map.of());
+        out.add(Point.of(HostMetrics.PRESSURE_LEVEL, level(some.get(PsiWindow.AVG10.value()), full.getOrDefault(PsiWindow.AVG10.value(), 0.0))));
         return out;
     }
 
@@ -83,7 +85,7 @@ public final class PressureSampler implements Sampler {
                 continue;
             }
             String[] parts = line.split("\\s+");
-            if (!parts[0].equals("some") && !parts[0].equals("full")) {
+            if (AttrValues.find(PsiKind.class, parts[0]) == null) {
                 throw new IOException(file + " line " + (i + 1) + ": expected 'some' or 'full', got '" + ProcFiles.clip(line) + "'");
             }
             Map<String, Double> values = new HashMap<>();

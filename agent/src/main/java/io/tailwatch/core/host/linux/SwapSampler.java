@@ -1,6 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -33,7 +34,7 @@ public final class SwapSampler implements Sampler {
             throw new IOException(meminfo + ": SwapFree " + free + " exceeds SwapTotal " + total);
         }
         return List.of(
-                Point.of(HostMetrics.PAGING_USAGE, total - free, "system.paging.state", "used"),
-                Point.of(HostMetrics.PAGING_USAGE, free, "system.paging.state", "free"));
+                Point.of(HostMetrics.PAGING_USAGE, total - free, PagingState.USED),
+                Point.of(HostMetrics.PAGING_USAGE, free, PagingState.FREE));
     }
 }

@@ -4,6 +4,7 @@ import io.tailwatch.core.host.CpuUtilization;
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -54,14 +55,14 @@ public final class MacCpuSampler implements Sampler {
         if (before == null || before.length != now.length) {
             return List.of();
         }
-        String[] modes = ProcessorCpuLoadInfo.MODES;
+        CpuMode[] modes = ProcessorCpuLoadInfo.MODES;
         List<Point> out = new ArrayList<>();
         CpuUtilization.of(before, now, modes, 0, now.length, true)
-                .forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, AttrKeys.CPU_MODE, mode)));
+                .forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_UTILIZATION, v, mode)));
         for (Cluster c : clusters) {
-            Map<String, Double> u = CpuUtilization.of(before, now, modes, c.from(), c.to(), true);
+            Map<CpuMode, Double> u = CpuUtilization.of(before, now, modes, c.from(), c.to(), true);
             u.forEach((mode, v) -> out.add(Point.of(HostMetrics.CPU_CLUSTER_UTILIZATION, v,
-                    "tailwatch.cpu.cluster", c.name(), AttrKeys.CPU_MODE, mode)));
+                    mode, AttrKeys.CPU_CLUSTER, c.name())));
         }
         return out;
     }

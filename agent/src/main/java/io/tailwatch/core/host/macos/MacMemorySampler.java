@@ -2,7 +2,8 @@ package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
-import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.MemoryPageState;
+import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -65,22 +66,22 @@ public final class MacMemorySampler implements Sampler {
         long available = Math.min(total, freeList + fileBacked + purgeable);
         List<Point> out = new ArrayList<>(9);
         out.add(Point.of(HostMetrics.MEMORY_LIMIT, total));
-        out.add(state(used, "used"));
-        out.add(state(free, "free"));
-        out.add(page(active, "active"));
-        out.add(page(inactive, "inactive"));
-        out.add(page(wired, "wired"));
-        out.add(page(compressed, "compressed"));
-        out.add(state(fileBacked, "cached"));
+        out.add(state(used, MemoryState.USED));
+        out.add(state(free, MemoryState.FREE));
+        out.add(page(active, MemoryPageState.ACTIVE));
+        out.add(page(inactive, MemoryPageState.INACTIVE));
+        out.add(page(wired, MemoryPageState.WIRED));
+        out.add(page(compressed, MemoryPageState.COMPRESSED));
+        out.add(state(fileBacked, MemoryState.CACHED));
         out.add(Point.of(HostMetrics.MEMORY_AVAILABLE, available));
         return out;
     }
 
-    private static Point page(long bytes, String state) {
-        return Point.of(HostMetrics.MEMORY_PAGE_USAGE, bytes, AttrKeys.MEMORY_PAGE_STATE, state);
+    private static Point page(long bytes, MemoryPageState state) {
+        return Point.of(HostMetrics.MEMORY_PAGE_USAGE, bytes, state);
     }
 
-    private static Point state(long bytes, String state) {
-        return Point.of(HostMetrics.MEMORY_USAGE, bytes, "system.memory.state", state);
+    private static Point state(long bytes, MemoryState state) {
+        return Point.of(HostMetrics.MEMORY_USAGE, bytes, state);
     }
 }

@@ -2,6 +2,7 @@ package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -36,7 +37,7 @@ public final class MacPagingSampler implements Sampler {
                     + ", swapouts " + Long.toUnsignedString(vm.swapouts()) + ")");
         }
         return List.of(
-                Point.of(HostMetrics.PAGING_OPERATIONS, vm.swapins(), "system.paging.direction", "in"),
-                Point.of(HostMetrics.PAGING_OPERATIONS, vm.swapouts(), "system.paging.direction", "out"));
+                Point.of(HostMetrics.PAGING_OPERATIONS, vm.swapins(), PagingDirection.IN),
+                Point.of(HostMetrics.PAGING_OPERATIONS, vm.swapouts(), PagingDirection.OUT));
     }
 }

@@ -2,6 +2,7 @@ package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -31,7 +32,7 @@ public final class MacSwapSampler implements Sampler {
 
     static List<Point> points(XswUsage x) {
         return List.of(
-                Point.of(HostMetrics.PAGING_USAGE, x.used(), "system.paging.state", "used"),
-                Point.of(HostMetrics.PAGING_USAGE, x.avail(), "system.paging.state", "free"));
+                Point.of(HostMetrics.PAGING_USAGE, x.used(), PagingState.USED),
+                Point.of(HostMetrics.PAGING_USAGE, x.avail(), PagingState.FREE));
     }
 }

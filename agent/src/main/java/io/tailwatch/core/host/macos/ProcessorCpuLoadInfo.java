@@ -1,5 +1,6 @@
 package io.tailwatch.core.host.macos;
 
+import io.tailwatch.metrics.AttrValues.CpuMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -23,7 +24,7 @@ public final class ProcessorCpuLoadInfo {
     static final int MAX_CPUS = 1024;
 
     /** The modes read, in the column order of {@link #decode}. */
-    public static final String[] MODES = {"user", "system", "idle"};
+    public static final CpuMode[] MODES = {CpuMode.USER, CpuMode.SYSTEM, CpuMode.IDLE};
 
     private ProcessorCpuLoadInfo() {
     }

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.MemoryState;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
@@ -37,12 +40,12 @@ class LinuxSamplersTest {
         long kib = 1024;
         assertThat(s.value(HostMetrics.MEMORY_LIMIT)).isEqualTo(32787456.0 * kib);
         assertThat(s.value(HostMetrics.MEMORY_AVAILABLE)).isEqualTo(6291456.0 * kib);
-        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "free")).isEqualTo(1048576.0 * kib);
-        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "cached")).isEqualTo((4194304.0 + 524288) * kib);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, MemoryState.FREE)).isEqualTo(1048576.0 * kib);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, MemoryState.CACHED)).isEqualTo((4194304.0 + 524288) * kib);
         // used = MemTotal - MemAvailable (procps-ng 4 free): 32787456 - 6291456 = 26496000 kB
         // = 27,131,904,000 bytes, worked by hand. The pre-4 formula (total - free - buffers - cache)
         // would give 26818688 kB.
-        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "used")).isEqualTo(27_131_904_000.0);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, MemoryState.USED)).isEqualTo(27_131_904_000.0);
     }
 
     @Test
@@ -51,7 +54,7 @@ class LinuxSamplersTest {
                 "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 200 kB\nSReclaimable: 25 kB\n");
         MetricSnapshot s = snap(new MemorySampler(proc).sample());
         // 1000 - 100 - 50 - (200 + 25) = 625 kB = 640,000 bytes; no available series at all.
-        assertThat(s.value(HostMetrics.MEMORY_USAGE, "system.memory.state", "used")).isEqualTo(640_000.0);
+        assertThat(s.value(HostMetrics.MEMORY_USAGE, MemoryState.USED)).isEqualTo(640_000.0);
         assertThat(s.value(HostMetrics.MEMORY_AVAILABLE)).isNull();
     }
 
@@ -93,8 +96,8 @@ class LinuxSamplersTest {
     @Test
     void swapUsedIsTotalMinusFree() throws Exception {
         MetricSnapshot s = snap(new SwapSampler(fixture("linux-swap/proc")).sample());
-        assertThat(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(2.0 * (1L << 30));
-        assertThat(s.value(HostMetrics.PAGING_USAGE, "system.paging.state", "free")).isEqualTo(6.0 * (1L << 30));
+        assertThat(s.value(HostMetrics.PAGING_USAGE, PagingState.USED)).isEqualTo(2.0 * (1L << 30));
+        assertThat(s.value(HostMetrics.PAGING_USAGE, PagingState.FREE)).isEqualTo(6.0 * (1L << 30));
     }
 
     @Test
@@ -191,8 +194,8 @@ class LinuxSamplersTest {
     @Test
     void pagingCountersComeFromVmstat() throws Exception {
         MetricSnapshot s = snap(new PagingSampler(fixture("linux-swap/proc")).sample());
-        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "in")).isEqualTo(123456.0);
-        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "out")).isEqualTo(654321.0);
+        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, PagingDirection.IN)).isEqualTo(123456.0);
+        assertThat(s.value(HostMetrics.PAGING_OPERATIONS, PagingDirection.OUT)).isEqualTo(654321.0);
     }
 
     @Test

@@ -9,6 +9,9 @@ import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.MemoryState;
+import io.tailwatch.metrics.AttrValues.PagingDirection;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
@@ -27,7 +30,14 @@ class MacSamplersTest {
     private static final long PAGE = 16384;
 
     private static Double value(List<Point> points, io.tailwatch.metrics.MetricDef def, String... kv) {
-        Map<String, String> want = io.tailwatch.metrics.Attrs.of(kv);
+        return value(points, def, io.tailwatch.metrics.Attrs.of(kv));
+    }
+
+    private static Double value(List<Point> points, io.tailwatch.metrics.MetricDef def, io.tailwatch.metrics.AttrValue typed) {
+        return value(points, def, io.tailwatch.metrics.Attrs.of(typed));
+    }
+
+    private static Double value(List<Point> points, io.tailwatch.metrics.MetricDef def, Map<String, String> want) {
         return points.stream().filter(p -> p.metric() == def && p.attributes().entrySet().containsAll(want.entrySet()))
                 .map(Point::value)
                 .findFirst().orElse(null);
@@ -37,13 +47,13 @@ class MacSamplersTest {
     void memoryStatesArePageCountsTimesPageSize() throws Exception {
         List<Point> p = new MacMemorySampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
         assertThat(value(p, HostMetrics.MEMORY_LIMIT)).isEqualTo(17_179_869_184.0);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "free")).isEqualTo((4229 + 681) * PAGE * 1.0);
+        assertThat(value(p, HostMetrics.MEMORY_USAGE, MemoryState.FREE)).isEqualTo((4229 + 681) * PAGE * 1.0);
         assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "active")).isEqualTo(186123.0 * PAGE);
         assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "inactive")).isEqualTo(184925.0 * PAGE);
         assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "wired")).isEqualTo(198107.0 * PAGE);
         assertThat(value(p, HostMetrics.MEMORY_PAGE_USAGE, AttrKeys.MEMORY_PAGE_STATE, "compressed")).isEqualTo(436782.0 * PAGE);
-        assertThat(value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "cached")).isEqualTo(133056.0 * PAGE);
-        double used = value(p, HostMetrics.MEMORY_USAGE, "system.memory.state", "used");
+        assertThat(value(p, HostMetrics.MEMORY_USAGE, MemoryState.CACHED)).isEqualTo(133056.0 * PAGE);
+        double used = value(p, HostMetrics.MEMORY_USAGE, MemoryState.USED);
         assertThat(used).isEqualTo((238673.0 - 24 + 198107 + 436782) * PAGE);
         assertThat(used).isLessThanOrEqualTo(17_179_869_184.0);
         // Available = free list (vm_stat "Pages free" 4229, i.e. free_count 4910 minus the 681
@@ -66,15 +76,15 @@ class MacSamplersTest {
         // docs/macos.md vm_stat capture: "Swapins: 4693446." and "Swapouts: 6168528."
         List<Point> p = new MacPagingSampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
         assertThat(p).hasSize(2);
-        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "in")).isEqualTo(4693446.0);
-        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, "system.paging.direction", "out")).isEqualTo(6168528.0);
+        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, PagingDirection.IN)).isEqualTo(4693446.0);
+        assertThat(value(p, HostMetrics.PAGING_OPERATIONS, PagingDirection.OUT)).isEqualTo(6168528.0);
     }
 
     @Test
     void swapComesFromTheStruct() throws Exception {
         List<Point> p = new MacSwapSampler(Lazy.of("fake", FakeMacSystem::m1Pro)).sample();
-        assertThat(value(p, HostMetrics.PAGING_USAGE, "system.paging.state", "used")).isEqualTo(2744.0 * (1 << 20));
-        assertThat(value(p, HostMetrics.PAGING_USAGE, "system.paging.state", "free")).isEqualTo(1352.0 * (1 << 20));
+        assertThat(value(p, HostMetrics.PAGING_USAGE, PagingState.USED)).isEqualTo(2744.0 * (1 << 20));
+        assertThat(value(p, HostMetrics.PAGING_USAGE, PagingState.FREE)).isEqualTo(1352.0 * (1 << 20));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.tailwatch.cli;
+package io.tailwatch.tools.runbook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class DiagnoseCommandTest {
+class AgentStatusTest {
     @Test
     void recent_failures_are_the_failed_last_probes_per_engine() throws Exception {
         String status = """
@@ -19,7 +19,17 @@ class DiagnoseCommandTest {
                     {"name": "interactive", "last": {"success": true, "error_type": null}}]},
                   {"name": "idle", "scenarios": [{"name": "interactive", "last": null}]}]}
                 """;
-        assertThat(DiagnoseCommand.recentFailures(new ObjectMapper().readTree(status)))
+        assertThat(AgentStatus.recentFailures(new ObjectMapper().readTree(status)))
                 .isEqualTo(Map.of("mlx", List.of("http_500", "http_500")));
+    }
+
+    @Test
+    void signals_come_from_alerts_signals_and_absent_parts_are_empty() throws Exception {
+        ObjectMapper m = new ObjectMapper();
+        assertThat(AgentStatus.signals(m.readTree("{\"alerts\": {}}"))).isSameAs(io.tailwatch.core.rules.Signals.EMPTY);
+        io.tailwatch.core.rules.Signals s = AgentStatus.signals(m.readTree("{\"alerts\": {\"signals\": {}}}"));
+        assertThat(s.host()).isEqualTo(io.tailwatch.core.rules.Signals.EMPTY.host());
+        assertThat(s.engines()).isEmpty();
+        assertThat(s.windows()).isEmpty();
     }
 }

@@ -1,0 +1,127 @@
+package io.tailwatch.tools.runbook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.core.rules.Signals;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Each cause rule on its own: what it concludes from the findings, with its score, and nothing on a calm host. */
+class DiagnosisCausesTest {
+    private static final double GIB = 1L << 30;
+
+    private static Signals.Host host(Double swap, Double change, Double pressure, Double thermal, Double speed) {
+        return new Signals.Host(swap, change, pressure, 8 * GIB, 64 * GIB, thermal, speed);
+    }
+
+    private static final Signals.Host CALM = host(0.0, 0.0, 0.0, 0.0, 1.0);
+
+    private static Signals.Window window(double p95, double p99, double ttft95, double errors, Double baseline) {
+        return new Signals.Window("mlx", "qwen", "interactive", p95 * 0.9, p95, p99, ttft95 / 2, ttft95, ttft95 * 1.2,
+                errors, 30.0, baseline, 30.0, true);
+    }
+
+    private static final Signals.Window QUIET = window(3.6, 3.7, 0.2, 0, 3.6);
+
+    private static Signals.Engine engine(Double up, Double loading, Signals.Queue q, Signals.Model... models) {
+        return new Signals.Engine("mlx", up, loading, 12 * GIB, null, List.of(models), q);
+    }
+
+    private static final Signals.Engine UP = engine(1.0, 0.0, null);
+
+    private static Diagnosis.Findings findings(Signals.Host h, Signals.Engine e, Signals.Window w) {
+        return findings(h, e, w, Map.of());
+    }
+
+    private static Diagnosis.Findings findings(Signals.Host h, Signals.Engine e, Signals.Window w,
+                                               Map<String, List<String>> failures) {
+        return Diagnosis.Findings.of(new Signals(h, List.of(e), List.of(w)), null, failures);
+    }
+
+    private static double onlyScore(List<Diagnosis.Cause> causes, String id) {
+        assertThat(causes).extracting(Diagnosis.Cause::id).containsExactly(id);
+        return causes.get(0).score();
+    }
+
+    @Test
+    void on_a_calm_host_no_rule_concludes_anything() {
+        Diagnosis.Findings calm = findings(CALM, UP, QUIET);
+        assertThat(Diagnosis.CAUSES).hasSize(8);
+        for (Diagnosis.CauseRule rule : Diagnosis.CAUSES) {
+            assertThat(rule.causes(calm)).isEmpty();
+        }
+    }
+
+    @Test
+    void memory_adds_swap_its_growth_and_pressure() {
+        // 3 GiB used (0.3), 2.5 GiB growth (0.4), pressure level 1 (0.15); two degrading signals add nothing
+        assertThat(onlyScore(Diagnosis.memory(findings(host(3 * GIB, 2.5 * GIB, 1.0, 0.0, 1.0), UP, QUIET)), "memory"))
+                .isEqualTo(0.85);
+        // a little swap alone: 0.1
+        assertThat(onlyScore(Diagnosis.memory(findings(host(0.5 * GIB, 0.0, 0.0, 0.0, 1.0), UP, QUIET)), "memory"))
+                .isEqualTo(0.1);
+    }
+
+    @Test
+    void background_jobs_need_a_wide_tail_and_gain_from_an_empty_queue() {
+        Signals.Window spread = window(3.6, 14.0, 0.2, 0, 3.5);
+        assertThat(onlyScore(Diagnosis.backgroundJobs(findings(CALM, UP, spread)), "background")).isEqualTo(0.6);
+        Signals.Engine idle = engine(1.0, 0.0, new Signals.Queue(1.0, 0.0, null, null, null));
+        assertThat(onlyScore(Diagnosis.backgroundJobs(findings(CALM, idle, spread)), "background")).isEqualTo(0.8);
+        assertThat(onlyScore(Diagnosis.backgroundJobs(findings(host(0.0, 0.0, 1.0, 0.0, 1.0), UP, spread)), "background"))
+                .isEqualTo(0.35);
+    }
+
+    @Test
+    void queueing_needs_p95_three_times_the_baseline_and_gains_from_a_busy_queue() {
+        Signals.Window slow = window(35.01, 36, 0.3, 0, 3.67);
+        assertThat(onlyScore(Diagnosis.queueing(findings(CALM, UP, slow)), "queueing")).isEqualTo(0.65);
+        Signals.Engine busy = engine(1.0, 0.0, new Signals.Queue(1.0, 3.0, null, null, null));
+        assertThat(onlyScore(Diagnosis.queueing(findings(CALM, busy, slow)), "queueing")).isEqualTo(0.85);
+        assertThat(Diagnosis.queueing(findings(CALM, UP, window(10.9, 11, 0.3, 0, 3.67)))).isEmpty(); // 2.97x
+    }
+
+    @Test
+    void ttft_stalls_need_ttft_over_the_slo() {
+        // 0.45, + 0.1 for a decode rate, + 0.1 for 75 % of e2e before the first token
+        assertThat(onlyScore(Diagnosis.ttftStalls(findings(CALM, UP, window(2.0, 2.2, 1.5, 0, 1.8))), "ttft"))
+                .isEqualTo(0.65);
+        assertThat(Diagnosis.ttftStalls(findings(CALM, UP, window(2.0, 2.2, 0.5, 0, 1.8)))).isEmpty();
+    }
+
+    @Test
+    void an_engine_is_down_when_its_health_fails_and_it_is_not_loading() {
+        assertThat(onlyScore(Diagnosis.engineDown(findings(CALM, engine(0.0, 0.0, null), QUIET)), "down:mlx"))
+                .isEqualTo(0.95);
+        assertThat(Diagnosis.engineDown(findings(CALM, engine(0.0, 1.0, null), QUIET))).isEmpty();
+    }
+
+    @Test
+    void errors_are_named_by_their_most_frequent_class() {
+        Diagnosis.Findings f = findings(CALM, UP, window(3.6, 3.7, 0.2, 0.2, 3.6),
+                Map.of("mlx", List.of("http_500", "connect_refused", "http_500")));
+        List<Diagnosis.Cause> c = Diagnosis.errors(f);
+        assertThat(onlyScore(c, "errors:engine")).isEqualTo(0.7);
+        assertThat(c.get(0).figures()).containsExactly("mlx/qwen/interactive error ratio 20.0%",
+                "recent failures of mlx: http_500 x2, connect_refused x1");
+        // no failure classes known: the generic cause, raised by a model load
+        assertThat(onlyScore(Diagnosis.errors(findings(CALM, engine(1.0, 1.0, null), window(3.6, 3.7, 0.2, 0.2, 3.6))),
+                "errors")).isEqualTo(0.75);
+    }
+
+    @Test
+    void thermal_adds_heavy_pressure_and_a_lowered_speed_limit() {
+        assertThat(onlyScore(Diagnosis.thermal(findings(host(0.0, 0.0, 0.0, 2.0, 0.7), UP, QUIET)), "thermal"))
+                .isEqualTo(0.8);
+        assertThat(onlyScore(Diagnosis.thermal(findings(host(0.0, 0.0, 0.0, 0.0, 0.7), UP, QUIET)), "thermal"))
+                .isEqualTo(0.3);
+    }
+
+    @Test
+    void kv_headroom_is_one_cause_per_model_whose_full_context_does_not_fit() {
+        Signals.Engine e = engine(1.0, 0.0, null, new Signals.Model("qwen", 32768.0, 4000.0),
+                new Signals.Model("gemma", 8192.0, 500000.0));
+        assertThat(onlyScore(Diagnosis.kvHeadroom(findings(CALM, e, QUIET)), "kv:mlx/qwen")).isEqualTo(0.4);
+    }
+}

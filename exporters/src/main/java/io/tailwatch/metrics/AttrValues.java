@@ -1,0 +1,155 @@
+package io.tailwatch.metrics;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The allowed values of every enumerated attribute of the catalog, one enum per attribute key. The
+ * exported value is the constant's name in lower case. The metric declarations take their allowed
+ * values from here ({@link AttributeDef#oneOf(String, String, AttrValue...)}), and the samplers,
+ * snapshot readers and rules use the same constants.
+ */
+public final class AttrValues {
+    private AttrValues() {
+    }
+
+    /** The value of {@code type} whose exported string is {@code value}, or null when there is none. */
+    public static <E extends Enum<E> & AttrValue> E find(Class<E> type, String value) {
+        return findIn(type, value);
+    }
+
+    static <E extends AttrValue> E findIn(Class<E> type, String value) {
+        for (E e : type.getEnumConstants()) {
+            if (e.value().equals(value)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The attribute key of each enum: one line per enumerated attribute. */
+    private static final Map<Class<?>, String> KEYS = Map.ofEntries(
+            Map.entry(MemoryState.class, AttrKeys.MEMORY_STATE),
+            Map.entry(MemoryPageState.class, AttrKeys.MEMORY_PAGE_STATE),
+            Map.entry(PagingState.class, AttrKeys.PAGING_STATE),
+            Map.entry(PagingDirection.class, AttrKeys.PAGING_DIRECTION),
+            Map.entry(PsiKind.class, AttrKeys.PSI_KIND),
+            Map.entry(PsiWindow.class, AttrKeys.PSI_WINDOW),
+            Map.entry(HwType.class, AttrKeys.HW_TYPE),
+            Map.entry(ThrottleScope.class, AttrKeys.THROTTLE_SCOPE),
+            Map.entry(CpuMode.class, AttrKeys.CPU_MODE),
+            Map.entry(EngineApi.class, AttrKeys.ENGINE_API),
+            Map.entry(ModelMemoryKind.class, AttrKeys.MODEL_MEMORY_KIND),
+            Map.entry(RequestState.class, AttrKeys.REQUEST_STATE),
+            Map.entry(QueueWaitSource.class, AttrKeys.QUEUE_WAIT_SOURCE),
+            Map.entry(SignalSource.class, AttrKeys.SIGNAL_SOURCE),
+            Map.entry(Operation.class, AttrKeys.OPERATION),
+            Map.entry(TokenType.class, AttrKeys.TOKEN_TYPE),
+            Map.entry(TokenSource.class, AttrKeys.TOKEN_SOURCE),
+            Map.entry(SkipReason.class, AttrKeys.SKIP_REASON),
+            Map.entry(Percentile.class, AttrKeys.PERCENTILE),
+            Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
+            Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
+            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON));
+
+    /** The attribute key the values of {@code type} belong to. */
+    static String key(Class<?> type) {
+        String key = KEYS.get(type);
+        if (key == null) {
+            throw new IllegalStateException(type.getName() + " has no attribute key in AttrValues.KEYS");
+        }
+        return key;
+    }
+
+    /** Each enum's exported values (the lower-case names), by ordinal: computed once per enum. */
+    private static final ClassValue<String[]> LOWER = new ClassValue<>() {
+        @Override
+        protected String[] computeValue(Class<?> type) {
+            Object[] constants = type.getEnumConstants();
+            String[] out = new String[constants.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = ((Enum<?>) constants[i]).name().toLowerCase(Locale.ROOT);
+            }
+            return out;
+        }
+    };
+
+    /** The exported value of an enum constant: its name in lower case. */
+    static String lower(Enum<?> e) {
+        return LOWER.get(e.getDeclaringClass())[e.ordinal()];
+    }
+
+    // ---- host ------------------------------------------------------------------------------
+
+    /** {@code system.memory.state} (semconv). */
+    public enum MemoryState implements AttrValue { USED, FREE, CACHED, BUFFERS }
+
+    /** {@code tailwatch.memory.page.state}: macOS VM page states. */
+    public enum MemoryPageState implements AttrValue { ACTIVE, INACTIVE, WIRED, COMPRESSED }
+
+    /** {@code system.paging.state} (semconv): swap space used and free. */
+    public enum PagingState implements AttrValue { USED, FREE }
+
+    /** {@code system.paging.direction} (semconv): pages swapped in or out. */
+    public enum PagingDirection implements AttrValue { IN, OUT }
+
+    /** {@code tailwatch.psi.kind}: Linux PSI {@code some} and {@code full} lines. */
+    public enum PsiKind implements AttrValue { SOME, FULL }
+
+    /** {@code tailwatch.psi.window}: Linux PSI averaging windows. */
+    public enum PsiWindow implements AttrValue { AVG10, AVG60, AVG300 }
+
+    /** {@code hw.type} (semconv enum): the classes of component this agent reports. */
+    public enum HwType implements AttrValue { CPU, GPU, MEMORY, ENCLOSURE, TEMPERATURE }
+
+    /** {@code tailwatch.cpu.throttle.scope}: Linux x86 thermal throttle counters. */
+    public enum ThrottleScope implements AttrValue { CORE, PACKAGE }
+
+    /** {@code cpu.mode} (semconv): the modes this agent reports. */
+    public enum CpuMode implements AttrValue { USER, SYSTEM, NICE, IDLE, IOWAIT, INTERRUPT, STEAL }
+
+    // ---- engines ---------------------------------------------------------------------------
+
+    /** {@code tailwatch.engine.api}: the wire API an engine speaks. */
+    public enum EngineApi implements AttrValue { OLLAMA, OPENAI }
+
+    /** {@code tailwatch.model.memory.kind}: whole model, or the part in GPU memory. */
+    public enum ModelMemoryKind implements AttrValue { TOTAL, VRAM }
+
+    /** {@code tailwatch.engine.request.state}: requests running or waiting in the engine's queue. */
+    public enum RequestState implements AttrValue { RUNNING, WAITING }
+
+    /** {@code tailwatch.queue.wait.source}: the engine's own figure, or estimated from probe header time. */
+    public enum QueueWaitSource implements AttrValue { MEASURED, ESTIMATE }
+
+    /** {@code tailwatch.engine.signal.source}: where an engine's own figures are read. */
+    public enum SignalSource implements AttrValue { LLAMACPP_SLOTS, PROMETHEUS, MLX_VLM_JSON, HEALTH_QUEUE, HEADER_ESTIMATE }
+
+    // ---- probes ----------------------------------------------------------------------------
+
+    /** {@code gen_ai.operation.name} (semconv): the operations a probe performs. */
+    public enum Operation implements AttrValue { CHAT, TEXT_COMPLETION }
+
+    /** {@code gen_ai.token.type} (semconv). */
+    public enum TokenType implements AttrValue { INPUT, OUTPUT }
+
+    /** {@code tailwatch.token.source}: where a probe's token counts come from. */
+    public enum TokenSource implements AttrValue { USAGE, ENGINE, ESTIMATE }
+
+    /** {@code tailwatch.probe.skip.reason}: why a probe was not sent. */
+    public enum SkipReason implements AttrValue { MEMORY_PRESSURE_CRITICAL, IN_FLIGHT, NO_MODEL, ENGINE_DOWN }
+
+    /** {@code tailwatch.percentile}: the percentiles of a rolling probe window. */
+    public enum Percentile implements AttrValue { P50, P95, P99 }
+
+    // ---- alerts and the agent itself -------------------------------------------------------
+
+    /** {@code tailwatch.alert.severity}: a rule's severity, worst last. */
+    public enum AlertSeverity implements AttrValue { INFO, WARNING, CRITICAL }
+
+    /** {@code tailwatch.webhook.outcome}: what became of a webhook notification. */
+    public enum WebhookOutcome implements AttrValue { SENT, FAILED, DROPPED, SUPPRESSED }
+
+    /** {@code tailwatch.http.auth.failure.reason}: why basic authentication refused a request. */
+    public enum AuthFailureReason implements AttrValue { MISSING, MALFORMED, UNKNOWN_USER, WRONG_PASSWORD }
+}
