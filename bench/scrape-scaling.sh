@@ -74,17 +74,19 @@ config() {
 }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# CPU ticks of the agent's HTTP worker threads (Jetty pool "tailwatch-http"): the scrapes' own work,
-# without the probes, samplers and collector that run beside them.
+# CPU ticks of the agent's HTTP worker threads (Jetty pool "tailwatch-http"), one "TID TICKS" line each:
+# the scrapes' own work, without the probes, samplers and collector that run beside them.
 http_ticks() {
-  local t sum=0
+  local t
   for t in /proc/"$1"/task/*; do
     case "$(cat "$t/comm" 2>/dev/null)" in
-      tailwatch-http*) sum=$((sum + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0))) ;;
+      tailwatch-http*) awk -v id="${t##*/}" '{print id, $14 + $15}' "$t/stat" 2>/dev/null || true ;;
     esac
   done
-  echo "$sum"
 }
+# Ticks gained by the threads in AFTER since BEFORE (files of http_ticks; a thread new since counts whole,
+# one that ended in between is left out: the pool retires idle workers after 30 s).
+http_delta() { awk 'FILENAME == ARGV[1] {b[$1] = $2; next} {d += $2 - b[$1]} END {print d + 0}' "$1" "$2"; }
 now() { date +%s.%N; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 series() { grep -cv '^\(#\|$\)' "$1"; }
@@ -94,9 +96,9 @@ series() { grep -cv '^\(#\|$\)' "$1"; }
 window() {
   local pid=$1 url=$2 gclog=$3
   shift 3
-  local g0=0 c0 t0 h0 bytes=0
+  local g0=0 c0 t0 bytes=0
   [ "$gclog" = - ] || g0=$(wc -l <"$gclog")
-  h0=$(http_ticks "$pid")
+  http_ticks "$pid" >"$work/http0"
   c0=$(cpu_ticks "$pid")
   t0=$(now)
   for _ in $(seq 1 "$SCRAPES"); do
@@ -105,15 +107,15 @@ window() {
     fi
     sleep "$SPACING"
   done
-  local c1 t1 h1 young=- full=-
+  local c1 t1 young=- full=-
   c1=$(cpu_ticks "$pid")
-  h1=$(http_ticks "$pid")
+  http_ticks "$pid" >"$work/http1"
   t1=$(now)
   if [ "$gclog" != - ]; then
     young=$(tail -n +"$((g0 + 1))" "$gclog" | grep -c 'Pause Young' || true)
     full=$(tail -n +"$((g0 + 1))" "$gclog" | grep -c 'Pause Full' || true)
   fi
-  echo "$((c1 - c0)) $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}') $young $full $bytes $((h1 - h0))"
+  echo "$((c1 - c0)) $(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}') $young $full $bytes $(http_delta "$work/http0" "$work/http1")"
 }
 
 # row LABEL PID URL GCLOG: idle window, plain scrapes, gzip scrapes; prints one table row.
