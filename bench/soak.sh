@@ -31,20 +31,22 @@ engines:
     api: ollama
     url: $ollama
     health: {interval: ${PROBE}s, timeout: 2s}
+    connect_timeout: 1s
     scenarios:
       - name: interactive
         interval: ${PROBE}s
         max_tokens: 16
-        timeouts: {connect: 1s, first_token: 2s, total: $((PROBE - 1 > 0 ? PROBE - 1 : 1))s}
+        timeouts: {first_token: 2s, total: $((PROBE - 1 > 0 ? PROBE - 1 : 1))s}
   - name: sim-openai
     api: openai
     url: $openai
     health: {interval: ${PROBE}s, timeout: 2s}
+    connect_timeout: 1s
     scenarios:
       - name: interactive
         interval: ${PROBE}s
         max_tokens: 16
-        timeouts: {connect: 1s, first_token: 2s, total: $((PROBE - 1 > 0 ? PROBE - 1 : 1))s}
+        timeouts: {first_token: 2s, total: $((PROBE - 1 > 0 ? PROBE - 1 : 1))s}
 EOF
 
 start_agent "$work/tailwatch.yaml" "$work/agent.log"

@@ -8,7 +8,12 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        int code = TailwatchCommand.commandLine().execute(args);
+        if (Boolean.getBoolean("tailwatch.cds.training")) {
+            // This run makes the launcher's class-data archive: load every command's classes into it too,
+            // so that help and the other commands start from it as well.
+            TailwatchCommand.commandLine();
+        }
+        int code = TailwatchCommand.commandLine(args).execute(args);
         System.exit(code);
     }
 }

@@ -7,7 +7,6 @@ import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.core.config.Config;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
@@ -24,18 +23,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch bench: the benchmark methodology over one or more engines. */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -46,9 +40,7 @@ import picocli.CommandLine.Spec;
         "against the last 7 days of local history.",
         "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate,",
         "130 interrupted (Ctrl-C: the run in flight is dropped; a partial report is printed and written)."})
-public final class BenchCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class BenchCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions config;
@@ -99,8 +91,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean noHistory;
 
     @Override
-    public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter stdout, PrintWriter err) {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -119,7 +110,7 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
             Duration total = CapacitySupport.duration("--request-timeout", requestTimeout);
-            options = new Bench.Options(runs, promptTokens, maxTokens, EngineClients.DEFAULT_CONNECT_TIMEOUT, total, total,
+            options = new Bench.Options(runs, promptTokens, maxTokens, total, total,
                     CapacitySupport.duration("--cool-down-wait", coolDownWait), CapacitySupport.duration("--cool-down", coolDown),
                     Duration.ofSeconds(1), force);
         } catch (IllegalArgumentException e) {
@@ -138,15 +129,7 @@ public final class BenchCommand implements Callable<Integer> {
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
                 EngineFacts facts = EngineFacts.ask(c, m, ask);
-                Map<String, Object> params = new LinkedHashMap<>();
-                params.put("runs", runs);
-                params.put("prompt_tokens", promptTokens);
-                params.put("max_tokens", maxTokens);
-                params.put("temperature", 0.0);
-                params.put("cool_down", Units.format(options.coolDownSettle()));
-                params.put("cool_down_wait", Units.format(options.coolDownMaxWait()));
-                params.put("forced", force);
-                metas.add(CapacitySupport.metadata(t, m, facts, pre, params, promptTokens));
+                metas.add(CapacitySupport.metadata(t, m, facts, pre, options.parameters(), promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
                         () -> c.unload(m, Duration.ofSeconds(10))));
             }

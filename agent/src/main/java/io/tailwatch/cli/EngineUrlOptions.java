@@ -9,6 +9,7 @@ final class EngineUrlOptions {
     String url;
 
     @Option(names = "--api", paramLabel = "API", completionCandidates = EngineApiNames.class,
+            converter = EngineApiNames.class,
             description = "Engine API (with --url): ${COMPLETION-CANDIDATES}.")
     String api;
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.units.Units;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.kv.HfCheckpoint;
 import io.tailwatch.core.kv.KvCacheMath;
 import io.tailwatch.core.kv.ModelShape;
@@ -12,12 +13,13 @@ import io.tailwatch.core.probe.EngineApi;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.EngineQueryException;
+import io.tailwatch.core.probe.LlamaCppServerInfo;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -34,9 +36,13 @@ import picocli.CommandLine.Option;
         "marked as estimates. Host memory is read from this host when --memory is not given.",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",
         "safe max tokens = floor((memory - os reserve - weights - runtime) x safety / bytes per token)."})
-public final class KvBudgetCommand implements Callable<Integer> {
+public final class KvBudgetCommand extends PrintingCommand {
+
     @Mixin
     ConfigOptions config;
+
+    private PrintWriter out;
+    private PrintWriter err;
 
     @Option(names = "--layers", paramLabel = "N", description = "Number of layers (block_count).")
     Integer layers;
@@ -134,7 +140,9 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    protected int run(PrintWriter out, PrintWriter err) {
+        this.out = out;
+        this.err = err;
         double bpe;
         Sizing sizing;
         List<Long> contexts;
@@ -146,7 +154,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
         boolean unlimited = false;
         Long modelContext = null;
         String modelContextSource = "max_position_embeddings";
-        io.tailwatch.core.probe.LlamaCppServerInfo server = null;
+        LlamaCppServerInfo server = null;
         try {
             if (bytesPerElement != null && cacheType != null) {
                 throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
@@ -155,7 +163,7 @@ public final class KvBudgetCommand implements Callable<Integer> {
             boolean explicit = layers != null || kvHeads != null || headDim != null;
             if (api != null && !api.equals(LLAMACPP) && EngineApi.find(api).isEmpty()) {
                 throw new IllegalArgumentException("--api must be one of " + String.join(", ", new ApiNames()) + ", got "
-                        + io.tailwatch.core.logging.LogGuard.escape(api, 40));
+                        + LogGuard.escape(api, 40));
             }
             boolean llamacpp = LLAMACPP.equals(api);
             if (llamacpp && url == null && engine == null) {
@@ -251,10 +259,10 @@ public final class KvBudgetCommand implements Callable<Integer> {
                 safeMax = unlimited ? null : max;
             }
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         } catch (RemoteFailure e) {
-            System.err.println(e.getMessage());
+            err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
         if (json) {
@@ -300,25 +308,25 @@ public final class KvBudgetCommand implements Callable<Integer> {
                 ArrayNode notes = s.putArray("missing");
                 server.notes().forEach(notes::add);
             }
-            System.out.println(Json.write(root));
+            out.println(Json.write(root));
             return TailwatchCommand.EXIT_OK;
         }
         if (server != null) {
             printServer(server);
         }
-        System.out.println("architecture: " + sizing.description());
+        out.println("architecture: " + sizing.description());
         if (server != null && server.servedContext() != null) {
-            System.out.printf(Locale.ROOT, "served context: %d tokens%s -> KV cache %s%n", server.servedContext(),
+            out.printf(Locale.ROOT, "served context: %d tokens%s -> KV cache %s%n", server.servedContext(),
                     server.contextTotal() != null ? " (/props n_ctx)"
                             : server.totalSlots() != null ? " (" + server.contextPerSlot() + " per slot x " + slots(server.totalSlots())
                             + ", derived)" : " (one slot; total_slots not reported)",
                     Units.formatBytes(sizing.contextBytes(server.servedContext())));
         }
         if (sizing.bytesPerTokenBeyondWindows() == sizing.bytesPerToken()) {
-            System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s)%n", sizing.bytesPerToken(),
+            out.printf(Locale.ROOT, "KV bytes per token: %d (%s)%n", sizing.bytesPerToken(),
                     Units.formatBytes(sizing.bytesPerToken()));
         } else {
-            System.out.printf(Locale.ROOT, "KV bytes per token: %d (%s) within the window, %d (%s) beyond it "
+            out.printf(Locale.ROOT, "KV bytes per token: %d (%s) within the window, %d (%s) beyond it "
                             + "(full-attention layers only)%n", sizing.bytesPerToken(), Units.formatBytes(sizing.bytesPerToken()),
                     sizing.bytesPerTokenBeyondWindows(), Units.formatBytes(sizing.bytesPerTokenBeyondWindows()));
         }
@@ -326,37 +334,37 @@ public final class KvBudgetCommand implements Callable<Integer> {
             long b = sizing.contextBytes(t);
             String upper = sizing.estimate() && sizing.contextBytesUpperBound(t) != b
                     ? "  (every layer in full: " + Units.formatBytes(sizing.contextBytesUpperBound(t)) + ")" : "";
-            System.out.printf(Locale.ROOT, "  %9d tokens: %s%s%n", t, Units.formatBytes(b), upper);
+            out.printf(Locale.ROOT, "  %9d tokens: %s%s%n", t, Units.formatBytes(b), upper);
         }
         if (sizing.estimate()) {
-            System.out.println("estimate: " + sizing.estimateNote());
+            out.println("estimate: " + sizing.estimateNote());
         }
         if (memoryBytes == null || weightsBytes == null) {
-            System.out.println("no safe maximum: " + (memoryBytes == null ? "this host's memory is unknown; give --memory SIZE"
+            out.println("no safe maximum: " + (memoryBytes == null ? "this host's memory is unknown; give --memory SIZE"
                     : "the weights' size is unknown; give --weights SIZE"));
             return TailwatchCommand.EXIT_OK;
         }
         String mem = memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")";
         String w = weights != null ? weights : Units.formatBytes(weightsBytes) + " (" + weightsSource + ")";
         if (unlimited) {
-            System.out.printf(Locale.ROOT, "every layer keeps a window that fits in (%s - %s OS - %s weights - %s runtime) x %s: "
+            out.printf(Locale.ROOT, "every layer keeps a window that fits in (%s - %s OS - %s weights - %s runtime) x %s: "
                     + "the KV cache stops growing, no context length is limited by it%n", mem, osReserve, w, runtime, trim(safety));
             return TailwatchCommand.EXIT_OK;
         }
-        System.out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
+        out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
                 safeMax, mem, osReserve, w, runtime, trim(safety));
         if (server != null) {
-            System.out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
+            out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
                     server.totalSlots() == null ? "slots" : slots(server.totalSlots()));
         } else {
-            System.out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
+            out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
         }
         if (modelContext != null && safeMax > modelContext) {
-            System.out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: %s)%n",
+            out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: %s)%n",
                     modelContext, modelContextSource);
         }
         for (long t : contexts) {
-            System.out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
+            out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
         }
         return TailwatchCommand.EXIT_OK;
     }
@@ -417,12 +425,12 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     /** /props and /v1/models of the llama.cpp server at --url or --engine. */
-    private io.tailwatch.core.probe.LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
+    private LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
         EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
-            return io.tailwatch.core.probe.LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
+            return LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
                     Duration.ofSeconds(10));
-        } catch (io.tailwatch.core.probe.LlamaCppServerInfo.Failure e) {
+        } catch (LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
         }
     }
@@ -447,15 +455,15 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     /** What the llama.cpp server reported, and what it did not. */
-    private static void printServer(io.tailwatch.core.probe.LlamaCppServerInfo s) {
-        System.out.println("llama.cpp server: model " + (s.modelPath() == null ? "(model_path not reported)"
-                : io.tailwatch.core.logging.LogGuard.escape(s.modelPath(), 200))
+    private void printServer(LlamaCppServerInfo s) {
+        out.println("llama.cpp server: model " + (s.modelPath() == null ? "(model_path not reported)"
+                : LogGuard.escape(s.modelPath(), 200))
                 + ", context " + (s.contextPerSlot() == null ? "unknown" : s.contextPerSlot() + " per slot")
                 + ", slots " + (s.totalSlots() == null ? "not reported" : s.totalSlots())
                 + (s.contextTrain() == null ? "" : ", trained for " + s.contextTrain())
                 + (s.weightsBytes() == null ? "" : ", weights " + Units.formatBytes(s.weightsBytes())));
         for (String n : s.notes()) {
-            System.out.println("  missing: " + io.tailwatch.core.logging.LogGuard.escape(n, 300));
+            out.println("  missing: " + LogGuard.escape(n, 300));
         }
     }
 

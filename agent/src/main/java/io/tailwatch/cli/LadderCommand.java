@@ -14,7 +14,6 @@ import io.tailwatch.tools.capacity.Preflight;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.capacity.StopRules;
 import io.tailwatch.core.config.Config;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.tools.history.RunRecords;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.probe.EngineClient;
@@ -29,17 +28,12 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch ladder: the concurrency ladder with stop rules, a gate report and a chart. */
 @Command(name = "ladder", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -48,9 +42,7 @@ import picocli.CommandLine.Spec;
         "(errors, p95 >= 3x the first step, health, swap growth, memory pressure).",
         "Writes requests.csv, summary.json, report.md and ladder.png to --out.",
         "Exit: 0 done, 1 gate failed or engine unusable, 2 usage/config, 3 refused by the preflight gate, 130 interrupted."})
-public final class LadderCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class LadderCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions config;
@@ -124,9 +116,7 @@ public final class LadderCommand implements Callable<Integer> {
     boolean saveBaseline;
 
     @Override
-    public Integer call() {
-        PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter stdout, PrintWriter err) {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -141,7 +131,7 @@ public final class LadderCommand implements Callable<Integer> {
             options = new LadderOptions(model, CapacitySupport.parseLevels(levels), requestsPerLevel, promptTokens,
                     maxTokens, 0.0, total, maxRequests, continueAfterStop,
                     new StopRules(p95Ratio, 0.0, CapacitySupport.size("--max-swap-growth", maxSwapGrowth)),
-                    EngineClients.DEFAULT_CONNECT_TIMEOUT, CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
+                    CapacitySupport.duration("--first-token-timeout", firstTokenTimeout),
                     CapacitySupport.duration("--request-timeout", requestTimeout));
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
@@ -167,18 +157,8 @@ public final class LadderCommand implements Callable<Integer> {
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
             LadderOptions o = options.withModel(m);
             EngineFacts facts = EngineFacts.ask(client, m, ask);
-            Map<String, Object> params = new LinkedHashMap<>();
-            params.put("levels", o.levels());
-            params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
-            params.put("prompt_tokens", promptTokens);
-            params.put("max_tokens", maxTokens);
-            params.put("temperature", 0.0);
-            params.put("max_duration", Units.format(o.maxDuration()));
-            params.put("max_requests", maxRequests);
-            params.put("request_timeout", Units.format(o.requestTimeout()));
-            params.put("continue_after_stop", continueAfterStop);
-            params.put("forced", force && !refusals.isEmpty());
-            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, params, promptTokens);
+            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
+                    promptTokens);
 
             Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();

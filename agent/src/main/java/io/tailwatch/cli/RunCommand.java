@@ -4,31 +4,25 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.ConfigException;
 import io.tailwatch.core.config.HostPort;
 import io.tailwatch.daemon.Daemon;
+import io.tailwatch.daemon.ReloadingDaemon;
 import io.tailwatch.daemon.api.ApiServer;
 import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.metrics.OtlpExporter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Runs the daemon in the foreground until SIGTERM or SIGINT. SIGHUP reloads the config the way
- * Prometheus does: the file is read and validated first; on any problem the running config stays and
- * the log says why; a valid config replaces the running daemon (and if the new one cannot start, the
- * previous config is started again).
+ * Prometheus does ({@link ReloadingDaemon}).
  */
 @Command(name = "run", description = "Run the agent in the foreground (SIGHUP reloads the config).")
-public final class RunCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class RunCommand extends PrintingCommand {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
@@ -50,15 +44,8 @@ public final class RunCommand implements Callable<Integer> {
             + "--log-file: past it the file is copied to FILE.1 and emptied (default: ${DEFAULT-VALUE}).")
     String logMaxSize;
 
-    private final Object lock = new Object();
-    private Daemon daemon;
-    private Config running;
-    private boolean stopping;
-
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;
@@ -95,9 +82,11 @@ public final class RunCommand implements Callable<Integer> {
             err.println("--log-file / --log-max-size: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
+        ReloadingDaemon daemon;
         try {
-            daemon = new Daemon(config, System.getenv()).start();
-            running = config;
+            daemon = ReloadingDaemon.start(config, this::nextConfig,
+                    options.config == null ? "the built-in defaults" : options.config.toString(), System.getenv(),
+                    () -> Runtime.getRuntime().halt(TailwatchCommand.EXIT_FAILURE));
         } catch (ApiServer.BindFailure e) {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
@@ -110,14 +99,11 @@ public final class RunCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            synchronized (lock) {
-                stopping = true;
-                daemon.close();
-            }
+            daemon.close();
             guard.flushSuppressed();
             stopped.countDown();
         }, "tailwatch-shutdown"));
-        onSighup();
+        onSighup(daemon);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -132,10 +118,10 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** SIGHUP would otherwise end the JVM with exit 129 and no word in the log. */
-    private void onSighup() {
+    private static void onSighup(ReloadingDaemon daemon) {
         try {
             sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                Thread t = new Thread(this::reload, "tailwatch-reload");
+                Thread t = new Thread(daemon::reload, "tailwatch-reload");
                 t.setDaemon(true);
                 t.start();
             });
@@ -144,58 +130,20 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    void reload() {
-        synchronized (lock) {
-            if (stopping) {
-                return;
-            }
-            String source = options.config == null ? "the built-in defaults" : options.config.toString();
-            LOG.info("SIGHUP: reloading the config from {}", source);
-            Config next;
-            try {
-                next = options.config == null ? Config.defaults(System.getenv())
-                        : Config.load(options.config, System.getenv());
-                if (listen != null) {
-                    next = withListen(next);
-                }
-                if (webConfigFile != null) {
-                    String problem = io.tailwatch.core.config.ServerConfig.checkWebConfig(webConfigFile);
-                    if (problem != null) {
-                        LOG.warn("config reload failed, keeping the running config: --web-config-file: {}", problem);
-                        return;
-                    }
-                    next = next.withWebConfigFile(webConfigFile);
-                }
-            } catch (ConfigException e) {
-                for (String line : e.problems().render().split("\n")) {
-                    LOG.warn("config reload failed, keeping the running config: {}", line);
-                }
-                return;
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("config reload failed, keeping the running config: cannot read {}: {}", source, e.toString());
-                return;
-            }
-            String otlp = OtlpExporter.check(next.otlp().settings(), System.getenv());
-            if (otlp != null) {
-                LOG.warn("config reload failed, keeping the running config: otlp: {}", otlp);
-                return;
-            }
-            Config previous = running;
-            daemon.close();
-            try {
-                daemon = new Daemon(next, System.getenv()).start();
-                running = next;
-                LOG.info("config reloaded from {}", source);
-            } catch (RuntimeException e) {
-                LOG.error("the reloaded config cannot start ({}); starting the previous config again", e.getMessage());
-                try {
-                    daemon = new Daemon(previous, System.getenv()).start();
-                } catch (RuntimeException again) {
-                    LOG.error("the previous config cannot start either ({}); exiting", again.getMessage());
-                    stopping = true;
-                    Runtime.getRuntime().halt(TailwatchCommand.EXIT_FAILURE);
-                }
-            }
+    /** The config a reload reads: the same file (or the defaults) with this command's --listen and --web-config-file. */
+    private Config nextConfig() throws ConfigException, IOException, ReloadingDaemon.Refused {
+        Config next = options.config == null ? Config.defaults(System.getenv())
+                : Config.load(options.config, System.getenv());
+        if (listen != null) {
+            next = withListen(next);
         }
+        if (webConfigFile != null) {
+            String problem = io.tailwatch.core.config.ServerConfig.checkWebConfig(webConfigFile);
+            if (problem != null) {
+                throw new ReloadingDaemon.Refused("--web-config-file: " + problem);
+            }
+            next = next.withWebConfigFile(webConfigFile);
+        }
+        return next;
     }
 }

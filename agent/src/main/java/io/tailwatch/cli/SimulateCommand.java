@@ -6,21 +6,17 @@ import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.time.Duration;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Runs the engine simulator in the foreground until SIGTERM or SIGINT. */
 @Command(name = "simulate", description = {"Run a simulated LLM engine that speaks the Ollama or OpenAI wire format,",
         "with set TTFT, decode speed, slots, errors, stalls and load time (fire drills, demos, tests)."})
-public final class SimulateCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class SimulateCommand extends PrintingCommand {
 
     @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
+            converter = EngineApiNames.class,
             description = "Engine API to simulate: ${COMPLETION-CANDIDATES}.")
     String api;
 
@@ -63,15 +59,7 @@ public final class SimulateCommand implements Callable<Integer> {
     Long seed;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        try {
-            EngineApiNames.parse("--api", api);
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_CONFIG;
-        }
+    protected int run(PrintWriter out, PrintWriter err) {
         HostPort hp;
         SimulatorOptions o;
         try {

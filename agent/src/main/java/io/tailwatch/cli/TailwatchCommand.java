@@ -41,8 +41,45 @@ public final class TailwatchCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** The whole command line: every command's model built (help, tests, completion). */
     public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new TailwatchCommand());
+        return configure(new CommandLine(new TailwatchCommand()));
+    }
+
+    /**
+     * The command line to run {@code args} with. When the first argument names a command, only that
+     * command's model is built under the root: picocli builds a command's model by reflection over its
+     * options, and building all of them cost a runbook command about a fifth of its start-up CPU
+     * (docs/performance.md, "Runbook command start-up"). Anything else (no argument, an option, help, a
+     * misspelt command) gets the whole command line, so the usage and the error list every command.
+     */
+    public static CommandLine commandLine(String... args) {
+        Class<?> only = args.length == 0 ? null : command(args[0]);
+        if (only == null) {
+            return commandLine();
+        }
+        CommandLine.Model.CommandSpec root = CommandLine.Model.CommandSpec.wrapWithoutInspection(new TailwatchCommand());
+        root.name(TailwatchCommand.class.getAnnotation(Command.class).name());
+        CommandLine cl = new CommandLine(root);
+        cl.addSubcommand(only);
+        return configure(cl);
+    }
+
+    /** The command class whose name (or alias) is {@code name}, or null; never the help command. */
+    static Class<?> command(String name) {
+        for (Class<?> c : TailwatchCommand.class.getAnnotation(Command.class).subcommands()) {
+            Command a = c.getAnnotation(Command.class);
+            if (a == null || c == CommandLine.HelpCommand.class) {
+                continue;
+            }
+            if (a.name().equals(name) || List.of(a.aliases()).contains(name)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static CommandLine configure(CommandLine cl) {
         uniform(cl);
         // Wrap help at the terminal's width (80 columns when it cannot be told), at word boundaries.
         cl.setUsageHelpAutoWidth(true);

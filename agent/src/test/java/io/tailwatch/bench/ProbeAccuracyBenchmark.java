@@ -40,7 +40,7 @@ public final class ProbeAccuracyBenchmark {
         SimulatorOptions o = SimulatorOptions.defaults(api).withTiming(Duration.ofMillis(ttftMs), tps);
         try (EngineSimulator sim = EngineSimulator.start(api, "127.0.0.1", 0, o);
              EngineClient c = EngineClients.create(api, URI.create("http://127.0.0.1:" + sim.port()), null)) {
-            ProbeRequest req = new ProbeRequest(o.model(), 64, maxTokens, 0, Duration.ofSeconds(2), Duration.ofSeconds(10),
+            ProbeRequest req = new ProbeRequest(o.model(), 64, maxTokens, 0, Duration.ofSeconds(10),
                     Duration.ofSeconds(30));
             for (int i = 0; i < 3; i++) {
                 c.probe(req); // warm-up: JIT, connection set-up

@@ -35,7 +35,7 @@ public final class ProbeCpuBenchmark {
             SimulatorOptions o = SimulatorOptions.defaults(api).withTiming(Duration.ofMillis(20), 500);
             try (EngineSimulator sim = EngineSimulator.start(api, "127.0.0.1", 0, o);
                  EngineClient c = EngineClients.create(api, URI.create("http://127.0.0.1:" + sim.port()), null)) {
-                ProbeRequest req = new ProbeRequest(o.model(), 64, maxTokens, 0.0, Duration.ofSeconds(2),
+                ProbeRequest req = new ProbeRequest(o.model(), 64, maxTokens, 0.0,
                         Duration.ofSeconds(10), Duration.ofSeconds(30));
                 double[] probe = new double[n];
                 double[] health = new double[n];

@@ -199,7 +199,7 @@ public final class EngineWatch {
             }
             EngineConfig.Scenario sc = s.config;
             ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
-                    config.connectTimeout(), sc.firstTokenTimeout(), sc.totalTimeout()));
+                    sc.firstTokenTimeout(), sc.totalTimeout()));
             record(s, model, r);
             return r;
         } finally {

@@ -29,9 +29,8 @@ public final class Bench {
     public record Target(String engine, String api, EngineClient client, String model, Runnable unload) {
     }
 
-    public record Options(int runs, int promptTokens, int maxTokens, Duration connectTimeout, Duration firstTokenTimeout,
-                          Duration requestTimeout, Duration coolDownMaxWait, Duration coolDownSettle,
-                          Duration coolDownPoll, boolean force) {
+    public record Options(int runs, int promptTokens, int maxTokens, Duration firstTokenTimeout, Duration requestTimeout,
+                          Duration coolDownMaxWait, Duration coolDownSettle, Duration coolDownPoll, boolean force) {
         public Options {
             if (runs < 1 || runs > 100) {
                 throw new IllegalArgumentException("--runs must be in 1..100, got " + runs);
@@ -39,6 +38,19 @@ public final class Bench {
             if (promptTokens < 1 || maxTokens < 1) {
                 throw new IllegalArgumentException("--prompt-tokens and --max-tokens must be >= 1");
             }
+        }
+
+        /** The parameters a report states: runs, request shape (temperature 0), cool-down, and --force. */
+        public java.util.Map<String, Object> parameters() {
+            java.util.Map<String, Object> params = new java.util.LinkedHashMap<>();
+            params.put("runs", runs);
+            params.put("prompt_tokens", promptTokens);
+            params.put("max_tokens", maxTokens);
+            params.put("temperature", 0.0);
+            params.put("cool_down", io.tailwatch.core.units.Units.format(coolDownSettle));
+            params.put("cool_down_wait", io.tailwatch.core.units.Units.format(coolDownMaxWait));
+            params.put("forced", force);
+            return params;
         }
     }
 
@@ -206,7 +218,7 @@ public final class Bench {
                     clock.instant());
         }
         ProbeRequest req = new ProbeRequest(t.model(), options.promptTokens(), options.maxTokens(), 0.0,
-                options.connectTimeout(), options.firstTokenTimeout(), options.requestTimeout());
+                options.firstTokenTimeout(), options.requestTimeout());
         listener.engine(t, options.runs() + 1);
         // A warm-up the interruption aborted is neither a success nor the engine's failure: none.
         ProbeResult warmup = cancelled ? null : t.client().probe(req);

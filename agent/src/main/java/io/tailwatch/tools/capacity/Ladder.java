@@ -271,9 +271,8 @@ public final class Ladder {
         }
         Duration total = left.compareTo(options.requestTimeout()) < 0 ? left : options.requestTimeout();
         Duration first = options.firstTokenTimeout().compareTo(total) < 0 ? options.firstTokenTimeout() : total;
-        Duration connect = options.connectTimeout().compareTo(total) < 0 ? options.connectTimeout() : total;
-        return new ProbeRequest(options.model(), options.promptTokens(), options.maxTokens(), options.temperature(),
-                connect, first, total);
+        return new ProbeRequest(options.model(), options.promptTokens(), options.maxTokens(), options.temperature(), first,
+                total);
     }
 
     private static double seconds(Instant a, Instant b) {

@@ -12,8 +12,8 @@ import java.util.List;
  */
 public record LadderOptions(String model, List<Integer> levels, Integer requestsPerLevel, int promptTokens,
                             int maxTokens, double temperature, Duration maxDuration, int maxRequests,
-                            boolean continueAfterStop, StopRules rules, Duration connectTimeout,
-                            Duration firstTokenTimeout, Duration requestTimeout) {
+                            boolean continueAfterStop, StopRules rules, Duration firstTokenTimeout,
+                            Duration requestTimeout) {
     public static final int MAX_CONCURRENCY = 256;
 
     public LadderOptions {
@@ -48,7 +48,26 @@ public record LadderOptions(String model, List<Integer> levels, Integer requests
     /** The same options for model {@code m} (the engine's default when the command was given none). */
     public LadderOptions withModel(String m) {
         return new LadderOptions(m, levels, requestsPerLevel, promptTokens, maxTokens, temperature, maxDuration,
-                maxRequests, continueAfterStop, rules, connectTimeout, firstTokenTimeout, requestTimeout);
+                maxRequests, continueAfterStop, rules, firstTokenTimeout, requestTimeout);
+    }
+
+    /**
+     * The parameters a report states (summary.json and report.md): levels, requests per level, request
+     * shape, caps and deadlines, and whether the preflight gate was overridden ({@code forced}).
+     */
+    public java.util.Map<String, Object> parameters(boolean forced) {
+        java.util.Map<String, Object> params = new java.util.LinkedHashMap<>();
+        params.put("levels", levels);
+        params.put("requests_per_level", requestsPerLevel == null ? "max(5, 3 x level)" : requestsPerLevel);
+        params.put("prompt_tokens", promptTokens);
+        params.put("max_tokens", maxTokens);
+        params.put("temperature", temperature);
+        params.put("max_duration", io.tailwatch.core.units.Units.format(maxDuration));
+        params.put("max_requests", maxRequests);
+        params.put("request_timeout", io.tailwatch.core.units.Units.format(requestTimeout));
+        params.put("continue_after_stop", continueAfterStop);
+        params.put("forced", forced);
+        return params;
     }
 
     public int requestsAt(int concurrency) {

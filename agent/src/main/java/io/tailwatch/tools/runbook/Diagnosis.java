@@ -171,12 +171,11 @@ public final class Diagnosis {
         if (!x.spreadHigh()) {
             return List.of();
         }
-        Signals.Window w = x.worstSpread();
-        List<String> f = new ArrayList<>();
-        f.add(String.format(Locale.ROOT, "%s p99 %s = %.1fx p95 %s (%s samples)", where(w),
-                secs(w.e2eP99()), spread(w), secs(w.e2eP95()), fmt0(w.samples())));
         double score = x.swapGrowing() || x.pressure() ? 0.35 : 0.6;
+        Signals.Window w = x.worstSpread();
         Signals.Queue q = queueOf(x.engines(), w.engine());
+        List<String> f = new ArrayList<>(List.of(String.format(Locale.ROOT, "%s p99 %s = %.1fx p95 %s (%s samples)",
+                where(w), secs(w.e2eP99()), spread(w), secs(w.e2eP95()), fmt0(w.samples()))));
         if (queueEmpty(q)) {
             f.add(w.engine() + " queue empty: " + queueFigure(q) + " (the engine is not queueing; the host is)");
             score += 0.2;

@@ -112,7 +112,7 @@ class HttpExchangeTlsTest {
             EngineHealth h = c.health(Duration.ofSeconds(10));
             assertThat(h.up()).isFalse();
             assertThat(h.error()).contains("SSLHandshakeException");
-            ProbeResult r = c.probe(new ProbeRequest("m", 8, 4, 0, Duration.ofSeconds(2), Duration.ofSeconds(5),
+            ProbeResult r = c.probe(new ProbeRequest("m", 8, 4, 0, Duration.ofSeconds(5),
                     Duration.ofSeconds(10)));
             assertThat(r.errorType()).isEqualTo(ProbeErrors.OTHER);
             assertThat(r.errorMessage()).contains("SSLHandshakeException");

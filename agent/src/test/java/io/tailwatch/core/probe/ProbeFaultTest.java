@@ -28,7 +28,7 @@ class ProbeFaultTest {
     static ProbeResult probe(String api, int port) {
         try (EngineClient c = EngineClients.create(api, URI.create("http://127.0.0.1:" + port), "secret-key",
                 Duration.ofMillis(300))) {
-            return c.probe(new ProbeRequest("m", 16, 4, 0, Duration.ofMillis(300), FIRST, TOTAL));
+            return c.probe(new ProbeRequest("m", 16, 4, 0, FIRST, TOTAL));
         }
     }
 
@@ -113,7 +113,7 @@ class ProbeFaultTest {
             });
                  EngineClient c = EngineClients.create("openai", URI.create("http://127.0.0.1:" + s.port()), null)) {
                 java.util.concurrent.CompletableFuture<ProbeResult> f = java.util.concurrent.CompletableFuture.supplyAsync(
-                        () -> c.probe(new ProbeRequest("m", 16, 4, 0, Duration.ofSeconds(2), Duration.ofSeconds(20),
+                        () -> c.probe(new ProbeRequest("m", 16, 4, 0, Duration.ofSeconds(20),
                                 Duration.ofSeconds(20))));
                 assertThat(asked.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
                 // the probe is now blocked in a read; abort until it lets go (it may not have registered yet)

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * nothing reaches the engine, the bearer token stays home, and the budget bounds it.
  */
 class ProbeWarmupTest {
-    private static final ProbeRequest REQUEST = new ProbeRequest("m", 64, 8, 0, Duration.ofSeconds(2),
+    private static final ProbeRequest REQUEST = new ProbeRequest("m", 64, 8, 0,
             Duration.ofSeconds(5), Duration.ofSeconds(10));
 
     /** A loopback engine that records every request line and answers each with a short valid stream. */
@@ -58,7 +58,7 @@ class ProbeWarmupTest {
 
             // The canned stream went through transport, framing, parser and measurement like a real one.
             assertThat(o.result().success()).as(o.result().errorType() + " " + o.result().errorMessage()).isTrue();
-            assertThat(o.result().outputTokens()).isEqualTo(2L);
+            assertThat(o.result().outputTokens()).isEqualTo((long) ProbeWarmup.TOKENS);
             assertThat(o.result().ttftSeconds()).isNotNull();
             assertThat(o.result().decodeTokensPerSecond()).isNotNull();
             // The request the client would send, less the token.

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** The stream parsers on every pitfall of the wire formats, fed in arbitrary pieces. */
 class StreamParserTest {
-    static final ProbeRequest REQ = new ProbeRequest("m", 64, 8, 0, java.time.Duration.ofSeconds(1),
+    static final ProbeRequest REQ = new ProbeRequest("m", 64, 8, 0,
             java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(2));
 
     /** Feeds {@code text} split at {@code cuts}; piece i arrives at t = (i+1) ms. */

@@ -141,7 +141,7 @@ class HeaderTimeEstimateTest {
     }
 
     static ProbeRequest request(int maxTokens) {
-        return new ProbeRequest(null, 16, maxTokens, 0.0, Duration.ofSeconds(2), Duration.ofSeconds(10),
+        return new ProbeRequest(null, 16, maxTokens, 0.0, Duration.ofSeconds(10),
                 Duration.ofSeconds(15));
     }
 }

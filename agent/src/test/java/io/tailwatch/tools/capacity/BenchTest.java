@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 class BenchTest {
     static Bench.Options options(int runs, boolean force) {
-        return new Bench.Options(runs, 64, 32, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(20),
+        return new Bench.Options(runs, 64, 32, Duration.ofSeconds(10), Duration.ofSeconds(20),
                 Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(1), force);
     }
 

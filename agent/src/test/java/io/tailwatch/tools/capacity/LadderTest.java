@@ -26,7 +26,7 @@ class LadderTest {
 
     static LadderOptions options(List<Integer> levels, Integer perLevel, boolean cont) {
         return new LadderOptions("m", levels, perLevel, 500, 120, 0.0, Duration.ofMinutes(15), 1000, cont,
-                StopRules.DEFAULTS, Duration.ofSeconds(2), Duration.ofSeconds(60), Duration.ofMinutes(5));
+                StopRules.DEFAULTS, Duration.ofSeconds(60), Duration.ofMinutes(5));
     }
 
     static HostFigures host(double swap, double pressure) {
@@ -115,7 +115,7 @@ class LadderTest {
         assertThat(o.requestsAt(4)).isEqualTo(12);
         assertThat(o.requestsAt(8)).isEqualTo(24);
         LadderOptions capped = new LadderOptions("m", List.of(1, 2), 5, 10, 10, 0, Duration.ofMinutes(1), 8, false,
-                StopRules.DEFAULTS, Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(10));
+                StopRules.DEFAULTS, Duration.ofSeconds(5), Duration.ofSeconds(10));
         ScriptedEngine engine = new ScriptedEngine().ok(1).ok(1, 1, 1, 1, 1);
         LadderResult r = run(engine, capped);
         assertThat(r.levels()).hasSize(1);
@@ -228,7 +228,7 @@ class LadderTest {
             return ScriptedEngine.failed("total_timeout");
         };
         LadderOptions o = new LadderOptions("m", List.of(1, 2), null, 10, 10, 0, Duration.ofMillis(800), 100, false,
-                StopRules.DEFAULTS, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMinutes(5));
+                StopRules.DEFAULTS, Duration.ofSeconds(30), Duration.ofMinutes(5));
         LadderResult r = run(engine, o);
         assertThat(r.stop().rule()).isEqualTo(StopRules.MAX_DURATION);
         assertThat(r.levels().get(0).complete()).isFalse();

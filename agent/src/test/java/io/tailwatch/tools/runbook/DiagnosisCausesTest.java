@@ -75,11 +75,14 @@ class DiagnosisCausesTest {
 
     @Test
     void queueing_needs_p95_three_times_the_baseline_and_gains_from_a_busy_queue() {
-        Signals.Window slow = window(35.01, 36, 0.3, 0, 3.67);
+        assertThat(Diagnosis.queueing(findings(CALM, UP, window(10.9, 11, 0.3, 0, 3.67)))).isEmpty(); // 2.97x
+        Signals.Window slow = window(35.01, 36, 0.3, 0, 3.67); // 9.5x
         assertThat(onlyScore(Diagnosis.queueing(findings(CALM, UP, slow)), "queueing")).isEqualTo(0.65);
         Signals.Engine busy = engine(1.0, 0.0, new Signals.Queue(1.0, 3.0, null, null, null));
         assertThat(onlyScore(Diagnosis.queueing(findings(CALM, busy, slow)), "queueing")).isEqualTo(0.85);
-        assertThat(Diagnosis.queueing(findings(CALM, UP, window(10.9, 11, 0.3, 0, 3.67)))).isEmpty(); // 2.97x
+        // swap growing points at memory rather than queueing: 0.4
+        assertThat(onlyScore(Diagnosis.queueing(findings(host(0.0, GIB, 0.0, 0.0, 1.0), UP, slow)), "queueing"))
+                .isEqualTo(0.4);
     }
 
     @Test

@@ -181,10 +181,11 @@ class BundleIT {
         Done first = exec(env, launcher, "status", "--url", "http://127.0.0.1:9531");
         assertThat(first.exit()).as(first.out()).isZero();
         assertThat(Files.readAllLines(dumps)).as("the status run itself makes it").hasSize(1)
-                .allSatisfy(l -> assertThat(l).endsWith(" status --url http://127.0.0.1:9531"));
+                .allSatisfy(l -> assertThat(l).contains(" -Dtailwatch.cds.training=true ")
+                        .endsWith(" status --url http://127.0.0.1:9531"));
         List<Path> made = archives();
         assertThat(made).hasSize(1);
-        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+\\.jsa");
+        assertThat(made.get(0).getFileName().toString()).matches("tailwatch-\\d+-\\d+\\.jsa");
 
         for (String command : new String[] {"diagnose", "kv-budget", "--help"}) {
             Done d = exec(env, launcher, command);
@@ -221,7 +222,9 @@ class BundleIT {
         assertThat(Files.size(archive)).isGreaterThan(100_000);
         // The command line's own classes come from the archive.
         Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
-        assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file");
+        assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file")
+                .as("every command's model, though the status run that made it built only its own")
+                .containsPattern("io\\.tailwatch\\.cli\\.KvBudgetCommand source: shared objects file");
         assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
 
         // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
@@ -239,6 +242,16 @@ class BundleIT {
         Done again = exec(Map.of(), launcher, "status", "--url", "http://127.0.0.1:1");
         assertThat(again.out()).isEqualTo(statusPlain.out());
         assertThat(archives()).hasSize(1).doesNotContain(archive);
+
+        // Another install (the same jar elsewhere) makes its own archive and leaves this one's alone.
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Done copy = exec(Map.of(), "cp", "-R", home.toString(), other.toString());
+        assertThat(copy.exit()).as(copy.out()).isZero();
+        List<Path> before = archives();
+        Done elsewhere = exec(Map.of(), other.resolve(home.getFileName()).resolve("bin/tailwatch").toString(), "status",
+                "--url", "http://127.0.0.1:1");
+        assertThat(elsewhere.out()).isEqualTo(statusPlain.out());
+        assertThat(archives()).hasSize(2).containsAll(before);
 
         // A cache directory that cannot be made: no archive, same output.
         Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** The engine clients against the simulator on loopback: both wire formats, inventory, queueing, loads, faults. */
 class EngineSimulatorTest {
     static ProbeRequest request(String model, int maxTokens) {
-        return new ProbeRequest(model, 64, maxTokens, 0.0, Duration.ofSeconds(2), Duration.ofSeconds(10),
+        return new ProbeRequest(model, 64, maxTokens, 0.0, Duration.ofSeconds(10),
                 Duration.ofSeconds(20));
     }
 
