@@ -2,7 +2,7 @@
 # Probe measurement accuracy against the engine simulator (loopback only).
 # Usage: bench/probe-accuracy.sh [probes per row (10)] [max_tokens (32)]
 #          in one warm JVM: each probe against the simulator's own record of its first and last token.
-#        bench/probe-accuracy.sh cold [rounds (8)] [api (openai)]
+#        bench/probe-accuracy.sh cold [rounds (8)] [api (openai)] [both|cli|daemon]
 #          a cold `tailwatch probe` (a fresh JVM through the release launcher) and a fresh daemon's first
 #          probe, each with and without the probe warm-up, against curl on the same simulator request
 #          right after it (curl timed by its own --trace-time clock). Needs curl.

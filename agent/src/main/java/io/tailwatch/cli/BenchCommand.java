@@ -24,15 +24,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch bench: the benchmark methodology over one or more engines. */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -43,9 +40,7 @@ import picocli.CommandLine.Spec;
         "against the last 7 days of local history.",
         "Exit: 0 done, 1 no valid run for some engine, 2 usage/config, 3 refused by the preflight gate,",
         "130 interrupted (Ctrl-C: the run in flight is dropped; a partial report is printed and written)."})
-public final class BenchCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class BenchCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions config;
@@ -96,8 +91,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean noHistory;
 
     @Override
-    public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter stdout, PrintWriter err) {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;

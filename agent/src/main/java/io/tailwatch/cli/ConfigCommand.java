@@ -5,28 +5,21 @@ import io.tailwatch.core.config.ConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** Config tools. */
 @Command(name = "config", description = "Work with the config file.", subcommands = {ConfigCommand.Check.class, ConfigCommand.Defaults.class})
 public final class ConfigCommand {
 
     @Command(name = "check", description = "Validate a config file: exit 0, or 2 printing every problem with line, column and key.")
-    static final class Check implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
+    static final class Check extends PrintingCommand {
 
         @Parameters(paramLabel = "FILE")
         Path file;
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+        protected int run(PrintWriter out, PrintWriter err) {
             try {
                 Config c = Config.load(file, System.getenv());
                 String otlp = io.tailwatch.metrics.OtlpExporter.check(c.otlp().settings(), System.getenv());
@@ -51,13 +44,11 @@ public final class ConfigCommand {
     }
 
     @Command(name = "defaults", description = "Print the built-in default config (config/tailwatch.yaml).")
-    static final class Defaults implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
+    static final class Defaults extends PrintingCommand {
 
         @Override
-        public Integer call() {
-            spec.commandLine().getOut().print(Config.defaultText());
+        protected int run(PrintWriter out, PrintWriter err) {
+            out.print(Config.defaultText());
             return TailwatchCommand.EXIT_OK;
         }
     }

@@ -8,11 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch detect: which LLM engines run on this host's loopback ports, and a ready engines: block. */
 @Command(name = "detect", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -21,9 +18,7 @@ import picocli.CommandLine.Spec;
         "vLLM 8000) and any given with --ports, and identifies each engine by what its API answers (each request",
         "has a 2 s deadline). Prints a table and an engines: block for config/tailwatch.yaml.",
         "Exit: 0 some engine found, 1 none, 2 usage."})
-public final class DetectCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class DetectCommand extends PrintingCommand {
 
     @Option(names = "--ports", paramLabel = "P,P,...", split = ",", description = "More ports to check (besides the well-known ones).")
     List<Integer> ports = new ArrayList<>();
@@ -38,9 +33,7 @@ public final class DetectCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         if (!isLoopback(host)) {
             err.println("--host: " + host + " is not a loopback address; tailwatch checks only this host's engines");
             return TailwatchCommand.EXIT_CONFIG;

@@ -10,18 +10,13 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Ranks the likely causes of the current symptoms, each with the figures that support it. */
 @Command(name = "diagnose", description = "Rank the likely causes of the current symptoms from the running agent's evidence.")
-public final class DiagnoseCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class DiagnoseCommand extends PrintingCommand {
 
     @Mixin
     AgentOptions agent;
@@ -33,9 +28,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         AgentClient client = agent.client();
         if (client == null) {
             return TailwatchCommand.EXIT_CONFIG;

@@ -6,12 +6,9 @@ import io.tailwatch.tools.doctor.DoctorReport;
 import io.tailwatch.tools.doctor.ToolRunner;
 import java.time.Duration;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Cross-checks every native host reading against the OS's own tools. */
 @Command(name = "doctor", description = {
@@ -21,9 +18,7 @@ import picocli.CommandLine.Spec;
         "/proc/meminfo; both: ps), each against a stated tolerance.",
         "Exit 0 when all agree, 1 on any disagreement or impossible reading,",
         "2 on a bad config."})
-public final class DoctorCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class DoctorCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions options;
@@ -37,9 +32,7 @@ public final class DoctorCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;

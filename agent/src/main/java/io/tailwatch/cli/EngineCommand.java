@@ -6,7 +6,6 @@ import io.tailwatch.core.launchd.Launchctl;
 import io.tailwatch.core.launchd.UserId;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,9 +18,7 @@ public final class EngineCommand {
 
     @Command(name = "restart", description = "Restart an engine that runs under launchd (launchctl kickstart -k on its "
             + "launchd_label): frees a KV cache that grew into swap. Needs --yes.")
-    static final class Restart implements Callable<Integer> {
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
+    static final class Restart extends PrintingCommand {
         @Mixin
         ConfigOptions options;
         @Parameters(paramLabel = "NAME", description = "Engine name from the config.")
@@ -32,9 +29,7 @@ public final class EngineCommand {
         boolean system;
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+        protected int run(PrintWriter out, PrintWriter err) {
             try {
                 Config config = options.loadOrReport();
                 if (config == null) {

@@ -9,17 +9,12 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch history: past ladder, bench and baseline results from the local database. */
 @Command(name = "history", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = "List past ladder, bench and baseline results from the local history (newest first).")
-public final class HistoryCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class HistoryCommand extends PrintingCommand {
 
     @Option(names = "--engine", paramLabel = "E", description = "Only this engine.")
     String engine;
@@ -40,9 +35,7 @@ public final class HistoryCommand implements Callable<Integer> {
     Path historyDb;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         if (kind != null && !RunRecords.KINDS.contains(kind)) {
             err.println("--kind must be " + String.join(", ", RunRecords.KINDS.subList(0, RunRecords.KINDS.size() - 1))
                     + " or " + RunRecords.KINDS.get(RunRecords.KINDS.size() - 1));

@@ -20,12 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch kv-budget: KV-cache bytes per token, per context length, and the safe --max-kv-size. */
 @Command(name = "kv-budget", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -39,9 +36,7 @@ import picocli.CommandLine.Spec;
         "marked as estimates. Host memory is read from this host when --memory is not given.",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",
         "safe max tokens = floor((memory - os reserve - weights - runtime) x safety / bytes per token)."})
-public final class KvBudgetCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class KvBudgetCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions config;
@@ -145,9 +140,9 @@ public final class KvBudgetCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
-        out = spec.commandLine().getOut();
-        err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
+        this.out = out;
+        this.err = err;
         double bpe;
         Sizing sizing;
         List<Long> contexts;

@@ -30,13 +30,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** tailwatch ladder: the concurrency ladder with stop rules, a gate report and a chart. */
 @Command(name = "ladder", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class, description = {
@@ -45,9 +42,7 @@ import picocli.CommandLine.Spec;
         "(errors, p95 >= 3x the first step, health, swap growth, memory pressure).",
         "Writes requests.csv, summary.json, report.md and ladder.png to --out.",
         "Exit: 0 done, 1 gate failed or engine unusable, 2 usage/config, 3 refused by the preflight gate, 130 interrupted."})
-public final class LadderCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class LadderCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions config;
@@ -121,9 +116,7 @@ public final class LadderCommand implements Callable<Integer> {
     boolean saveBaseline;
 
     @Override
-    public Integer call() {
-        PrintWriter stdout = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter stdout, PrintWriter err) {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             return TailwatchCommand.EXIT_CONFIG;

@@ -11,18 +11,13 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Sends one synthetic streaming probe to an engine and prints what it measured. */
 @Command(name = "probe", description = {"Send one synthetic streaming request to an engine and print its timings.",
         "Exit 0 when the probe succeeded, 1 when it failed, 2 on bad usage."})
-public final class ProbeCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class ProbeCommand extends PrintingCommand {
 
     @Option(names = "--url", required = true, paramLabel = "URL", description = "Engine base URL, e.g. http://127.0.0.1:11434.")
     String url;
@@ -63,9 +58,7 @@ public final class ProbeCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         URI uri;
         try {
             uri = URI.create(url);

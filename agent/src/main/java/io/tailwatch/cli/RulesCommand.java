@@ -5,18 +5,13 @@ import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.daemon.alerts.RuleExport;
 import io.tailwatch.core.rules.Rules;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Prints the alert rules, with the config's thresholds, for Prometheus, Grafana or people. */
 @Command(name = "rules", description = "Print the alert rules: as a Prometheus rules file, a Grafana alerting provisioning file, or a table.")
-public final class RulesCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class RulesCommand extends PrintingCommand {
 
     @Mixin
     ConfigOptions options;
@@ -26,9 +21,7 @@ public final class RulesCommand implements Callable<Integer> {
     String format;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;

@@ -10,24 +10,19 @@ import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.metrics.OtlpExporter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * Runs the daemon in the foreground until SIGTERM or SIGINT. SIGHUP reloads the config the way
  * Prometheus does ({@link ReloadingDaemon}).
  */
 @Command(name = "run", description = "Run the agent in the foreground (SIGHUP reloads the config).")
-public final class RunCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class RunCommand extends PrintingCommand {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
@@ -50,9 +45,7 @@ public final class RunCommand implements Callable<Integer> {
     String logMaxSize;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;

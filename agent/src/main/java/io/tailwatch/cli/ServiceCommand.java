@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,10 +47,7 @@ public final class ServiceCommand {
         }
     }
 
-    abstract static class Base implements Callable<Integer> {
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
+    abstract static class Base extends PrintingCommand {
         PrintWriter out() {
             return spec.commandLine().getOut();
         }
@@ -61,18 +57,18 @@ public final class ServiceCommand {
         }
 
         @Override
-        public final Integer call() {
+        protected final int run(PrintWriter out, PrintWriter err) {
             try {
                 return run();
             } catch (Launchctl.NotFound e) {
-                err().println(e.getMessage());
+                err.println(e.getMessage());
                 return TailwatchCommand.EXIT_FAILURE;
             } catch (IOException e) {
-                err().println(e.getClass().getSimpleName() + ": " + e.getMessage());
+                err.println(e.getClass().getSimpleName() + ": " + e.getMessage());
                 return TailwatchCommand.EXIT_FAILURE;
             } finally {
-                out().flush();
-                err().flush();
+                out.flush();
+                err.flush();
             }
         }
 

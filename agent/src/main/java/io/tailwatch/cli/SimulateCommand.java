@@ -6,19 +6,14 @@ import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.time.Duration;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Runs the engine simulator in the foreground until SIGTERM or SIGINT. */
 @Command(name = "simulate", description = {"Run a simulated LLM engine that speaks the Ollama or OpenAI wire format,",
         "with set TTFT, decode speed, slots, errors, stalls and load time (fire drills, demos, tests)."})
-public final class SimulateCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class SimulateCommand extends PrintingCommand {
 
     @Option(names = "--api", required = true, paramLabel = "API", completionCandidates = EngineApiNames.class,
             converter = EngineApiNames.class,
@@ -64,8 +59,7 @@ public final class SimulateCommand implements Callable<Integer> {
     Long seed;
 
     @Override
-    public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         HostPort hp;
         SimulatorOptions o;
         try {
@@ -88,7 +82,6 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
-        PrintWriter out = spec.commandLine().getOut();
         out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));
         out.flush();

@@ -9,18 +9,13 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** One screen of the running agent: alerts, host signals, engines, probe windows, worst first. */
 @Command(name = "status", description = "Show the running agent's alerts, host signals, engines and probe windows, worst first.")
-public final class StatusCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+public final class StatusCommand extends PrintingCommand {
 
     @Mixin
     AgentOptions agent;
@@ -29,9 +24,7 @@ public final class StatusCommand implements Callable<Integer> {
     boolean json;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    protected int run(PrintWriter out, PrintWriter err) {
         AgentClient client = agent.client();
         if (client == null) {
             return TailwatchCommand.EXIT_CONFIG;

@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * ({@code --trace-time}): from the first trace line (connecting) to the first response header, to the
  * first data that carries content, and to the end marker. Run with bench/probe-accuracy.sh cold.
  *
- * <p>Arguments: launcher (bin/tailwatch of an unpacked bundle), rounds (8), API (openai).
+ * <p>Arguments: launcher (bin/tailwatch of an unpacked bundle), rounds (8), API (openai), which clients
+ * (both, cli or daemon).
  */
 public final class ColdProbeBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,6 +50,7 @@ public final class ColdProbeBenchmark {
         Path launcher = Path.of(args[0]);
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 8;
         String api = args.length > 2 ? args[2] : "openai";
+        String which = args.length > 3 ? args[3] : "both";
         SimulatorOptions o = SimulatorOptions.defaults(api).withTiming(Duration.ofMillis(TTFT_MS), TOKENS_PER_SECOND);
         try (EngineSimulator sim = EngineSimulator.start(api, "127.0.0.1", 0, o)) {
             String url = "http://127.0.0.1:" + sim.port();
@@ -60,13 +62,13 @@ public final class ColdProbeBenchmark {
             }
             Map<String, List<Figures>> runs = new LinkedHashMap<>();
             Map<String, List<Figures>> pairs = new LinkedHashMap<>();
-            for (int i = 0; i < rounds; i++) {
+            for (int i = 0; i < (which.equals("daemon") ? 0 : rounds); i++) {
                 for (boolean warm : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                     String name = "CLI `probe`, warm-up " + (warm ? "on" : "off");
                     add(runs, pairs, name, cli(launcher, url, api, o.model(), warm), curl(url, api, o.model()));
                 }
             }
-            for (int i = 0; i < rounds; i++) {
+            for (int i = 0; i < (which.equals("cli") ? 0 : rounds); i++) {
                 for (boolean warm : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                     Figures[] d = daemon(launcher, url, api, o.model(), warm);
                     Figures c = curl(url, api, o.model());

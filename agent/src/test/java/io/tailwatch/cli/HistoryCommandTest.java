@@ -1,12 +1,12 @@
 package io.tailwatch.cli;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import picocli.CommandLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.RunRecord;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -22,19 +22,17 @@ class HistoryCommandTest {
     }
 
     static Run run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = TailwatchCommand.commandLine().execute(args);
-            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+        return run(TailwatchCommand.commandLine(), args);
+    }
+
+    /** Runs a command line with its output and error writers captured (the commands print nowhere else). */
+    static Run run(CommandLine cl, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
     }
 
     @Test

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -22,21 +19,9 @@ class KvBudgetCommandTest {
     Path tmp;
 
     HistoryCommandTest.Run run(Map<String, String> env, String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            KvBudgetCommand cmd = new KvBudgetCommand();
-            cmd.env = env;
-            int code = new CommandLine(cmd).execute(args);
-            return new HistoryCommandTest.Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+        KvBudgetCommand cmd = new KvBudgetCommand();
+        cmd.env = env;
+        return HistoryCommandTest.run(new CommandLine(cmd), args);
     }
 
     /** An MLX checkpoint in a Hugging Face cache under {@code tmp/hf}: Gemma 3 270M's config, 500 MiB of weights. */

@@ -25,17 +25,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * Prometheus exposition through Micrometer. Gauges and counters mirror the hub's snapshot (a series
  * that disappears from the snapshot is removed from the registry, so unknown stays absent);
  * histograms are Micrometer distribution summaries with the catalog's explicit buckets.
- * Rendering reads only the registry, so a slow sampler never blocks a scrape.
+ * Rendering reads only the registries, so a slow sampler never blocks a scrape.
+ *
+ * <p>Each metric has a Micrometer registry of its own (and the process_* families one more). A
+ * Micrometer registry collects all its meters before it writes any, so with one registry a scrape
+ * held every sample of the exposition at once (megabytes at a few thousand series: more than the
+ * daemon's 2 MiB young generation, so each scrape promoted them and old-generation collections
+ * followed). Rendered family by family and streamed to the response, a scrape holds one family at a
+ * time and the bytes leave through small reused buffers; the output is the same, byte for byte.
  */
 public final class PrometheusExporter implements MetricSink {
     public static final String TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     public static final String OPENMETRICS_CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    /** One registry per metric (by its name), and the same registries by the first family name each renders. */
+    private final Map<String, PrometheusMeterRegistry> byMetric = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentSkipListMap<String, PrometheusMeterRegistry> byFamily =
+            new java.util.concurrent.ConcurrentSkipListMap<>();
     private final Map<Point.SeriesKey, Series> series = new HashMap<>();
     private final Map<String, DistributionSummary> summaries = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-    private final String targetInfoLabels;
+    private final byte[] targetInfoText;
+    private final byte[] targetInfoOpenMetrics;
 
     public PrometheusExporter(Map<String, String> resourceAttributes) {
         this(resourceAttributes, true);
@@ -43,15 +54,51 @@ public final class PrometheusExporter implements MetricSink {
 
     /** {@code processMetrics}: also expose the standard process_* families of this JVM (see {@link MetricsReference}). */
     public PrometheusExporter(Map<String, String> resourceAttributes, boolean processMetrics) {
-        this.targetInfoLabels = labels(resourceAttributes);
+        String targetInfoLabels = labels(resourceAttributes);
+        this.targetInfoText = ("# HELP target_info Target metadata\n# TYPE target_info gauge\ntarget_info" + targetInfoLabels
+                + " 1\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.targetInfoOpenMetrics = ("# TYPE target info\n# HELP target Target metadata\ntarget_info" + targetInfoLabels
+                + " 1\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (processMetrics) {
-            ProcessMetrics.builder().register(registry.getPrometheusRegistry());
+            PrometheusMeterRegistry process = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            ProcessMetrics.builder().register(process.getPrometheusRegistry());
+            byFamily.put(firstFamily(process), process);
         }
     }
 
     private static final class Series {
         volatile double value;
         Meter meter;
+        PrometheusMeterRegistry registry;
+    }
+
+    /** The registry of {@code def}'s families, made when its first meter comes ({@code register} adds it). */
+    private synchronized <M extends Meter> M registerIn(MetricDef def, java.util.function.Function<PrometheusMeterRegistry, M> register) {
+        PrometheusMeterRegistry r = byMetric.get(def.name());
+        if (r != null) {
+            return register.apply(r);
+        }
+        r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        M meter = register.apply(r);
+        byFamily.put(firstFamily(r), r);
+        byMetric.put(def.name(), r);
+        return meter;
+    }
+
+    /**
+     * The first family name (in the exposition's order) a registry renders: the registry asks its filter
+     * about every name, and a filter that says no to all of them writes nothing.
+     */
+    private static String firstFamily(PrometheusMeterRegistry r) {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        r.getPrometheusRegistry().scrape(name -> {
+            names.add(name);
+            return false;
+        });
+        if (names.isEmpty()) {
+            throw new IllegalStateException("a registry without families");
+        }
+        return names.first();
     }
 
     @Override
@@ -64,6 +111,7 @@ public final class PrometheusExporter implements MetricSink {
             if (s == null) {
                 s = new Series();
                 s.meter = register(p.metric(), p.attributes(), s);
+                s.registry = byMetric.get(p.metric().name());
                 series.put(key, s);
             }
             s.value = p.value();
@@ -71,7 +119,7 @@ public final class PrometheusExporter implements MetricSink {
         List<Point.SeriesKey> gone = new ArrayList<>();
         for (Map.Entry<Point.SeriesKey, Series> e : series.entrySet()) {
             if (!seen.contains(e.getKey())) {
-                registry.remove(e.getValue().meter);
+                e.getValue().registry.remove(e.getValue().meter);
                 gone.add(e.getKey());
             }
         }
@@ -81,12 +129,12 @@ public final class PrometheusExporter implements MetricSink {
     private Meter register(MetricDef def, Map<String, String> attrs, Series s) {
         Tags tags = presentTags(def, attrs);
         if (def.instrument() == Instrument.COUNTER) {
-            return FunctionCounter.builder(def.name(), s, x -> x.value)
-                    .description(def.description()).baseUnit(def.baseUnit()).tags(tags).register(registry);
+            return registerIn(def, r -> FunctionCounter.builder(def.name(), s, x -> x.value)
+                    .description(def.description()).baseUnit(def.baseUnit()).tags(tags).register(r));
         }
-        return Gauge.builder(def.name(), s, x -> x.value)
+        return registerIn(def, r -> Gauge.builder(def.name(), s, x -> x.value)
                 .description(def.description()).baseUnit(def.baseUnit()).tags(tags).strongReference(true)
-                .register(registry);
+                .register(r));
     }
 
     @Override
@@ -95,20 +143,20 @@ public final class PrometheusExporter implements MetricSink {
         if ("s".equals(histogram.unit())) {
             // Micrometer's fixed-boundary histograms count whole units; durations go through a Timer
             // (nanosecond resolution) so sub-second buckets fill correctly.
-            timers.computeIfAbsent(key, k -> Timer.builder(histogram.name())
+            timers.computeIfAbsent(key, k -> registerIn(histogram, r -> Timer.builder(histogram.name())
                     .description(histogram.description())
                     .tags(tags(histogram, attributes))
                     .serviceLevelObjectives(histogram.buckets().stream()
                             .map(b -> Duration.ofNanos(Math.round(b * 1e9))).toArray(Duration[]::new))
-                    .register(registry)).record(Math.round(value * 1e9), TimeUnit.NANOSECONDS);
+                    .register(r))).record(Math.round(value * 1e9), TimeUnit.NANOSECONDS);
             return;
         }
-        summaries.computeIfAbsent(key, k -> DistributionSummary.builder(histogram.name())
+        summaries.computeIfAbsent(key, k -> registerIn(histogram, r -> DistributionSummary.builder(histogram.name())
                 .description(histogram.description())
                 .baseUnit(histogram.baseUnit())
                 .tags(tags(histogram, attributes))
                 .serviceLevelObjectives(histogram.buckets().stream().mapToDouble(Double::doubleValue).toArray())
-                .register(registry)).record(value);
+                .register(r))).record(value);
     }
 
     @Override
@@ -119,7 +167,7 @@ public final class PrometheusExporter implements MetricSink {
             m = summaries.remove(key);
         }
         if (m != null) {
-            registry.remove(m);
+            byMetric.get(histogram.name()).remove(m);
         }
     }
 
@@ -163,20 +211,114 @@ public final class PrometheusExporter implements MetricSink {
 
     /** Renders the exposition for the given Accept header, with target_info carrying the resource attributes. */
     public String scrape(String accept) {
-        boolean om = wantsOpenMetrics(accept);
-        String body = registry.scrape(om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
-        StringBuilder out = new StringBuilder(body.length() + 256);
-        if (om) {
-            out.append("# TYPE target info\n# HELP target Target metadata\ntarget_info").append(targetInfoLabels).append(" 1\n");
-        } else {
-            out.append("# HELP target_info Target metadata\n# TYPE target_info gauge\ntarget_info").append(targetInfoLabels).append(" 1\n");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(4096);
+        try {
+            scrape(accept, out);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        out.append(body);
-        return out.toString();
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    public PrometheusMeterRegistry registry() {
-        return registry;
+    /**
+     * Streams the exposition for the given Accept header to {@code out}: target_info first, then each
+     * metric's registry in the order of family names (the order one registry renders in). Micrometer
+     * renders each (a Timer's histogram and its _max gauge together) and writes it through its own
+     * small buffers, so what a scrape holds at once is one metric's samples, not the whole exposition:
+     * the allocation of a scrape is short-lived and the 2 MiB young generation absorbs it
+     * (docs/performance.md, "Scrape scaling"). OpenMetrics gets one {@code # EOF}, at the end.
+     */
+    public void scrape(String accept, java.io.OutputStream out) throws java.io.IOException {
+        boolean om = wantsOpenMetrics(accept);
+        String type = om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE;
+        out.write(om ? targetInfoOpenMetrics : targetInfoText);
+        // Micrometer's writer flushes at the end of every registry: passed on to a response, each flush
+        // would send a chunk of its own. The caller flushes once, at the end.
+        java.io.OutputStream unflushed = new NoFlush(out);
+        EofHold body = om ? new EofHold(unflushed) : null;
+        java.io.OutputStream target = om ? body : unflushed;
+        for (PrometheusMeterRegistry r : byFamily.values()) {
+            r.scrape(target, type);
+            if (body != null) {
+                body.endCall();
+            }
+        }
+        if (body != null) {
+            out.write(EOF);
+        }
+    }
+
+    /** Passes writes on and holds flushes back. */
+    private static final class NoFlush extends java.io.FilterOutputStream {
+        NoFlush(java.io.OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final byte[] EOF = "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Writes OpenMetrics families rendered one call at a time as one exposition: every call ends with
+     * {@code # EOF}, so the last bytes written are held back and dropped at {@link #endCall()} when
+     * they are that line; the caller writes the one {@code # EOF} the exposition ends with.
+     */
+    static final class EofHold extends java.io.FilterOutputStream {
+        private final byte[] tail = new byte[EOF.length];
+        private int held;
+
+        EofHold(java.io.OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws java.io.IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            if (len >= tail.length) {
+                out.write(tail, 0, held);
+                out.write(b, off, len - tail.length);
+                System.arraycopy(b, off + len - tail.length, tail, 0, tail.length);
+                held = tail.length;
+                return;
+            }
+            int overflow = held + len - tail.length;
+            if (overflow > 0) {
+                out.write(tail, 0, overflow);
+                System.arraycopy(tail, overflow, tail, 0, held - overflow);
+                held -= overflow;
+            }
+            System.arraycopy(b, off, tail, held, len);
+            held += len;
+        }
+
+        /** One rendering call is done: drop its {@code # EOF}, write anything else held. */
+        void endCall() throws java.io.IOException {
+            if (!(held == EOF.length && java.util.Arrays.equals(tail, EOF))) {
+                out.write(tail, 0, held);
+            }
+            held = 0;
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            flush(); // the response stream is the caller's to close
+        }
     }
 
     private static String labels(Map<String, String> attrs) {

@@ -13,7 +13,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -123,32 +125,45 @@ final class ProbeWarmup {
     record Canned(String contentType, boolean end, String... pieces) {
     }
 
+    /**
+     * Tokens in a canned stream: as many as a default probe's, so that the decoder's and the JSON
+     * parser's per-byte methods are compiled during the warm-up rather than during the timed stream.
+     */
+    static final int TOKENS = 32;
+    private static final String[] WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight"};
+
     /** The canned stream of {@code api}: the shapes its parser reads (role, content, usage or counters, end marker). */
     static Canned canned(String api) {
+        List<String> pieces = new ArrayList<>();
         switch (api) {
             case "openai": {
                 String head = "{\"id\":\"warmup\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"warmup\",";
-                return new Canned("text/event-stream", true,
-                        "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-                                + "\"finish_reason\":null}]}\n\n",
-                        ": keepalive\n\n",
-                        "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" one\"},\"finish_reason\":null}]}\n\n",
-                        "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\" two\"},"
-                                + "\"finish_reason\":null}]}\n\n",
-                        "data: " + head + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],"
-                                + "\"timings\":{\"prompt_n\":64,\"prompt_ms\":1.5,\"predicted_n\":2,\"predicted_per_second\":35.0}}\n\n"
-                                + "data: " + head + "\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":2,"
-                                + "\"total_tokens\":66,\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n",
-                        "data: [DONE]\n\n");
+                pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                        + "\"finish_reason\":null}]}\n\n");
+                pieces.add(": keepalive\n\n");
+                for (int i = 0; i < TOKENS; i++) {
+                    String field = i == 1 ? "reasoning_content" : "content";
+                    pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"" + field
+                            + "\":\" " + WORDS[i % WORDS.length] + "\"},\"finish_reason\":null}]}\n\n");
+                }
+                pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],"
+                        + "\"timings\":{\"prompt_n\":64,\"prompt_ms\":1.5,\"predicted_n\":" + TOKENS
+                        + ",\"predicted_per_second\":35.0}}\n\n"
+                        + "data: " + head + "\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":" + TOKENS
+                        + ",\"total_tokens\":" + (64 + TOKENS) + ",\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n");
+                pieces.add("data: [DONE]\n\n");
+                return new Canned("text/event-stream", true, pieces.toArray(String[]::new));
             }
             case "ollama": {
                 String head = "{\"model\":\"warmup\",\"created_at\":\"2026-01-01T00:00:00Z\",";
-                return new Canned("application/x-ndjson", true,
-                        head + "\"message\":{\"role\":\"assistant\",\"content\":\" one\"},\"done\":false}\n",
-                        head + "\"message\":{\"role\":\"assistant\",\"content\":\" two\",\"thinking\":\"\"},\"done\":false}\n",
-                        head + "\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"length\","
-                                + "\"total_duration\":3000000,\"load_duration\":1000000,\"prompt_eval_count\":64,"
-                                + "\"prompt_eval_duration\":1000000,\"eval_count\":2,\"eval_duration\":1000000}\n");
+                for (int i = 0; i < TOKENS; i++) {
+                    pieces.add(head + "\"message\":{\"role\":\"assistant\",\"content\":\" " + WORDS[i % WORDS.length] + "\""
+                            + (i == 1 ? ",\"thinking\":\"\"" : "") + "},\"done\":false}\n");
+                }
+                pieces.add(head + "\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"length\","
+                        + "\"total_duration\":3000000,\"load_duration\":1000000,\"prompt_eval_count\":64,"
+                        + "\"prompt_eval_duration\":1000000,\"eval_count\":" + TOKENS + ",\"eval_duration\":1000000}\n");
+                return new Canned("application/x-ndjson", true, pieces.toArray(String[]::new));
             }
             default:
                 return null;

@@ -1,0 +1,135 @@
+package io.tailwatch.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The exposition streamed family by family is the one a single registry rendered, and it never is held whole. */
+class StreamedExpositionTest {
+    private static PrometheusExporter liveShaped(int engines) {
+        MetricHub hub = new MetricHub();
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "golden \"host\""), false);
+        hub.addSink(prom);
+        LiveShapedHub.fill(hub, engines);
+        return prom;
+    }
+
+    private static String golden(String name) throws Exception {
+        return new String(StreamedExpositionTest.class.getResourceAsStream("/exposition/" + name).readAllBytes(),
+                StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The expected files were rendered from the same hub when the exporter kept every meter in one
+     * Micrometer registry and returned the exposition as one String: the streamed output is that
+     * output byte for byte (family order, HELP/TYPE, escaping, target_info, the single # EOF).
+     */
+    @Test
+    void theStreamedBodyIsTheSingleRegistryRenderingByteForByte() throws Exception {
+        PrometheusExporter prom = liveShaped(1);
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        prom.scrape("text/plain", text);
+        assertThat(text.toString(StandardCharsets.UTF_8)).isEqualTo(golden("live-shaped-1-engine.prom"));
+        ByteArrayOutputStream om = new ByteArrayOutputStream();
+        prom.scrape("application/openmetrics-text; version=1.0.0", om);
+        assertThat(om.toString(StandardCharsets.UTF_8)).isEqualTo(golden("live-shaped-1-engine.om"));
+        assertThat(prom.scrape(null)).isEqualTo(golden("live-shaped-1-engine.prom"));
+    }
+
+    @Test
+    void openMetricsEndsWithOneEofLine() throws Exception {
+        PrometheusExporter prom = liveShaped(3);
+        String om = prom.scrape("application/openmetrics-text");
+        assertThat(om).endsWith("\n# EOF\n");
+        assertThat(om.split("# EOF", -1)).hasSize(2);
+        assertThat(prom.scrape("text/plain")).doesNotContain("# EOF");
+        // Without any meter: target_info and the end.
+        PrometheusExporter empty = new PrometheusExporter(Map.of("service.name", "t"), false);
+        assertThat(empty.scrape("application/openmetrics-text"))
+                .isEqualTo("# TYPE target info\n# HELP target Target metadata\ntarget_info{service_name=\"t\"} 1\n# EOF\n");
+    }
+
+    /** Records the size of every write. */
+    static final class Writes extends OutputStream {
+        final List<Integer> sizes = new ArrayList<>();
+        long total;
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            sizes.add(len);
+            total += len;
+        }
+    }
+
+    /**
+     * About 5,000 series (25 engines, 2 scenarios each: 1.5 MB) reach the stream in writes of at most
+     * the writers' 8 KiB buffers (a body built whole first would arrive in one write of its full size),
+     * within the hub's 2 MiB bound, in both formats.
+     */
+    @Test
+    void aLargeHubIsWrittenInSmallChunksWithinTheBound() throws Exception {
+        PrometheusExporter prom = liveShaped(25);
+        for (String accept : new String[] {"text/plain", "application/openmetrics-text"}) {
+            Writes w = new Writes();
+            prom.scrape(accept, w);
+            assertThat(w.total).as(accept).isBetween(1_000_000L, MetricHub.Limits.DEFAULT.maxExpositionBytes());
+            assertThat(w.sizes.stream().mapToInt(Integer::intValue).max().orElseThrow()).as(accept).isLessThanOrEqualTo(8192);
+            assertThat(w.sizes.size()).as(accept).isGreaterThan((int) (w.total / 8192));
+        }
+        String text = prom.scrape("text/plain");
+        assertThat(text.lines().filter(l -> !l.startsWith("#")).count()).isGreaterThan(5_000);
+    }
+
+    /**
+     * In a JVM with the daemon's flags (2 MiB young generation, serial collector) and -Xlog:gc, 40
+     * renderings of that hub cause young collections only: what a scrape allocates dies young. (Rendered
+     * whole, as one String, the same renderings caused about 100 full collections.)
+     */
+    @Test
+    void scrapesOfAFiveThousandSeriesHubCauseNoFullCollection(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path root = Path.of(System.getProperty("tailwatch.root", ".."));
+        Path gcLog = dir.resolve("gc.log");
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String line : Files.readAllLines(root.resolve("launchd/jvm.options"))) {
+            String l = line.strip();
+            if (!l.isEmpty() && !l.startsWith("#")) {
+                cmd.add(l);
+            }
+        }
+        assertThat(cmd).contains("-Xmn2m", "-XX:+UseSerialGC");
+        cmd.addAll(List.of("-Xlog:gc:file=" + gcLog, "-cp", System.getProperty("java.class.path"),
+                ScrapeGcRun.class.getName(), "25", "20", "8"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(out).isZero();
+        List<String> log = Files.readAllLines(gcLog);
+        int mark = -1;
+        for (int i = 0; i < log.size(); i++) {
+            if (log.get(i).contains("Pause Full (System.gc())")) {
+                mark = i;
+            }
+        }
+        assertThat(mark).as(String.join("\n", log)).isNotNegative();
+        List<String> during = log.subList(mark + 1, log.size());
+        assertThat(during.stream().filter(l -> l.contains("Pause Young"))).as("young collections while scraping").isNotEmpty();
+        assertThat(during.stream().filter(l -> l.contains("Pause Full"))).as("full collections while scraping").isEmpty();
+        System.out.println("40 scrapes of the 25-engine hub: " + out.strip() + ", "
+                + during.stream().filter(l -> l.contains("Pause Young")).count() + " young collections, none full");
+    }
+}
