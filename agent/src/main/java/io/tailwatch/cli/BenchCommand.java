@@ -1,21 +1,21 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.stats.Stats;
 import io.tailwatch.tools.capacity.Bench;
 import io.tailwatch.tools.capacity.BenchReport;
 import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
-import io.tailwatch.core.config.Config;
-import io.tailwatch.core.json.Json;
-import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.HistoryException;
 import io.tailwatch.tools.history.RunRecord;
 import io.tailwatch.tools.history.RunRecords;
-import io.tailwatch.core.probe.EngineClient;
-import io.tailwatch.core.probe.EngineClients;
-import io.tailwatch.core.stats.Stats;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

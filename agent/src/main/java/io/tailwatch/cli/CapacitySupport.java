@@ -1,11 +1,11 @@
 package io.tailwatch.cli;
 
+import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.core.units.Units;
 import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.HostFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
-import io.tailwatch.core.units.Units;
-import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.HistoryException;
 import io.tailwatch.tools.history.RunRecord;

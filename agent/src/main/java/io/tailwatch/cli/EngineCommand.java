@@ -6,11 +6,11 @@ import io.tailwatch.core.launchd.Launchctl;
 import io.tailwatch.core.launchd.UserId;
 import java.io.IOException;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** Runbook actions on an engine. */
 @Command(name = "engine", description = "Runbook actions on a local engine.", subcommands = {EngineCommand.Restart.class})

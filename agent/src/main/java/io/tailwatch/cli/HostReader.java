@@ -1,10 +1,10 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.tools.capacity.HostFigures;
 import java.time.Clock;
 
 /**

@@ -1,5 +1,10 @@
 package io.tailwatch.cli;
 
+import io.tailwatch.core.config.Config;
+import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.probe.EngineClient;
+import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.tools.capacity.BaselineHandover;
 import io.tailwatch.tools.capacity.EngineFacts;
 import io.tailwatch.tools.capacity.Gate;
@@ -13,12 +18,7 @@ import io.tailwatch.tools.capacity.LevelResult;
 import io.tailwatch.tools.capacity.Preflight;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.capacity.StopRules;
-import io.tailwatch.core.config.Config;
 import io.tailwatch.tools.history.RunRecords;
-import io.tailwatch.core.host.platform.HostSources;
-import io.tailwatch.core.probe.EngineClient;
-import io.tailwatch.core.probe.EngineClients;
-import io.tailwatch.core.probe.ProbeResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.tailwatch.cli;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.rules.RuleDef;
-import io.tailwatch.daemon.alerts.RuleExport;
 import io.tailwatch.core.rules.Rules;
+import io.tailwatch.daemon.alerts.RuleExport;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

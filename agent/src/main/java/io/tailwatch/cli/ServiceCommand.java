@@ -2,16 +2,16 @@ package io.tailwatch.cli;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.launchd.Launchctl;
+import io.tailwatch.core.launchd.UserId;
+import io.tailwatch.core.units.Units;
 import io.tailwatch.tools.service.AgentPlist;
 import io.tailwatch.tools.service.AgentService;
 import io.tailwatch.tools.service.EnginePlist;
 import io.tailwatch.tools.service.JvmFlags;
-import io.tailwatch.core.launchd.Launchctl;
 import io.tailwatch.tools.service.ServiceLogs;
 import io.tailwatch.tools.service.ServicePaths;
-import io.tailwatch.core.launchd.UserId;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -20,10 +20,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** The agent as a launchd service: install, uninstall, status, logs, and plists for engine servers. */
 @Command(name = "service", description = "Run the agent (or an engine server) under launchd.",

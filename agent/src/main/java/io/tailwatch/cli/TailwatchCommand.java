@@ -3,8 +3,8 @@ package io.tailwatch.cli;
 import io.tailwatch.core.host.platform.ResourceInfo;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The tailwatch command and its subcommands. Exit codes: 0 ok, 1 failure, 2 bad config or usage. */
 @Command(name = "tailwatch", mixinStandardHelpOptions = true, versionProvider = TailwatchCommand.Version.class,

@@ -1,11 +1,11 @@
 package io.tailwatch.daemon;
 
-import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.core.config.DiscoveryConfig;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.daemon.engine.EngineDiscovery;
 import io.tailwatch.daemon.engine.EngineMonitor;
 import io.tailwatch.daemon.signals.EngineSignalMonitor;
+import io.tailwatch.daemon.status.StatusContributor;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

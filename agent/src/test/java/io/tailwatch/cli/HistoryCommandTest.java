@@ -1,18 +1,18 @@
 package io.tailwatch.cli;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import picocli.CommandLine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.tools.history.History;
 import io.tailwatch.tools.history.RunRecord;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 class HistoryCommandTest {
     @TempDir

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.daemon.alerts.BaselineStore;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.Point;
-import io.tailwatch.daemon.alerts.BaselineStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

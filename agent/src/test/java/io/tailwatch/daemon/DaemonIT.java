@@ -1,9 +1,9 @@
 package io.tailwatch.daemon;
 
-import io.tailwatch.core.json.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tailwatch.core.json.Json;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.Promtool;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.tailwatch.daemon;
 
-import io.tailwatch.core.json.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import io.tailwatch.core.json.Json;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.tools.sim.EngineSimulator;
-import io.tailwatch.tools.sim.SimulatorOptions;
-import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.PrometheusServer;
 import io.tailwatch.testing.Promtool;
 import io.tailwatch.testing.TestCerts;
+import io.tailwatch.testing.TwoEngines;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

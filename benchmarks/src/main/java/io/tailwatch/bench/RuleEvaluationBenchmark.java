@@ -1,15 +1,15 @@
 package io.tailwatch.bench;
 
 import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
-import io.tailwatch.daemon.alerts.RuleEngine;
-import io.tailwatch.metrics.AttrValues.PagingState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

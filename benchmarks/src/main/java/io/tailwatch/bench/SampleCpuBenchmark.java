@@ -1,8 +1,8 @@
 package io.tailwatch.bench;
 
 import io.tailwatch.core.config.Config;
-import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.metrics.Point;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

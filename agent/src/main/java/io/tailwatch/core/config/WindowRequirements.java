@@ -1,7 +1,7 @@
 package io.tailwatch.core.config;
 
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.rules.Rules;
+import io.tailwatch.core.units.Units;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.tailwatch.core.probe;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.core.http.HttpExchange;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.metrics.AttrValues.TokenSource;
 import java.net.URI;
 import java.time.Clock;

@@ -1,7 +1,7 @@
 package io.tailwatch.core.probe;
 
-import io.tailwatch.core.http.HttpTransport;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.http.HttpTransport;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

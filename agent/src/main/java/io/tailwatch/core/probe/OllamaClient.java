@@ -1,8 +1,8 @@
 package io.tailwatch.core.probe;
 
-import io.tailwatch.core.http.HttpTransport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.kv.ModelShape;
 import java.net.URI;
 import java.time.Duration;

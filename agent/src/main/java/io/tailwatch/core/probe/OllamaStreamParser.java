@@ -1,8 +1,8 @@
 package io.tailwatch.core.probe;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

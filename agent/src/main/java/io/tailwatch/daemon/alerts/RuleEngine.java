@@ -1,12 +1,12 @@
 package io.tailwatch.daemon.alerts;
 
+import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.core.rules.Expr;
 import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Severity;
 import io.tailwatch.core.rules.Signals;
-import io.tailwatch.core.config.RulesConfig;
-import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.PagingState;

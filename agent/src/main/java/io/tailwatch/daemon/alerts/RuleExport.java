@@ -1,11 +1,11 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.Expr;
-import io.tailwatch.core.rules.RuleDef;
-import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.core.rules.Expr;
+import io.tailwatch.core.rules.RuleDef;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.units.Units;
 import java.time.Duration;
 import java.util.ArrayList;

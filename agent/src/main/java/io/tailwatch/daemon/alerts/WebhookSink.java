@@ -1,10 +1,10 @@
 package io.tailwatch.daemon.alerts;
 
 import io.tailwatch.core.config.AlertsConfig;
-import io.tailwatch.core.json.Json;
-import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.http.HttpExchange;
 import io.tailwatch.core.http.HttpTransport;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.rules.AlertState;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

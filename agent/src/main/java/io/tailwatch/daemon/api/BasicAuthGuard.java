@@ -1,9 +1,9 @@
 package io.tailwatch.daemon.api;
 
-import io.tailwatch.core.config.LiveWebConfig;
-import io.tailwatch.core.config.WebConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.tailwatch.core.config.LiveWebConfig;
+import io.tailwatch.core.config.WebConfig;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.AuthFailureReason;
 import io.tailwatch.metrics.MetricHub;

@@ -1,11 +1,11 @@
 package io.tailwatch.daemon.api;
 
-import io.tailwatch.core.launchd.EngineRestart;
-import io.tailwatch.core.launchd.Launchctl;
-import io.tailwatch.core.launchd.UserId;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.tailwatch.core.config.Config;
+import io.tailwatch.core.launchd.EngineRestart;
+import io.tailwatch.core.launchd.Launchctl;
+import io.tailwatch.core.launchd.UserId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;

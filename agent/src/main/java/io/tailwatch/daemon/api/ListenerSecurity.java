@@ -1,8 +1,8 @@
 package io.tailwatch.daemon.api;
 
+import io.tailwatch.core.config.HostPort;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.config.WebConfig;
-import io.tailwatch.core.config.HostPort;
 import io.tailwatch.daemon.status.StatusContributor;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

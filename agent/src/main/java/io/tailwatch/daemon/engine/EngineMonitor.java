@@ -1,8 +1,8 @@
 package io.tailwatch.daemon.engine;
 
 import io.tailwatch.core.config.EngineConfig;
-import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.metrics.MetricHub;
 import java.time.Clock;
 import java.time.Duration;

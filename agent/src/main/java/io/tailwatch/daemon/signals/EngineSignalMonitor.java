@@ -1,9 +1,9 @@
 package io.tailwatch.daemon.signals;
 
-import io.tailwatch.core.config.SignalSourceSetting;
 import io.tailwatch.core.config.EngineConfig;
-import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.core.config.SignalSourceSetting;
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.metrics.MetricHub;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,12 +1,12 @@
 package io.tailwatch.daemon.signals;
 
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
-import io.tailwatch.core.http.ProbeErrors;
-import io.tailwatch.core.probe.ProbeResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

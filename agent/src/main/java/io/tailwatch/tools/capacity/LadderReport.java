@@ -6,10 +6,10 @@ import static io.tailwatch.tools.capacity.ReportFiles.num;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.core.stats.Stats;
+import io.tailwatch.core.units.Units;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.tailwatch.tools.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.core.json.Json;
 import io.tailwatch.core.http.HttpExchange;
+import io.tailwatch.core.json.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package io.tailwatch.tools.runbook;
 
-import io.tailwatch.core.units.Units;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.core.units.Units;
 import io.tailwatch.metrics.AttrValues.QueueWaitSource;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -2,10 +2,10 @@ package io.tailwatch.core.http;
 
 import static io.tailwatch.testing.FaultServer.chunk;
 import static io.tailwatch.testing.FaultServer.write;
-import io.tailwatch.testing.FaultServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.testing.FaultServer;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;

@@ -1,9 +1,9 @@
 package io.tailwatch.core.kv;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 class KvCacheMathTest {
     private static final long GIB = 1L << 30;

@@ -1,9 +1,9 @@
 package io.tailwatch.core.launchd;
 
-import io.tailwatch.testing.RecordingLaunchctl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.testing.RecordingLaunchctl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

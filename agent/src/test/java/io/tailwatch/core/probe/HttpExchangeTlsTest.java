@@ -1,12 +1,12 @@
 package io.tailwatch.core.probe;
 
-import io.tailwatch.core.http.HttpExchange;
-import io.tailwatch.core.http.ProbeErrors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.tailwatch.core.http.HttpExchange;
+import io.tailwatch.core.http.ProbeErrors;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,9 +1,9 @@
 package io.tailwatch.core.probe;
 
-import io.tailwatch.core.http.BoundedJson;
-import io.tailwatch.core.http.HttpTransport;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.core.http.BoundedJson;
+import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.daemon.signals.EngineEndpoint;
 import io.tailwatch.daemon.signals.EngineSignals;
 import io.tailwatch.testing.HostileEngine;

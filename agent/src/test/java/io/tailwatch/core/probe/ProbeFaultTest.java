@@ -1,12 +1,12 @@
 package io.tailwatch.core.probe;
 
-import static io.tailwatch.testing.FaultServer.chunk;
-import static io.tailwatch.testing.FaultServer.write;
-import io.tailwatch.testing.FaultServer;
 import static io.tailwatch.testing.FaultServer.NDJSON_HEADERS;
 import static io.tailwatch.testing.FaultServer.SSE_HEADERS;
+import static io.tailwatch.testing.FaultServer.chunk;
+import static io.tailwatch.testing.FaultServer.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.testing.FaultServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

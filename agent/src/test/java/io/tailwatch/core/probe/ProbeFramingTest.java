@@ -1,13 +1,13 @@
 package io.tailwatch.core.probe;
 
-import static io.tailwatch.testing.FaultServer.chunk;
-import static io.tailwatch.testing.FaultServer.write;
-import io.tailwatch.testing.FaultServer;
-import io.tailwatch.core.http.ProbeErrors;
 import static io.tailwatch.core.probe.ProbeFaultTest.CONTENT;
 import static io.tailwatch.core.probe.ProbeFaultTest.against;
+import static io.tailwatch.testing.FaultServer.chunk;
+import static io.tailwatch.testing.FaultServer.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.core.http.ProbeErrors;
+import io.tailwatch.testing.FaultServer;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPOutputStream;

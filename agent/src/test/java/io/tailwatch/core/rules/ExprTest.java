@@ -5,14 +5,14 @@ import static io.tailwatch.core.rules.Expr.Matching.on;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.core.rules.Expr.Op;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
-import io.tailwatch.core.rules.Expr.Op;
-import io.tailwatch.metrics.AttrValues.PagingState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

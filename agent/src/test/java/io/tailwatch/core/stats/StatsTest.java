@@ -1,9 +1,9 @@
 package io.tailwatch.core.stats;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
 
 class StatsTest {
     /** The five serial N=1 latencies of the measured gemma case, in call order. */

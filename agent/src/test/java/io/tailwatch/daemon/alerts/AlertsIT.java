@@ -1,6 +1,5 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.Rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -8,10 +7,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.json.Json;
-import io.tailwatch.tools.sim.EngineSimulator;
-import io.tailwatch.tools.sim.SimulatorOptions;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

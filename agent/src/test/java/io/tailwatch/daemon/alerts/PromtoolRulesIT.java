@@ -1,9 +1,9 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.Rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.config.Config;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.Promtool;
 import java.nio.file.Files;

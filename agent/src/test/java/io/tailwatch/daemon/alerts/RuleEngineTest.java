@@ -1,10 +1,10 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.Rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.config.RulesConfig;
 import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Severity;
 import io.tailwatch.metrics.AlertMetrics;
 import io.tailwatch.metrics.AttrKeys;

@@ -1,13 +1,13 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.RuleDef;
-import io.tailwatch.core.rules.Rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.tailwatch.core.config.Config;
+import io.tailwatch.core.rules.RuleDef;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.metrics.Catalog;
 import io.tailwatch.metrics.Instrument;
 import io.tailwatch.metrics.MetricDef;

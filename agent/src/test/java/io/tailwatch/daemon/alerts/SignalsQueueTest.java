@@ -1,8 +1,8 @@
 package io.tailwatch.daemon.alerts;
 
-import io.tailwatch.core.rules.Signals;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tailwatch.core.rules.Signals;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.EngineSideMetrics;

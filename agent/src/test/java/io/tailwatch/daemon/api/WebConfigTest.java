@@ -1,12 +1,12 @@
 package io.tailwatch.daemon.api;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.tailwatch.core.config.ConfigException;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.config.WebConfig;
 import io.tailwatch.metrics.AttrValues.AuthFailureReason;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.tailwatch.testing.TestCerts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
@@ -13,7 +14,6 @@ import io.tailwatch.metrics.MetricSink;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
-import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.net.URI;

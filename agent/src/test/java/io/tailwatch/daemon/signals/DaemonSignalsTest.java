@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.Config;
-import io.tailwatch.daemon.Daemon;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.daemon.Daemon;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
-import io.tailwatch.metrics.AttrKeys;
-import io.tailwatch.metrics.EngineSideMetrics;
-import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeRequest;
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.EngineSideMetrics;
+import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.net.URI;

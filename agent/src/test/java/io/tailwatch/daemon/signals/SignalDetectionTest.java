@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
-import io.tailwatch.core.probe.ProbeResult;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Clock;

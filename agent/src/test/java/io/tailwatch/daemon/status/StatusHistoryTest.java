@@ -3,10 +3,10 @@ package io.tailwatch.daemon.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.host.HostSnapshot;
-import io.tailwatch.metrics.HostMetrics;
-import io.tailwatch.metrics.Point;
 import io.tailwatch.core.rules.Signals;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
+import io.tailwatch.metrics.HostMetrics;
+import io.tailwatch.metrics.Point;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.tailwatch.tools.doctor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.core.json.Json;
 import io.tailwatch.core.host.SamplerResult;
+import io.tailwatch.core.json.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.tools.capacity.LadderResult;
 import io.tailwatch.tools.capacity.LevelResult;
 import io.tailwatch.tools.capacity.StopRules;
-import io.tailwatch.core.probe.ProbeResult;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

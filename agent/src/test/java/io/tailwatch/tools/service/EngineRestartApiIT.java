@@ -1,12 +1,12 @@
 package io.tailwatch.tools.service;
 
-import io.tailwatch.testing.RecordingLaunchctl;
-import io.tailwatch.core.launchd.UserId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tailwatch.core.launchd.UserId;
+import io.tailwatch.testing.RecordingLaunchctl;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;

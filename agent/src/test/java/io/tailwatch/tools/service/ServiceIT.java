@@ -1,13 +1,13 @@
 package io.tailwatch.tools.service;
 
-import io.tailwatch.testing.RecordingLaunchctl;
-import io.tailwatch.core.launchd.UserId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.dd.plist.NSArray;
 import com.dd.plist.NSDictionary;
 import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.launchd.UserId;
+import io.tailwatch.testing.RecordingLaunchctl;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

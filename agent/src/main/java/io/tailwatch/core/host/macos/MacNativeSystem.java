@@ -3,11 +3,11 @@ package io.tailwatch.core.host.macos;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
-import com.sun.jna.ptr.PointerByReference;
 import com.sun.jna.platform.mac.SystemB;
 import com.sun.jna.platform.unix.LibCAPI.size_t;
 import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValue;
 import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
@@ -11,7 +12,6 @@ import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.AttrValues.PsiKind;
 import io.tailwatch.metrics.AttrValues.PsiWindow;
 import io.tailwatch.metrics.AttrValues.ThrottleScope;
-import io.tailwatch.metrics.AttrValue;
 import io.tailwatch.metrics.AttributeDef;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
