@@ -7,11 +7,13 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Prometheus exposition through Micrometer. Gauges and counters mirror the hub's snapshot (a series
@@ -45,6 +48,8 @@ public final class PrometheusExporter implements MetricSink {
     private final Map<Point.SeriesKey, Series> series = new HashMap<>();
     private final Map<String, DistributionSummary> summaries = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    /** The exposition writers Micrometer's registries use by default (Prometheus text, OpenMetrics). */
+    private final ExpositionFormats formats = ExpositionFormats.init();
     private final byte[] targetInfoText;
     private final byte[] targetInfoOpenMetrics;
 
@@ -231,20 +236,46 @@ public final class PrometheusExporter implements MetricSink {
     public void scrape(String accept, java.io.OutputStream out) throws java.io.IOException {
         boolean om = wantsOpenMetrics(accept);
         String type = om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE;
+        ExpositionFormatWriter writer = formats.findWriter(type);
         out.write(om ? targetInfoOpenMetrics : targetInfoText);
-        // Micrometer's writer flushes at the end of every registry: passed on to a response, each flush
-        // would send a chunk of its own. The caller flushes once, at the end.
+        // The writer flushes at the end of every call: passed on to a response, each flush would send a
+        // chunk of its own. The caller flushes once, at the end.
         java.io.OutputStream unflushed = new NoFlush(out);
         EofHold body = om ? new EofHold(unflushed) : null;
         java.io.OutputStream target = om ? body : unflushed;
+        // Families are collected registry by registry and written in batches of about BATCH_POINTS data
+        // points: each write call allocates its own character and byte buffers (some 24 KiB), so one call
+        // per metric would cost more than the samples themselves at a few hundred series, while one call
+        // for everything would hold the whole exposition at once.
+        List<io.prometheus.metrics.model.snapshots.MetricSnapshot> batch = new ArrayList<>();
+        int points = 0;
         for (PrometheusMeterRegistry r : byFamily.values()) {
-            r.scrape(target, type);
-            if (body != null) {
-                body.endCall();
+            for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : r.getPrometheusRegistry().scrape()) {
+                batch.add(m);
+                points += m.getDataPoints().size();
             }
+            if (points >= BATCH_POINTS) {
+                write(writer, target, body, batch);
+                batch.clear();
+                points = 0;
+            }
+        }
+        if (!batch.isEmpty()) {
+            write(writer, target, body, batch);
         }
         if (body != null) {
             out.write(EOF);
+        }
+    }
+
+    /** Data points written by one call of the exposition writer (see {@link #scrape(String, java.io.OutputStream)}). */
+    static final int BATCH_POINTS = 256;
+
+    private static void write(ExpositionFormatWriter writer, java.io.OutputStream target, EofHold body,
+                              List<io.prometheus.metrics.model.snapshots.MetricSnapshot> batch) throws java.io.IOException {
+        writer.write(target, new MetricSnapshots(batch));
+        if (body != null) {
+            body.endCall();
         }
     }
 
