@@ -22,6 +22,21 @@ two_simulators() {
   openai=$(simulator openai)
 }
 
+# Writes a config of the two simulators ($ollama, $openai) at the shipped probe defaults to FILE.
+two_engine_config() {
+  cat >"$1" <<EOF
+server:
+  listen: 127.0.0.1:0
+engines:
+  - name: sim-ollama
+    api: ollama
+    url: $ollama
+  - name: sim-openai
+    api: openai
+    url: $openai
+EOF
+}
+
 # Starts an engine simulator (API: ollama or openai) on a free port and prints its URL; extra arguments
 # go to `tailwatch simulate` (default: 100 ms TTFT, 200 tokens/s, 2 slots).
 simulator() {

@@ -23,17 +23,7 @@ mkdir -p "$OUT"
 . bench/lib.sh
 two_simulators
 
-cat >"$work/tailwatch.yaml" <<EOF
-server:
-  listen: 127.0.0.1:0
-engines:
-  - name: sim-ollama
-    api: ollama
-    url: $ollama
-  - name: sim-openai
-    api: openai
-    url: $openai
-EOF
+two_engine_config "$work/tailwatch.yaml"
 
 start_agent "$work/tailwatch.yaml" "$work/agent.log" -XX:NativeMemoryTracking=summary \
   -Xlog:class+load=info:file="$OUT/classes.log"

@@ -31,17 +31,7 @@ trap cleanup EXIT INT TERM
 # More slots than the default two: every agent probes both engines once a minute.
 ollama=$(simulator ollama --ttft 100ms --tokens-per-second 200 --slots 16)
 openai=$(simulator openai --ttft 100ms --tokens-per-second 200 --slots 16)
-cat >"$work/tailwatch.yaml" <<EOF
-server:
-  listen: 127.0.0.1:0
-engines:
-  - name: sim-ollama
-    api: ollama
-    url: $ollama
-  - name: sim-openai
-    api: openai
-    url: $openai
-EOF
+two_engine_config "$work/tailwatch.yaml"
 
 nmt=""
 [ "${NMT:-0}" = 1 ] && nmt="-XX:NativeMemoryTracking=summary"

@@ -13,15 +13,7 @@ import org.junit.jupiter.api.Test;
 class ExpositionHeapTest {
     @Test
     void theHubFullToItsBoundsRendersInTheShippedHeap() throws Exception {
-        Path root = Path.of(System.getProperty("tailwatch.root", ".."));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String line : Files.readAllLines(root.resolve("launchd/jvm.options"))) {
-            String l = line.strip();
-            if (!l.isEmpty() && !l.startsWith("#")) {
-                cmd.add(l);
-            }
-        }
+        List<String> cmd = javaWithDaemonFlags();
         assertThat(cmd).contains("-Xmx24m", "-XX:+ExitOnOutOfMemoryError");
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FillToBound.class.getName(),
                 // The agent's own live set is about 6 MiB (docs/performance.md); 8 MiB of ballast stands in for it.
@@ -35,5 +27,19 @@ class ExpositionHeapTest {
         assertThat(largest).isLessThanOrEqualTo(MetricHub.Limits.DEFAULT.maxExpositionBytes());
         assertThat(largest).isGreaterThan(MetricHub.Limits.DEFAULT.maxExpositionBytes() / 2);
         System.out.println("exposition at the bound in the shipped heap: " + out.strip());
+    }
+
+    /** This JVM's java with the daemon's flags as launchd/jvm.options ships them, one argument a line. */
+    static List<String> javaWithDaemonFlags() throws java.io.IOException {
+        Path root = Path.of(System.getProperty("tailwatch.root", ".."));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String line : Files.readAllLines(root.resolve("launchd/jvm.options"))) {
+            String l = line.strip();
+            if (!l.isEmpty() && !l.startsWith("#")) {
+                cmd.add(l);
+            }
+        }
+        return cmd;
     }
 }

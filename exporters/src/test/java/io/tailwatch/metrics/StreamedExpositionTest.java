@@ -101,16 +101,8 @@ class StreamedExpositionTest {
      */
     @Test
     void scrapesOfAFiveThousandSeriesHubCauseNoFullCollection(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        Path root = Path.of(System.getProperty("tailwatch.root", ".."));
         Path gcLog = dir.resolve("gc.log");
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String line : Files.readAllLines(root.resolve("launchd/jvm.options"))) {
-            String l = line.strip();
-            if (!l.isEmpty() && !l.startsWith("#")) {
-                cmd.add(l);
-            }
-        }
+        List<String> cmd = ExpositionHeapTest.javaWithDaemonFlags();
         assertThat(cmd).contains("-Xmn2m", "-XX:+UseSerialGC");
         cmd.addAll(List.of("-Xlog:gc:file=" + gcLog, "-cp", System.getProperty("java.class.path"),
                 ScrapeGcRun.class.getName(), "25", "20", "8"));
