@@ -5,7 +5,8 @@
 # itself. Writes one CSV row a minute (minute, RSS KiB, threads, CPU s, loaded classes) to OUT/curve.csv,
 # and at the end the native-memory summary (NMT), the classes loaded by library, and a summary line:
 # resident memory at the end of the first hour and of the last hour, the growth between them, and the
-# maximum. NMT costs a little memory of its own; it is summary level, on from the start.
+# maximum. NMT costs a little memory of its own; it is summary level, on from the start (NMT=0: off, for
+# the resident figure as shipped; the NMT summary is then not written).
 # Usage: bench/memory-flat.sh [HOURS (4)] [SCRAPE_SECONDS (15)] [OUT (bench-out/memory-flat)]
 #        (TAILWATCH_JAR: another jar to run; MINUTES overrides HOURS for a short trial)
 set -euo pipefail
@@ -25,11 +26,13 @@ two_simulators
 
 two_engine_config "$work/tailwatch.yaml"
 
-start_agent "$work/tailwatch.yaml" "$work/agent.log" -XX:NativeMemoryTracking=summary \
+nmt_flag=-XX:NativeMemoryTracking=summary
+[ "${NMT:-1}" = 0 ] && nmt_flag=-XX:NativeMemoryTracking=off
+start_agent "$work/tailwatch.yaml" "$work/agent.log" "$nmt_flag" \
   -Xlog:class+load=info:file="$OUT/classes.log"
 {
   echo "java: $(java -version 2>&1 | head -n 1)"
-  echo "flags: $flags -XX:NativeMemoryTracking=summary"
+  echo "flags: $flags $nmt_flag"
   echo "jar: $JAR ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
   echo "engines: $ollama (ollama), $openai (openai); shipped probe defaults; scrape every ${SCRAPE}s; ${MINUTES} min"
 } | tee "$OUT/header.txt"
@@ -58,7 +61,9 @@ while [ $SECONDS -lt $end ]; do
   sleep 1
 done
 
-jcmd "$agent" VM.native_memory summary >"$OUT/nmt.txt" 2>&1 || echo "jcmd failed" >"$OUT/nmt.txt"
+if [ "$nmt_flag" != -XX:NativeMemoryTracking=off ]; then
+  jcmd "$agent" VM.native_memory summary >"$OUT/nmt.txt" 2>&1 || echo "jcmd failed" >"$OUT/nmt.txt"
+fi
 # Classes by where they came from: the JDK's shared archive, the JDK's modules, or a library in the jar.
 awk '/source: shared objects file/ {print "jdk (shared archive)"; next}
      /source: jrt:/ {print "jdk (modules)"; next}
