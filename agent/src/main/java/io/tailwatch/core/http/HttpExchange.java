@@ -78,8 +78,17 @@ public final class HttpExchange implements Closeable {
     private final SSLSocketFactory tlsFactory;
     private final Socket raw = new Socket();
     private volatile boolean closed;
+    /** The whole request (head and body), encoded before the exchange starts. */
+    private final byte[] request;
+    /**
+     * {@link System#nanoTime()} when the first byte of the response came off the socket, and when the
+     * latest read of the socket returned (every byte not yet handed out arrived with it); -1 before.
+     */
+    private long responseAt = -1;
+    private long lastReadAt = -1;
 
-    private HttpExchange(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
+    private HttpExchange(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers, byte[] body)
+            throws ProtocolException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         this.tls = scheme.equals("https");
         if (!tls && !scheme.equals("http")) {
@@ -93,6 +102,7 @@ public final class HttpExchange implements Closeable {
         this.bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         this.port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
         this.tlsFactory = tlsFactory;
+        this.request = encodeRequest(uri, host, port, tls, method, headers, body);
     }
 
     /**
@@ -109,22 +119,24 @@ public final class HttpExchange implements Closeable {
     public static HttpExchange send(URI uri, String method, Map<String, String> headers, byte[] body,
                              int connectTimeoutMillis, long deadlineNanos, SSLSocketFactory tlsFactory)
             throws IOException {
-        HttpExchange x = prepare(uri, tlsFactory);
-        x.start(method, headers, body, connectTimeoutMillis, deadlineNanos);
+        HttpExchange x = prepare(uri, tlsFactory, method, headers, body);
+        x.start(connectTimeoutMillis, deadlineNanos);
         return x;
     }
 
     /**
-     * An exchange not yet started: {@link #start} runs it; {@link #close} from another thread stops it
-     * at any step (connect, TLS handshake, waiting for the head or the body).
+     * An exchange not yet started, its request already encoded (so that a caller timing the exchange
+     * times the network and the server, not the encoding): {@link #start} runs it; {@link #close} from
+     * another thread stops it at any step (connect, TLS handshake, waiting for the head or the body).
+     * A header that would smuggle a line break is an IllegalArgumentException here.
      */
-    static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory) throws ProtocolException {
-        return new HttpExchange(uri, tlsFactory);
+    static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers,
+                                byte[] body) throws ProtocolException {
+        return new HttpExchange(uri, tlsFactory, method, headers, body);
     }
 
     /** Connect, send, read the response head; on any failure the connection is closed. */
-    void start(String method, Map<String, String> headers, byte[] body, int connectTimeoutMillis, long deadlineNanos)
-            throws IOException {
+    void start(int connectTimeoutMillis, long deadlineNanos) throws IOException {
         try {
             raw.setTcpNoDelay(true);
             int connectMillis = (int) Math.min(connectTimeoutMillis, Math.max(1, millisLeft(deadlineNanos)));
@@ -146,7 +158,9 @@ public final class HttpExchange implements Closeable {
                 throw new java.net.SocketException("exchange closed");
             }
             in = s.getInputStream();
-            writeRequest(s.getOutputStream(), uri, host, port, tls, method, headers, body);
+            OutputStream out = s.getOutputStream();
+            out.write(request);
+            out.flush();
             readHead(deadlineNanos);
         } catch (IOException | RuntimeException e) {
             close();
@@ -169,8 +183,8 @@ public final class HttpExchange implements Closeable {
         return s;
     }
 
-    private void writeRequest(OutputStream out, URI uri, String host, int port, boolean tls, String method,
-                              Map<String, String> extra, byte[] body) throws IOException {
+    private static byte[] encodeRequest(URI uri, String host, int port, boolean tls, String method,
+                                        Map<String, String> extra, byte[] body) {
         String target = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {
             target += "?" + uri.getRawQuery();
@@ -191,14 +205,12 @@ public final class HttpExchange implements Closeable {
         head.append("\r\n");
         byte[] headBytes = head.toString().getBytes(StandardCharsets.ISO_8859_1);
         if (body == null || body.length == 0) {
-            out.write(headBytes);
-        } else {
-            byte[] all = new byte[headBytes.length + body.length];
-            System.arraycopy(headBytes, 0, all, 0, headBytes.length);
-            System.arraycopy(body, 0, all, headBytes.length, body.length);
-            out.write(all);
+            return headBytes;
         }
-        out.flush();
+        byte[] all = new byte[headBytes.length + body.length];
+        System.arraycopy(headBytes, 0, all, 0, headBytes.length);
+        System.arraycopy(body, 0, all, headBytes.length, body.length);
+        return all;
     }
 
     /** Header names and values must not smuggle in line breaks (the value may be a configured key). */
@@ -293,6 +305,23 @@ public final class HttpExchange implements Closeable {
         if (framing == Framing.NONE) {
             eof = true;
         }
+    }
+
+    /**
+     * {@link System#nanoTime()} when the first byte of the response (its status line) came off the
+     * socket: the moment curl's trace reports the first response header, before the head is parsed.
+     */
+    public long responseAt() {
+        return responseAt;
+    }
+
+    /**
+     * {@link System#nanoTime()} when the bytes the latest {@link #read} returned came off the socket.
+     * Bytes are handed out of one socket read by several calls (a chunk at a time), and all of them
+     * arrived then, whatever the parsing in between took.
+     */
+    public long lastReadAt() {
+        return lastReadAt;
     }
 
     public int status() {
@@ -442,9 +471,14 @@ public final class HttpExchange implements Closeable {
         } catch (SocketTimeoutException e) {
             throw new DeadlineExceeded("no data before the deadline");
         }
+        long now = System.nanoTime();
         if (n < 0) {
             return false;
         }
+        if (responseAt < 0) {
+            responseAt = now;
+        }
+        lastReadAt = now;
         pos = 0;
         lim = n;
         return true;

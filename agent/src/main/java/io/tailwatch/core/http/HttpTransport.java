@@ -59,12 +59,12 @@ public final class HttpTransport {
 
         /** The exchange, not yet started (so that another thread can close it from the first step on). */
         public HttpExchange prepare() throws java.net.ProtocolException {
-            return HttpExchange.prepare(uri, null);
+            return HttpExchange.prepare(uri, null, method, headers, body);
         }
 
         public void start(HttpExchange x, Duration connectTimeout, long deadlineNanos) throws IOException {
             int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
-            x.start(method, headers, body, connectMillis, deadlineNanos);
+            x.start(connectMillis, deadlineNanos);
         }
 
         @Override

@@ -9,9 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Runs one streaming exchange under the probe's deadlines, on the calling thread: every read is
- * timestamped the moment it returns and fed to the parser, so no other thread sits between the
- * socket and the clock. Until the first content arrives the reads wait at most until the
+ * Runs one streaming exchange under the probe's deadlines, on the calling thread, so no other thread
+ * sits between the socket and the clock. The request is encoded before the clock starts; the time to
+ * headers is when the status line came off the socket (before the head is parsed), and every piece of
+ * the body is fed to the parser with the time its socket read returned (curl's trace takes the same
+ * moments). Until the first content arrives the reads wait at most until the
  * first-token deadline, after that until the total deadline; nothing here blocks past {@code total}.
  */
 final class StreamingCall {
@@ -25,17 +27,18 @@ final class StreamingCall {
     /** {@code inFlight} (may be null) holds the exchange while it runs, so that another thread can close it. */
     static Measurement run(HttpTransport.Request request, Duration connectTimeout, StreamParser parser,
                            Duration firstToken, Duration total, java.util.Set<HttpExchange> inFlight) {
+        HttpExchange x;
+        try {
+            x = request.prepare(); // the request is encoded here, before the clock starts
+        } catch (IOException | RuntimeException e) {
+            Measurement m = new Measurement(System.nanoTime());
+            m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
+            return m;
+        }
         long t0 = System.nanoTime();
         Measurement m = new Measurement(t0);
         long firstDeadline = t0 + Math.min(firstToken.toNanos(), total.toNanos());
         long totalDeadline = t0 + total.toNanos();
-        HttpExchange x;
-        try {
-            x = request.prepare();
-        } catch (IOException e) {
-            m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
-            return m;
-        }
         if (inFlight != null) {
             inFlight.add(x);
         }
@@ -49,7 +52,7 @@ final class StreamingCall {
                 m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
                 return m;
             }
-            m.headers(System.nanoTime(), x.status());
+            m.headers(x.responseAt(), x.status()); // when the status line arrived, not when the head was parsed
             if (x.status() != 200) {
                 m.fail(ProbeErrors.http(x.status()), "HTTP " + x.status());
                 m.errorBody(errorBody(x, Math.min(totalDeadline, System.nanoTime() + ERROR_BODY_NANOS)));
@@ -76,12 +79,12 @@ final class StreamingCall {
                     }
                     break;
                 }
-                long now = System.nanoTime();
                 if (n < 0) {
-                    parser.end(now, m);
+                    parser.end(System.nanoTime(), m);
                     break;
                 }
-                parser.bytes(ByteBuffer.wrap(buf, 0, n), now, m);
+                // The time these bytes came off the socket: a later chunk of the same read arrived with it.
+                parser.bytes(ByteBuffer.wrap(buf, 0, n), x.lastReadAt(), m);
             }
         } catch (java.net.ProtocolException e) {
             m.fail(ProbeErrors.MALFORMED, "malformed framing: " + ProbeErrors.describe(e));
