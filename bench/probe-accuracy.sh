@@ -4,8 +4,10 @@
 #          in one warm JVM: each probe against the simulator's own record of its first and last token.
 #        bench/probe-accuracy.sh cold [rounds (8)] [api (openai)] [both|cli|daemon]
 #          a cold `tailwatch probe` (a fresh JVM through the release launcher) and a fresh daemon's first
-#          probe, each with and without the probe warm-up, against curl on the same simulator request
-#          right after it (curl timed by its own --trace-time clock). Needs curl.
+#          and second probe, each with and without the probe warm-up, against curl on the same simulator
+#          request right after it (the daemon's second probe also against curl after 10 s of idle, as
+#          long as the simulator sat idle before that probe); curl timed by its own --trace-time clock.
+#          Needs curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f agent/target/tailwatch.jar ] || [ ! -d agent/target/test-classes/io/tailwatch/bench ]; then

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
 /**
  * A cold probe against curl on the same simulator request, one process each: `tailwatch probe` run
  * through the release launcher (a fresh JVM per probe, with and without the probe warm-up), and the
- * daemon's first probe after start (a fresh daemon per round, with and without), each paired with a
- * curl run of the same request right after it. curl's figures come from its own trace clock
+ * daemon's first and second probe after start (a fresh daemon per round, with and without), each
+ * paired with a curl run of the same request right after it; the daemon's second probe also with a
+ * curl run after the simulator sat idle as long as it did before that probe. curl's figures come from its own trace clock
  * ({@code --trace-time}): from the first trace line (connecting) to the first response header, to the
  * first data that carries content, and to the end marker. Run with bench/probe-accuracy.sh cold.
  *
@@ -41,6 +42,8 @@ public final class ColdProbeBenchmark {
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+):(\\d+)");
     static final int TTFT_MS = 200;
     static final double TOKENS_PER_SECOND = 100;
+    /** About the time the simulator sits idle before the daemon's second probe (probe interval 10 s). */
+    static final long IDLE_MS = 10_000;
 
     /** Time to headers, to first content and to the end of the stream, in ms, or null for a failed run. */
     record Figures(double headers, double ttft, double e2e) {
@@ -72,8 +75,14 @@ public final class ColdProbeBenchmark {
                 for (boolean warm : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
                     Figures[] d = daemon(launcher, url, api, o.model(), warm);
                     Figures c = curl(url, api, o.model());
+                    // The daemon's second probe meets a simulator that has been idle for about 10 s, curl right after
+                    // it a warm one; curl again after the same idle time is the like-for-like pair.
+                    Thread.sleep(IDLE_MS);
+                    Figures idle = curl(url, api, o.model());
                     add(runs, pairs, "daemon's first probe, warm-up " + (warm ? "on" : "off"), d[0], c);
                     add(runs, pairs, "daemon's second probe, warm-up " + (warm ? "on" : "off"), d[1], c);
+                    add(runs, pairs, "daemon's second probe, warm-up " + (warm ? "on" : "off") + ", against curl after "
+                            + IDLE_MS / 1000 + " s idle", d[1], idle);
                 }
             }
             System.out.printf(Locale.ROOT, "%nload average after: %s%n%n", load());
@@ -86,7 +95,8 @@ public final class ColdProbeBenchmark {
                 System.out.printf(Locale.ROOT, "| %s (%d) | %s | %s | %s | %s | %s | %s |%n", name, r.size(),
                         spread(r, Figures::headers), spread(r, Figures::ttft), spread(r, Figures::e2e),
                         diff(r, c, Figures::ttft), diff(r, c, Figures::e2e), diff(r, c, Figures::headers));
-                System.out.printf(Locale.ROOT, "| curl right after (%d) | %s | %s | %s | | | |%n", c.size(),
+                System.out.printf(Locale.ROOT, "| curl %s (%d) | %s | %s | %s | | | |%n",
+                        name.contains(" idle") ? "after " + IDLE_MS / 1000 + " s idle" : "right after", c.size(),
                         spread(c, Figures::headers), spread(c, Figures::ttft), spread(c, Figures::e2e));
             }
         }

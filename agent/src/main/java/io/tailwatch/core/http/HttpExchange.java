@@ -74,6 +74,8 @@ public final class HttpExchange implements Closeable {
     private final String host;       // as in the URL (IPv6 in brackets), for the Host header
     private final String bareHost;   // for the socket
     private final int port;
+    /** Resolved when the exchange is prepared, as curl resolves before its clock starts ("Trying ..."). */
+    private final InetSocketAddress address;
     private final boolean tls;
     private final SSLSocketFactory tlsFactory;
     private final Socket raw = new Socket();
@@ -102,6 +104,7 @@ public final class HttpExchange implements Closeable {
         this.bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         this.port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
         this.tlsFactory = tlsFactory;
+        this.address = new InetSocketAddress(bareHost, port);
         this.request = encodeRequest(uri, host, port, tls, method, headers, body);
     }
 
@@ -141,7 +144,7 @@ public final class HttpExchange implements Closeable {
             raw.setTcpNoDelay(true);
             int connectMillis = (int) Math.min(connectTimeoutMillis, Math.max(1, millisLeft(deadlineNanos)));
             try {
-                raw.connect(new InetSocketAddress(bareHost, port), connectMillis);
+                raw.connect(address, connectMillis);
             } catch (SocketTimeoutException e) {
                 if (System.nanoTime() - deadlineNanos >= 0 && connectMillis < connectTimeoutMillis) {
                     throw new DeadlineExceeded("no connection to " + bareHost + ":" + port + " before the deadline");
