@@ -361,6 +361,35 @@ class BundleIT {
         assertThat(Files.readAllLines(kept.get(0))).hasSize(6).endsWith("end");
     }
 
+    @Test
+    void every_command_answers_from_the_bundle_as_from_the_classes() throws Exception {
+        // The bundle's picocli class files are rewritten at build time (version 52, frames computed): every
+        // command's help and a usage error print, and exit, exactly as the unchanged library does here.
+        String launcher = home.resolve("bin/tailwatch").toString();
+        List<String> names = new java.util.ArrayList<>(io.tailwatch.cli.TailwatchCommand.commandLine().getSubcommands().keySet());
+        List<String[]> runs = new java.util.ArrayList<>();
+        runs.add(new String[] {"--help"});
+        runs.add(new String[] {"--no-such-option"});
+        runs.add(new String[] {"stauts"});
+        for (String name : names) {
+            runs.add(new String[] {name, "--help"});
+        }
+        runs.add(new String[] {"status", "--no-such-option"});
+        runs.add(new String[] {"kv-budget", "--layers", "x"});
+        for (String[] args : runs) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            picocli.CommandLine cl = io.tailwatch.cli.TailwatchCommand.commandLine(args);
+            cl.setOut(new java.io.PrintWriter(out, true));
+            cl.setErr(new java.io.PrintWriter(out, true));
+            int exit = cl.execute(args);
+            List<String> cmd = new java.util.ArrayList<>(List.of(launcher));
+            cmd.addAll(List.of(args));
+            Done d = exec(Map.of("TAILWATCH_CDS", "off"), cmd.toArray(String[]::new));
+            assertThat(d.exit()).as(String.join(" ", args)).isEqualTo(exit);
+            assertThat(d.out()).as(String.join(" ", args)).isEqualTo(out.toString());
+        }
+    }
+
     private List<Path> archives() throws Exception {
         Path d = dir.resolve("cache/tailwatch");
         if (!Files.isDirectory(d)) {
@@ -429,6 +458,9 @@ class BundleIT {
         // The command line's own classes come from the archive.
         Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
         assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file")
+                .as("picocli's classes too: the bundle's jar holds them as class files the archive can keep")
+                .containsPattern("picocli\\.CommandLine\\$Model\\$CommandSpec source: shared objects file")
+                .doesNotContainPattern("picocli\\.\\S+ source: (jar|file):")
                 .as("every command's model, though the status run that made it built only its own")
                 .containsPattern("io\\.tailwatch\\.cli\\.KvBudgetCommand source: shared objects file");
         assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
