@@ -88,8 +88,10 @@ pids+=($!)
 failed() { if [ -f "$work/failed" ]; then wc -l <"$work/failed" | tr -d ' '; else echo 0; fi; }
 # A row per minute of the agent's work: every 60 / ACCEL seconds.
 row_every=$(awk -v a="$ACCEL" 'BEGIN {printf "%.3f", 60 / a}')
+t0=$(date +%s.%N)
 for minute in $(seq 1 "$MINUTES"); do
-  sleep "$row_every"
+  # Sleep until this row's moment (start + minute x row_every), so the rows do not drift.
+  sleep "$(awk -v t0="$t0" -v m="$minute" -v e="$row_every" -v now="$(date +%s.%N)" 'BEGIN {d = t0 + m * e - now; printf "%.3f", d > 0 ? d : 0}')"
   kill -0 "$agent" 2>/dev/null || { echo "agent exited: $(tail -n 20 "$work/agent.log")" >&2; exit 1; }
   echo "$minute,$(status VmRSS),$(status Threads),$(cpu_seconds),$(classes),$(failed),$(code_kib)" >>"$OUT/curve.csv"
 done
