@@ -464,6 +464,10 @@ class BundleIT {
                 .as("every command's model, though the status run that made it built only its own")
                 .containsPattern("io\\.tailwatch\\.cli\\.KvBudgetCommand source: shared objects file");
         assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
+        Done help = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--help");
+        assertThat(help.out()).as("and the classes that print a usage")
+                .containsPattern("picocli\\.CommandLine\\$Help\\$TextTable source: shared objects file")
+                .containsPattern("picocli\\.CommandLine\\$Help\\$DefaultOptionRenderer source: shared objects file");
 
         // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
         archive.toFile().setWritable(true);
