@@ -8,8 +8,12 @@
 # a probe per scenario every 60 s, with jitter). Once every scenario has been probed and the
 # series count is steady, the agent sits idle for one window (its background CPU and collections), then
 # is scraped SCRAPES times without compression and SCRAPES times with gzip (as Prometheus asks), one
-# scrape every 0.6 s (past the agent's 0.5 s reuse of a rendering, so every scrape renders), after as
-# many warm-up scrapes of each kind.
+# scrape every 0.6 s (past the agent's 0.5 s reuse of a rendering, so every scrape renders), after
+# WARMUP warm-up scrapes (default 300, half plain and half gzip): the daemon's C1 compiles a method after
+# 100 to 200 calls, and much of a scrape (the connection, Jetty's request handling, each family's
+# rendering) runs once a scrape, so until some 200 scrapes have been served part of every scrape is
+# interpreted and the compiler thread works beside it. A short warm-up measures that start, not the
+# steady cost (at Prometheus' 15 s interval it lasts about 50 minutes).
 # Reported per row: series (sample lines), bytes (plain and gzip), CPU ms per scrape (utime+stime from
 # /proc/PID/stat over the scrapes minus the idle window's rate; clock ticks of 10 ms, and the probes'
 # jitter makes the idle rate a rough guess), the part of it spent on the HTTP worker threads (from
@@ -18,13 +22,14 @@
 # connection (Prometheus keeps its connection open, so it costs the agent a little less).
 # node_exporter (apt package prometheus-node-exporter), when installed, is measured the same way on
 # 127.0.0.1 only.
-# Loopback only; bounded in time (at most about four minutes a row at the default 30 scrapes) and in requests (4 x SCRAPES a row).
-# Usage: bench/scrape-scaling.sh [SCRAPES (30)] [ROWS ("1 10 32")]   (TAILWATCH_JAR: another jar)
+# Loopback only; bounded in time (about eight minutes a row at the defaults) and in requests (3 x SCRAPES + WARMUP a row).
+# Usage: bench/scrape-scaling.sh [SCRAPES (30)] [ROWS ("1 10 32")]   (TAILWATCH_JAR: another jar; WARMUP)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRAPES=${1:-30}
 ROWS=${2:-"1 10 32"}
 SPACING=0.6
+WARMUP=${WARMUP:-300}
 JAR=${TAILWATCH_JAR:-agent/target/tailwatch.jar}
 [ "$(uname -s)" = Linux ] || { echo "bench/scrape-scaling.sh reads /proc: Linux only" >&2; exit 1; }
 [ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
@@ -121,9 +126,9 @@ window() {
 # row LABEL PID URL GCLOG: idle window, plain scrapes, gzip scrapes; prints one table row.
 row() {
   local label=$1 pid=$2 url=$3 gclog=$4
-  # Warm-up: the renderer compiled (C1) as a running daemon has it, both encodings.
-  window "$pid" "$url" - >/dev/null
-  window "$pid" "$url" - -H 'Accept-Encoding: gzip' >/dev/null
+  # Warm-up: the scrape path compiled (C1) as a daemon that has served WARMUP scrapes has it, both encodings.
+  SCRAPES=$((WARMUP / 2)) window "$pid" "$url" - >/dev/null
+  SCRAPES=$((WARMUP / 2)) window "$pid" "$url" - -H 'Accept-Encoding: gzip' >/dev/null
   read -r ic is iy idlefull _ _ < <(window "$pid" - "$gclog")
   read -r pc ps py pf pb ph < <(window "$pid" "$url" "$gclog")
   local n
@@ -143,7 +148,7 @@ row() {
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "java: $(java -version 2>&1 | head -n 1); flags: $flags"
-echo "scrapes per window: $SCRAPES, one every ${SPACING}s"
+echo "scrapes per window: $SCRAPES, one every ${SPACING}s, after $WARMUP warm-up scrapes"
 echo
 echo "| engines x 2 scenarios | series | bytes plain / gzip | process CPU ms/scrape plain / gzip | of it HTTP threads plain / gzip | us/series plain | GC young/full plain | GC young/full gzip | GC young/full idle |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -2,6 +2,7 @@ package io.tailwatch.cli;
 
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.HostPort;
+import io.tailwatch.core.config.ServerConfig;
 import io.tailwatch.tools.runbook.AgentClient;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -37,14 +38,21 @@ public final class AgentOptions {
     /** Builds the client or prints why not on the command's error writer and returns null (exit 2). */
     AgentClient client() {
         PrintWriter err = mixee.commandLine().getErr();
-        Config c = config.loadOrReport(err);
-        if (c == null) {
-            return null;
+        ServerConfig server;
+        if (config.config == null) {
+            // The built-in defaults: their server settings, without starting the YAML parser.
+            server = ServerConfig.defaults();
+        } else {
+            Config c = config.loadOrReport(err);
+            if (c == null) {
+                return null;
+            }
+            server = c.server();
         }
         javax.net.ssl.SSLContext tls = null;
-        if (c.server().webConfigFile() != null) {
+        if (server.webConfigFile() != null) {
             try {
-                io.tailwatch.core.config.WebConfig web = io.tailwatch.core.config.WebConfig.load(c.server().webConfigFile());
+                io.tailwatch.core.config.WebConfig web = io.tailwatch.core.config.WebConfig.load(server.webConfigFile());
                 if (web.tls() != null) {
                     tls = io.tailwatch.core.tls.PinnedTls.trusting(web.tls().chain()[0]);
                 }
@@ -55,8 +63,8 @@ public final class AgentOptions {
             }
         }
         baseUrl = url != null ? url : URI.create((tls != null ? "https://" : "http://") + HostPort.format(
-                c.server().host().equals("0.0.0.0") ? "127.0.0.1" : c.server().host(), c.server().port()));
-        String token = c.server().authToken();
+                server.host().equals("0.0.0.0") ? "127.0.0.1" : server.host(), server.port()));
+        String token = server.authToken();
         if (tokenFile != null) {
             try {
                 token = Files.readString(tokenFile).strip();

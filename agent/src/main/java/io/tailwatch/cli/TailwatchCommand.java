@@ -54,7 +54,10 @@ public final class TailwatchCommand implements Runnable {
      * misspelt command) gets the whole command line, so the usage and the error list every command.
      */
     public static CommandLine commandLine(String... args) {
-        Class<?> only = args.length == 0 ? null : command(args[0]);
+        if (args.length == 0 || args.length == 1 && ROOT_ONLY.contains(args[0])) {
+            return listing();
+        }
+        Class<?> only = command(args[0]);
         if (only == null) {
             return commandLine();
         }
@@ -62,6 +65,32 @@ public final class TailwatchCommand implements Runnable {
         root.name(TailwatchCommand.class.getAnnotation(Command.class).name());
         CommandLine cl = new CommandLine(root);
         cl.addSubcommand(only);
+        return configure(cl);
+    }
+
+    /** Arguments that only print the root's usage or version. */
+    private static final List<String> ROOT_ONLY = List.of("--help", "-h", "--version", "-V");
+
+    /**
+     * The command line for the root's own usage and version: each command is listed from its
+     * {@code @Command} annotation (name, aliases, header, description) without building its model, the
+     * largest part of printing the usage (docs/performance.md, "Runbook command start-up"). The usage it
+     * prints is the whole command line's (CommandRoutingTest).
+     */
+    static CommandLine listing() {
+        Command root = TailwatchCommand.class.getAnnotation(Command.class);
+        TailwatchCommand command = new TailwatchCommand();
+        CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.wrapWithoutInspection(command);
+        command.spec = spec;
+        spec.name(root.name()).mixinStandardHelpOptions(root.mixinStandardHelpOptions()).versionProvider(new Version());
+        spec.usageMessage().description(root.description());
+        CommandLine cl = new CommandLine(spec);
+        for (Class<?> c : root.subcommands()) {
+            Command a = c.getAnnotation(Command.class);
+            CommandLine.Model.CommandSpec sub = CommandLine.Model.CommandSpec.create().name(a.name()).aliases(a.aliases());
+            sub.usageMessage().header(a.header()).description(a.description()).hidden(a.hidden());
+            cl.addSubcommand(a.name(), new CommandLine(sub));
+        }
         return configure(cl);
     }
 

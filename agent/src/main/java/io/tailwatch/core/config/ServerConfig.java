@@ -21,6 +21,16 @@ public record ServerConfig(String host, int port, String authToken, Path webConf
         this(host, port, authToken, webConfigFile, java.util.List.of());
     }
 
+    /**
+     * The server settings of the built-in defaults, made without reading YAML: config/tailwatch.yaml
+     * sets each server key to what {@link #read} gives when the key is absent (ConfigTest holds the two
+     * equal). A runbook command reaching the agent needs only these, and starting the YAML parser costs
+     * it more than its own work (docs/performance.md, "Runbook command start-up").
+     */
+    public static ServerConfig defaults() {
+        return read(new Section(null, "server", new Problems("built-in defaults (config/tailwatch.yaml)"), java.util.Map.of()));
+    }
+
     static ServerConfig read(Section s) {
         String listen = s.string("listen", DEFAULT_LISTEN);
         HostPort hp;

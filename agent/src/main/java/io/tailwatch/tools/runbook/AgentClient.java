@@ -2,7 +2,7 @@ package io.tailwatch.tools.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.http.HttpExchange;
-import io.tailwatch.core.json.Json;
+import io.tailwatch.core.json.JsonTree;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -70,7 +70,7 @@ public final class AgentClient {
             }
         }
         try {
-            return Json.MAPPER.readTree(body);
+            return JsonTree.read(body);
         } catch (IOException e) {
             throw new IOException(uri + ": not JSON: " + e.getMessage());
         }

@@ -44,6 +44,17 @@ public class ConfigTest {
         assertThat(empty.autoEngines()).isFalse();
     }
 
+    @Test
+    void theBuiltInServerSettingsNeedNoYaml() throws Exception {
+        for (Map<String, String> env : List.of(ENV, Map.<String, String>of(), Map.of("TAILWATCH_TOKEN", "t0k", "HOME", "/nowhere"))) {
+            assertThat(ServerConfig.defaults()).as(env.toString()).isEqualTo(Config.defaults(env).server())
+                    .isEqualTo(Config.parse("", "empty", env).server());
+        }
+        assertThat(ServerConfig.defaults().listen()).isEqualTo(ServerConfig.DEFAULT_LISTEN);
+        assertThat(ServerConfig.defaults().authToken()).isNull();
+        assertThat(ServerConfig.defaults().webConfigFile()).isNull();
+    }
+
     /**
      * The engines example documented (commented out) in the shipped file, as a config: every key of a
      * listed engine. Tests that need configured engines use it, so the example stays valid.

@@ -134,6 +134,21 @@ class AlertsIT {
         AgentProcess.Result diagnose = AgentProcess.run(Map.of(), "diagnose", "--url", agent.url(""));
         assertThat(diagnose.exitCode()).as(diagnose.stderr()).isZero();
         assertThat(diagnose.stdout()).startsWith("1. [").contains("Memory budget exhausted", "evidence: swap used 2.00 GiB");
+        // Neither reads YAML (the built-in defaults' server settings need none) nor starts Jackson's data
+        // binding (the tree and the signals are read without it): the start-up cost they used to pay.
+        for (AgentProcess.Result plain : List.of(status, diagnose)) {
+            String command = plain == status ? "status" : "diagnose";
+            Path classes = Files.createTempFile("tailwatch-classes", ".log");
+            AgentProcess.Result logged = AgentProcess.run(Map.of("JAVA_TOOL_OPTIONS",
+                    "-Xlog:class+load=info:file=" + classes), command, "--url", agent.url(""));
+            assertThat(logged.exitCode()).as(logged.stderr()).isZero();
+            assertThat(logged.stdout()).as(command).contains(plain == status ? "SwapUsedHigh" : "Memory budget exhausted")
+                    .hasLineCount(plain.stdout().split("\n").length);
+            String loaded = Files.readString(classes);
+            assertThat(loaded).as(command).contains("io.tailwatch.tools.runbook.AgentClient ")
+                    .doesNotContain("org.yaml.snakeyaml.", "com.fasterxml.jackson.databind.ObjectMapper ");
+            Files.delete(classes);
+        }
 
         fx.setMeminfo("SwapFree", "8388608 kB");
         await().atMost(Duration.ofSeconds(20)).until(() -> "resolved".equals(state("SwapUsedHigh")));

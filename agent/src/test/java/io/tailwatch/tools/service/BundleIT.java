@@ -83,6 +83,11 @@ class BundleIT {
                 + "printf '%s\\n' \"$@\" > '" + dir.resolve(name + ".args") + "'\n"
                 + "printf '%s\\n' \"${MALLOC_ARENA_MAX-unset}\" > '" + dir.resolve(name + ".arenas") + "'\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        // Every JDK since 9 has lib/modules; the launcher keys its kept java check on it.
+        Path modules = Files.createDirectories(bin.getParent().resolve("lib")).resolve("modules");
+        if (!Files.exists(modules)) {
+            Files.writeString(modules, "modules of " + name);
+        }
         return bin.getParent();
     }
 
@@ -173,6 +178,218 @@ class BundleIT {
                 .contains(old8.resolve("bin/java") + ": 8");
     }
 
+    private long checks(String name) throws Exception {
+        Path f = dir.resolve(name + ".checks");
+        return Files.exists(f) ? Files.readAllLines(f).size() : 0;
+    }
+
+    private List<Path> keptChecks() throws Exception {
+        Path d = dir.resolve("cache/tailwatch");
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (var s = Files.list(d)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".check")).sorted().toList();
+        }
+    }
+
+    @Test
+    void the_java_check_is_kept_so_later_commands_run_java_once() throws Exception {
+        Path jdk = fakeJava("jdkkept", "21", true, "21.0.2+13");
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+        Path args = dir.resolve("jdkkept.args");
+
+        Done first = exec(env, launcher, "run");
+        assertThat(first.exit()).as(first.out()).isZero();
+        List<String> firstArgs = Files.readAllLines(args);
+        assertThat(checks("jdkkept")).isEqualTo(1);
+        assertThat(keptChecks()).hasSize(1);
+
+        for (int i = 0; i < 3; i++) {
+            Done d = exec(env, launcher, "run");
+            assertThat(d.exit()).as(d.out()).isZero();
+            assertThat(d.out()).isEqualTo(first.out());
+            assertThat(Files.readAllLines(args)).as("the same flags from the kept answer").isEqualTo(firstArgs);
+        }
+        assertThat(checks("jdkkept")).as("java ran only for the agent after the first command").isEqualTo(1);
+        if (LINUX) {
+            assertThat(firstArgs).contains("-XX:TrimNativeHeapInterval=60000");
+        }
+
+        // Runbook commands read it too, and the class-data archive is named from the kept build.
+        assertThat(exec(env, launcher, "status").exit()).isZero();
+        assertThat(exec(env, launcher, "diagnose").exit()).isZero();
+        assertThat(Files.readAllLines(args)).anyMatch(a -> a.startsWith("-XX:SharedArchiveFile=")).endsWith("diagnose");
+        assertThat(checks("jdkkept")).isEqualTo(1);
+    }
+
+    @Test
+    void a_garbled_truncated_or_foreign_kept_check_is_ignored_and_replaced() throws Exception {
+        Path jdk = fakeJava("jdkgarbled", "17", false, "17.0.8+7");
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+        Path args = dir.resolve("jdkgarbled.args");
+        Done first = exec(env, launcher, "run");
+        assertThat(first.exit()).as(first.out()).isZero();
+        List<String> firstArgs = Files.readAllLines(args);
+        Path kept = keptChecks().get(0);
+        String whole = Files.readString(kept);
+        List<String> lines = Files.readAllLines(kept);
+        assertThat(whole).contains("key " + jdk.resolve("bin/java") + " ", "\ntrim no\n");
+
+        // A JVM that would claim the trim flag, a version below 17, a key of another java, garbage,
+        // half a file, an empty file: each is refused, java is asked again and the command is unchanged.
+        List<String> bad = List.of(
+                whole.replace("trim no", "trim maybe"),
+                whole.replace("version 17", "version x17"),
+                whole.replace("key " + jdk, "key /elsewhere"),
+                "\u0000\u0001garbage\n\n",
+                String.join("\n", lines.subList(0, 3)) + "\n",
+                whole.substring(0, whole.length() - 1),
+                "");
+        long expected = 1;
+        for (String content : bad) {
+            Files.writeString(kept, content);
+            Done d = exec(env, launcher, "run");
+            expected++;
+            assertThat(d.exit()).as(content).isZero();
+            assertThat(d.out()).isEqualTo(first.out());
+            assertThat(Files.readAllLines(args)).as(content).isEqualTo(firstArgs).doesNotContain("-XX:TrimNativeHeapInterval=60000");
+            assertThat(checks("jdkgarbled")).as(content).isEqualTo(expected);
+            assertThat(Files.readString(kept)).as("written again whole").isEqualTo(whole);
+        }
+
+        // A cache directory that cannot be made or written: java is asked every time, the command is unchanged.
+        Files.writeString(dir.resolve("blocker"), "a file where the cache directory would go");
+        Map<String, String> blocked = Map.of("JAVA_HOME", jdk.toString(), "XDG_CACHE_HOME", dir.resolve("blocker").toString());
+        for (int i = 0; i < 2; i++) {
+            Done d = exec(blocked, launcher, "run");
+            assertThat(d.exit()).as(d.out()).isZero();
+            assertThat(d.out()).isEqualTo(first.out());
+            assertThat(Files.readAllLines(args)).isEqualTo(firstArgs);
+        }
+        assertThat(checks("jdkgarbled")).isEqualTo(expected + 2);
+    }
+
+    @Test
+    void a_java_replaced_in_place_is_checked_again() throws Exception {
+        Path jdk = fakeJava("jdkswap", "17", false, "17.0.8+7");
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Map<String, String> env = Map.of("JAVA_HOME", jdk.toString());
+        Path args = dir.resolve("jdkswap.args");
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(checks("jdkswap")).isEqualTo(1);
+        assertThat(Files.readAllLines(args)).doesNotContain("-XX:TrimNativeHeapInterval=60000");
+
+        // A newer build at the same path (the executable rewritten, its time set back): asked again,
+        // and its answer (it knows the trim flag) is used.
+        Path java = jdk.resolve("bin/java");
+        var stamp = Files.getLastModifiedTime(java);
+        fakeJava("jdkswap", "17", true, "17.0.15+6");
+        Files.setLastModifiedTime(java, stamp);
+        Done d = exec(env, launcher, "run");
+        assertThat(d.exit()).as(d.out()).isZero();
+        assertThat(checks("jdkswap")).isEqualTo(2);
+        if (LINUX) {
+            assertThat(Files.readAllLines(args)).contains("-XX:TrimNativeHeapInterval=60000");
+        }
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(checks("jdkswap")).isEqualTo(2);
+
+        // Only the JDK's modules replaced (same launcher binary): asked again.
+        Path modules = jdk.resolve("lib/modules");
+        var modStamp = Files.getLastModifiedTime(modules);
+        Files.delete(modules);
+        Files.writeString(modules, "modules of another build");
+        Files.setLastModifiedTime(modules, modStamp);
+        assertThat(exec(env, launcher, "run").exit()).isZero();
+        assertThat(checks("jdkswap")).isEqualTo(3);
+
+        // A java reached through a link (as /usr/bin/java is): the link's target is what is kept, and a
+        // link turned to another JDK gets that JDK's answer.
+        Path other = fakeJava("jdkother", "21", true, "21.0.2+13");
+        Path link = Files.createDirectories(dir.resolve("alternatives/bin")).resolve("java");
+        Files.createSymbolicLink(link, jdk.resolve("bin/java"));
+        Map<String, String> viaLink = Map.of("JAVA_HOME", link.getParent().getParent().toString());
+        assertThat(exec(viaLink, launcher, "run").exit()).isZero();
+        assertThat(checks("jdkswap")).as("the link's target was kept already").isEqualTo(3);
+        Files.delete(link);
+        Files.createSymbolicLink(link, other.resolve("bin/java"));
+        for (int i = 0; i < 2; i++) {
+            assertThat(exec(viaLink, launcher, "run").exit()).isZero();
+        }
+        assertThat(checks("jdkother")).isEqualTo(1);
+        assertThat(checks("jdkswap")).isEqualTo(3);
+        assertThat(Files.readAllLines(dir.resolve("jdkother.args"))).endsWith("run");
+    }
+
+    @Test
+    void a_java_outside_a_jdk_is_checked_every_time() throws Exception {
+        Path jdk = fakeJava("jdkstub", "17");
+        Files.delete(jdk.resolve("lib/modules"));
+        String launcher = home.resolve("bin/tailwatch").toString();
+        for (int i = 0; i < 2; i++) {
+            Done d = exec(Map.of("JAVA_HOME", jdk.toString()), launcher, "run");
+            assertThat(d.exit()).as(d.out()).isZero();
+        }
+        assertThat(checks("jdkstub")).isEqualTo(2);
+        assertThat(keptChecks()).isEmpty();
+    }
+
+    @Test
+    void a_real_jdk_keeps_its_check_and_a_garbled_one_never_changes_a_command() throws Exception {
+        String launcher = home.resolve("bin/tailwatch").toString();
+        Path realHome = Path.of(System.getProperty("java.home"));
+        Map<String, String> env = Map.of("JAVA_HOME", realHome.toString(), "TAILWATCH_CDS", "off");
+        Done plain = exec(env, launcher, "--version");
+        assertThat(plain.exit()).as(plain.out()).isZero();
+        List<Path> kept = keptChecks();
+        assertThat(kept).hasSize(1);
+        assertThat(Files.readAllLines(kept.get(0))).hasSize(6).startsWith("tailwatch java check 1")
+                .contains("version " + Runtime.version().feature(), "build " + System.getProperty("java.vm.version"))
+                .endsWith("end");
+        Done again = exec(env, launcher, "--version");
+        assertThat(again.exit()).isZero();
+        assertThat(again.out()).isEqualTo(plain.out());
+
+        Files.write(kept.get(0), new byte[] {(byte) 0xff, 0, 'x', '\n', 'e', 'n', 'd'});
+        Done garbled = exec(env, launcher, "--version");
+        assertThat(garbled.exit()).isZero();
+        assertThat(garbled.out()).isEqualTo(plain.out());
+        assertThat(Files.readAllLines(kept.get(0))).hasSize(6).endsWith("end");
+    }
+
+    @Test
+    void every_command_answers_from_the_bundle_as_from_the_classes() throws Exception {
+        // The bundle's picocli class files are rewritten at build time (version 52, frames computed): every
+        // command's help and a usage error print, and exit, exactly as the unchanged library does here.
+        String launcher = home.resolve("bin/tailwatch").toString();
+        List<String> names = new java.util.ArrayList<>(io.tailwatch.cli.TailwatchCommand.commandLine().getSubcommands().keySet());
+        List<String[]> runs = new java.util.ArrayList<>();
+        runs.add(new String[] {"--help"});
+        runs.add(new String[] {"--no-such-option"});
+        runs.add(new String[] {"stauts"});
+        for (String name : names) {
+            runs.add(new String[] {name, "--help"});
+        }
+        runs.add(new String[] {"status", "--no-such-option"});
+        runs.add(new String[] {"kv-budget", "--layers", "x"});
+        for (String[] args : runs) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            picocli.CommandLine cl = io.tailwatch.cli.TailwatchCommand.commandLine(args);
+            cl.setOut(new java.io.PrintWriter(out, true));
+            cl.setErr(new java.io.PrintWriter(out, true));
+            int exit = cl.execute(args);
+            List<String> cmd = new java.util.ArrayList<>(List.of(launcher));
+            cmd.addAll(List.of(args));
+            Done d = exec(Map.of("TAILWATCH_CDS", "off"), cmd.toArray(String[]::new));
+            assertThat(d.exit()).as(String.join(" ", args)).isEqualTo(exit);
+            assertThat(d.out()).as(String.join(" ", args)).isEqualTo(out.toString());
+        }
+    }
+
     private List<Path> archives() throws Exception {
         Path d = dir.resolve("cache/tailwatch");
         if (!Files.isDirectory(d)) {
@@ -241,9 +458,16 @@ class BundleIT {
         // The command line's own classes come from the archive.
         Done used = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--version");
         assertThat(used.out()).containsPattern("io\\.tailwatch\\.cli\\.TailwatchCommand source: shared objects file")
+                .as("picocli's classes too: the bundle's jar holds them as class files the archive can keep")
+                .containsPattern("picocli\\.CommandLine\\$Model\\$CommandSpec source: shared objects file")
+                .doesNotContainPattern("picocli\\.\\S+ source: (jar|file):")
                 .as("every command's model, though the status run that made it built only its own")
                 .containsPattern("io\\.tailwatch\\.cli\\.KvBudgetCommand source: shared objects file");
         assertThat(exec(Map.of(), launcher, "--version").out()).isEqualTo(plain.out());
+        Done help = exec(Map.of("TAILWATCH_JAVA_OPTS", "-Xlog:class+load=info"), launcher, "--help");
+        assertThat(help.out()).as("and the classes that print a usage")
+                .containsPattern("picocli\\.CommandLine\\$Help\\$TextTable source: shared objects file")
+                .containsPattern("picocli\\.CommandLine\\$Help\\$DefaultOptionRenderer source: shared objects file");
 
         // Broken: the JVM refuses it quietly and the command prints exactly what it prints without one.
         archive.toFile().setWritable(true);
