@@ -91,7 +91,7 @@ row_every=$(awk -v a="$ACCEL" 'BEGIN {printf "%.3f", 60 / a}')
 t0=$(date +%s.%N)
 for minute in $(seq 1 "$MINUTES"); do
   # Sleep until this row's moment (start + minute x row_every), so the rows do not drift.
-  sleep "$(awk -v t0="$t0" -v m="$minute" -v e="$row_every" -v now="$(date +%s.%N)" 'BEGIN {d = t0 + m * e - now; printf "%.3f", d > 0 ? d : 0}')"
+  sleep "$(awk -v t0="$t0" -v m="$minute" -v e="$row_every" -v now="$(date +%s.%N)" 'BEGIN {d = t0 + m * e - now; printf "%.3f", (d > 0 ? d : 0)}')"
   kill -0 "$agent" 2>/dev/null || { echo "agent exited: $(tail -n 20 "$work/agent.log")" >&2; exit 1; }
   echo "$minute,$(status VmRSS),$(status Threads),$(cpu_seconds),$(classes),$(failed),$(code_kib)" >>"$OUT/curve.csv"
 done
