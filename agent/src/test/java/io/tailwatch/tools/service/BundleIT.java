@@ -184,12 +184,17 @@ class BundleIT {
     }
 
     private List<Path> keptChecks() throws Exception {
+        return cached(".check");
+    }
+
+    /** The files in the launcher's cache directory whose names end with {@code suffix}, sorted. */
+    private List<Path> cached(String suffix) throws Exception {
         Path d = dir.resolve("cache/tailwatch");
         if (!Files.isDirectory(d)) {
             return List.of();
         }
         try (var s = Files.list(d)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".check")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(suffix)).sorted().toList();
         }
     }
 
@@ -391,13 +396,7 @@ class BundleIT {
     }
 
     private List<Path> archives() throws Exception {
-        Path d = dir.resolve("cache/tailwatch");
-        if (!Files.isDirectory(d)) {
-            return List.of();
-        }
-        try (var s = Files.list(d)) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".jsa")).sorted().toList();
-        }
+        return cached(".jsa");
     }
 
     @Test
