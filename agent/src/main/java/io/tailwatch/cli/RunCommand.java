@@ -82,6 +82,9 @@ public final class RunCommand extends PrintingCommand {
             err.println("--log-file / --log-max-size: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
+        // SIGHUP is caught before the daemon starts: one that came while it was starting (its listener may
+        // already answer) would otherwise end the JVM. It reloads once the daemon is up.
+        Sighup sighup = Sighup.install();
         ReloadingDaemon daemon;
         try {
             daemon = ReloadingDaemon.start(config, this::nextConfig,
@@ -103,7 +106,7 @@ public final class RunCommand extends PrintingCommand {
             guard.flushSuppressed();
             stopped.countDown();
         }, "tailwatch-shutdown"));
-        onSighup(daemon);
+        sighup.deliverTo(daemon);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -117,16 +120,54 @@ public final class RunCommand extends PrintingCommand {
         return config.withListen(hp.host(), hp.port());
     }
 
-    /** SIGHUP would otherwise end the JVM with exit 129 and no word in the log. */
-    private static void onSighup(ReloadingDaemon daemon) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                Thread t = new Thread(daemon::reload, "tailwatch-reload");
-                t.setDaemon(true);
-                t.start();
-            });
-        } catch (IllegalArgumentException e) {
-            LOG.info("SIGHUP is not available on this platform; reload by restarting the agent");
+    /**
+     * SIGHUP would otherwise end the JVM with exit 129 and no word in the log. Installed before the daemon
+     * starts; signals that come before {@link #deliverTo} are held and reload once, when the daemon's
+     * reload is handed over. Each reload runs on a thread of its own, off the signal dispatcher.
+     */
+    static final class Sighup {
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> reload =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        private final java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+
+        static Sighup install() {
+            Sighup s = new Sighup();
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> s.received());
+            } catch (IllegalArgumentException e) {
+                LOG.info("SIGHUP is not available on this platform; reload by restarting the agent");
+            }
+            return s;
+        }
+
+        /** A SIGHUP: reloads now, or once {@link #deliverTo} hands the reload over. */
+        void received() {
+            Runnable r = reload.get();
+            if (r == null) {
+                held.set(true);
+                r = reload.get(); // handed over in between: deliverTo may have looked at the flag before it was set
+                if (r == null || !held.getAndSet(false)) {
+                    return;
+                }
+            }
+            start(r);
+        }
+
+        void deliverTo(ReloadingDaemon daemon) {
+            deliverTo((Runnable) daemon::reload);
+        }
+
+        void deliverTo(Runnable r) {
+            reload.set(r);
+            if (held.getAndSet(false)) {
+                start(r);
+            }
+        }
+
+        private static void start(Runnable r) {
+            Thread t = new Thread(r, "tailwatch-reload");
+            t.setDaemon(true);
+            t.start();
         }
     }
 
