@@ -21,6 +21,9 @@ HOURS=${1:-4}
 SCRAPE=${2:-15}
 OUT=${3:-bench-out/memory-flat}
 ACCEL=${ACCEL:-1}
+case $ACCEL in
+  '' | *[!0-9]* | 0) echo "ACCEL: a whole number of 1 or more, got '$ACCEL'" >&2; exit 2 ;;
+esac
 MINUTES=${MINUTES:-$((HOURS * 60))}
 JAR=${TAILWATCH_JAR:-agent/target/tailwatch.jar}
 [ "$(uname -s)" = Linux ] || { echo "bench/memory-flat.sh reads /proc: Linux only" >&2; exit 1; }

@@ -31,6 +31,7 @@ public final class PicocliClassFiles {
         Path jar = Path.of(args[0]);
         Path tmp = jar.resolveSibling(jar.getFileName() + ".rewrite.tmp");
         int rewritten = 0;
+        boolean commandLine = false;
         try (ZipFile in = new ZipFile(jar.toFile());
              OutputStream file = Files.newOutputStream(tmp);
              ZipOutputStream out = new ZipOutputStream(file)) {
@@ -44,6 +45,9 @@ public final class PicocliClassFiles {
                 if (e.getName().startsWith("picocli/") && e.getName().endsWith(".class") && major(b) < OLDEST_ARCHIVABLE) {
                     b = java8(b);
                     rewritten++;
+                }
+                if (e.getName().equals("picocli/CommandLine.class")) {
+                    commandLine = major(b) >= OLDEST_ARCHIVABLE;
                 }
                 ZipEntry o = new ZipEntry(e.getName());
                 o.setTime(e.getTime());
@@ -65,9 +69,15 @@ public final class PicocliClassFiles {
                 out.write(b);
                 out.closeEntry();
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             Files.deleteIfExists(tmp);
             throw e;
+        }
+        if (!commandLine) {
+            // Nothing to rewrite would be a silent loss of the class-data archive's picocli: say so.
+            Files.deleteIfExists(tmp);
+            throw new IllegalStateException("picocli/CommandLine.class is not in " + jar
+                    + " as a class file of version 50 or later: the jar's layout changed");
         }
         Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         System.out.println("picocli: " + rewritten + " class files rewritten as version 52 in " + jar);

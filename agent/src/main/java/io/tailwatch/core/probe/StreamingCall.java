@@ -27,9 +27,14 @@ final class StreamingCall {
     /** {@code inFlight} (may be null) holds the exchange while it runs, so that another thread can close it. */
     static Measurement run(HttpTransport.Request request, Duration connectTimeout, StreamParser parser,
                            Duration firstToken, Duration total, java.util.Set<HttpExchange> inFlight) {
+        // The deadlines run from before the request is prepared (its address looked up, its bytes
+        // encoded); the measurement's clock starts after that, as curl's does.
+        long start = System.nanoTime();
+        long firstDeadline = start + Math.min(firstToken.toNanos(), total.toNanos());
+        long totalDeadline = start + total.toNanos();
         HttpExchange x;
         try {
-            x = request.prepare(); // the request is encoded here, before the clock starts
+            x = request.prepare();
         } catch (IOException | RuntimeException e) {
             Measurement m = new Measurement(System.nanoTime());
             m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
@@ -37,8 +42,6 @@ final class StreamingCall {
         }
         long t0 = System.nanoTime();
         Measurement m = new Measurement(t0);
-        long firstDeadline = t0 + Math.min(firstToken.toNanos(), total.toNanos());
-        long totalDeadline = t0 + total.toNanos();
         if (inFlight != null) {
             inFlight.add(x);
         }
@@ -46,7 +49,7 @@ final class StreamingCall {
             try {
                 request.start(x, connectTimeout, firstDeadline);
             } catch (HttpExchange.DeadlineExceeded e) {
-                m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no response headers within " + millis(firstDeadline - t0) + " ms");
+                m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no response headers within " + millis(firstDeadline - start) + " ms");
                 return m;
             } catch (IOException | RuntimeException e) {
                 m.fail(ProbeErrors.beforeHeaders(e), ProbeErrors.describe(e));
@@ -73,7 +76,7 @@ final class StreamingCall {
                     n = x.read(buf, beforeFirst ? firstDeadline : totalDeadline);
                 } catch (HttpExchange.DeadlineExceeded e) {
                     if (beforeFirst) {
-                        m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no content within " + millis(firstDeadline - t0) + " ms");
+                        m.fail(ProbeErrors.FIRST_TOKEN_TIMEOUT, "no content within " + millis(firstDeadline - start) + " ms");
                     } else {
                         m.fail(ProbeErrors.TOTAL_TIMEOUT, "stream not complete within " + total.toMillis() + " ms");
                     }
