@@ -135,7 +135,9 @@ public final class RunCommand extends PrintingCommand {
             try {
                 sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> s.received());
             } catch (IllegalArgumentException e) {
-                LOG.info("SIGHUP is not available on this platform; reload by restarting the agent");
+                // The JVM refuses a handler for a signal its parent ignores (nohup), as for one the platform lacks.
+                LOG.warn("SIGHUP cannot be caught here (ignored by the parent process, as under nohup, or absent on "
+                        + "this platform): the config is reloaded only by restarting the agent");
             }
             return s;
         }
