@@ -80,7 +80,7 @@ public final class PicocliClassFiles {
                     + " as a class file of version 50 or later: the jar's layout changed");
         }
         Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        System.out.println("picocli: " + rewritten + " class files rewritten as version 52 in " + jar);
+        if (Boolean.getBoolean("picocli.verbose")) System.out.println("picocli: " + rewritten + " class files rewritten as version 52 in " + jar);
     }
 
     private static int major(byte[] classFile) {

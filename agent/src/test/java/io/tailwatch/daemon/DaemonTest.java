@@ -33,6 +33,20 @@ class DaemonTest {
     }
 
     @Test
+    void theLandingPageListsEveryRouteTheDaemonServesEachDescribed() throws Exception {
+        // An engine with a restart token, so that the runbook restart route is registered too.
+        Config c = Config.parse("server:\n  listen: 127.0.0.1:0\n  auth_token: ${T}\nengines:\n  - name: e\n    api: openai\n"
+                + "    url: http://127.0.0.1:9\n    launchd_label: io.example.e\n", "test", Map.of("T", "s3cret-token-value"));
+        try (Daemon d = new Daemon(c, Map.of(), List.of()).start()) {
+            String page = get(d, "/").body();
+            assertThat(page).doesNotContain(io.tailwatch.daemon.api.ApiServer.UNDESCRIBED);
+            for (String path : io.tailwatch.daemon.api.ApiServer.ENDPOINTS.keySet()) {
+                assertThat(page).as(path).contains("<code>" + path.replace("{", "&#123;").replace("}", "&#125;") + "</code>");
+            }
+        }
+    }
+
+    @Test
     void histogramSeriesOutliveTwoOfTheLongestProbeWindows() throws Exception {
         // Shipped rules at the default 60 s interval: the default window is 22 minutes (20 probes for
         // TailLatencySpread plus 10 % lateness, rounded up to whole minutes), so series live 44 minutes.

@@ -62,27 +62,69 @@ public final class ApiServer implements AutoCloseable {
     private volatile String listenHost;
     private volatile int listenPort;
 
-    /** Every endpoint, for the landing page at /: path and what it serves. */
-    static final List<String[]> ENDPOINTS = List.of(
-            new String[] {"/metrics", "Prometheus text exposition (OpenMetrics when the Accept header asks for it)"},
-            new String[] {"/healthz", "200 ok while host sampling runs, 503 with the reason when it stalls"},
-            new String[] {"/ui/", "status page: host signals, engines, alerts"},
-            new String[] {"/api/v1/status", "the agent's state as JSON (bearer token when one is configured)"},
-            new String[] {"/api/v1/alerts", "alert instances as JSON (bearer token when one is configured)"},
-            new String[] {"/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)"});
+    /**
+     * What each endpoint serves, for the landing page at /. The page lists the routes actually
+     * registered (in registration order), each with its line from here; a route without one is listed
+     * as undescribed, and LandingPageTest holds the daemon's routes and this list equal.
+     */
+    public static final Map<String, String> ENDPOINTS = endpoints(
+            "/metrics", "Prometheus text exposition (OpenMetrics when the Accept header asks for it)",
+            "/healthz", "200 ok while host sampling runs, 503 with the reason when it stalls",
+            "/ui/", "status page: host signals, engines, alerts",
+            "/api/v1/status", "the agent's state as JSON (bearer token when one is configured)",
+            "/api/v1/alerts", "alert instances as JSON (bearer token when one is configured)",
+            "/api/v1/history", "the status page's last hour of moving signals as JSON (bearer token when one is configured)",
+            "/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)");
+    /** Marks a registered route that {@link #ENDPOINTS} does not describe. */
+    public static final String UNDESCRIBED = "(undescribed)";
 
-    /** A static page (no input reaches it), like the landing page of node_exporter. */
-    static final String LANDING = landing();
+    private static Map<String, String> endpoints(String... pathThenWhat) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < pathThenWhat.length; i += 2) {
+            m.put(pathThenWhat[i], pathThenWhat[i + 1]);
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
 
-    private static String landing() {
+    /** GET and POST routes in the order they were added, without / itself and the status page's files. */
+    private final List<String[]> routes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** A static page (no input reaches it), like the landing page of node_exporter; made at the first request. */
+    private volatile String landing;
+
+    /** The routes this server answers (method and path), as the landing page lists them. */
+    List<String[]> routes() {
+        return List.copyOf(routes);
+    }
+
+    private void routeAdded(io.javalin.event.HandlerMetaInfo info) {
+        String method = info.getHttpMethod().name();
+        String path = info.getPath();
+        if ((method.equals("GET") || method.equals("POST")) && !path.equals("/")
+                && !(path.startsWith(StatusPage.PATH) && path.length() > StatusPage.PATH.length())) {
+            routes.add(new String[] {method, path});
+            landing = null;
+        }
+    }
+
+    private String landing() {
+        String page = landing;
+        if (page == null) {
+            page = landing(routes);
+            landing = page;
+        }
+        return page;
+    }
+
+    static String landing(List<String[]> routes) {
         StringBuilder b = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 + "<title>tailwatch</title></head>\n<body>\n<h1>tailwatch</h1>\n"
                 + "<p>Host and LLM-engine signals for Prometheus and OpenTelemetry.</p>\n<ul>\n");
-        for (String[] e : ENDPOINTS) {
-            String path = e[0];
-            boolean link = !path.contains("{");
+        for (String[] r : routes) {
+            String path = r[1];
+            String what = ENDPOINTS.getOrDefault(path, UNDESCRIBED);
+            boolean link = r[0].equals("GET") && !path.contains("{");
             b.append("<li>").append(link ? "<a href=\"" + path + "\">" : "").append("<code>").append(path.replace("{", "&#123;").replace("}", "&#125;"))
-                    .append("</code>").append(link ? "</a>" : "").append(": ").append(e[1]).append("</li>\n");
+                    .append("</code>").append(link ? "</a>" : "").append(": ").append(what).append("</li>\n");
         }
         return b.append("</ul>\n</body></html>\n").toString();
     }
@@ -98,7 +140,10 @@ public final class ApiServer implements AutoCloseable {
      */
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
                      List<String> allowedHosts, List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
-        this.app = Javalin.create(ApiServer::smallServer);
+        this.app = Javalin.create(cfg -> {
+            smallServer(cfg);
+            cfg.events(ev -> ev.handlerAdded(this::routeAdded));
+        });
         HostCheck hosts = new HostCheck(allowedHosts);
         app.before(ctx -> {
             if (!hosts.allowed(ctx.header("Host"))) {
@@ -112,7 +157,7 @@ public final class ApiServer implements AutoCloseable {
         });
         app.get("/", ctx -> {
             ctx.contentType("text/html; charset=utf-8");
-            ctx.result(LANDING);
+            ctx.result(landing());
         });
         // One rendering per format and SCRAPE_REUSE_NANOS serves every scrape in that time: a client that
         // pipelines /metrics costs bytes to write, not a rendering each. The body is streamed to the
