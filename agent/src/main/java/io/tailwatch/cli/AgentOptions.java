@@ -26,6 +26,20 @@ public final class AgentOptions {
     @Option(names = "--token-file", paramLabel = "FILE", description = "File holding the API bearer token (default: the config's).")
     Path tokenFile;
 
+    @Option(names = "--cacert", paramLabel = "FILE", description = "PEM file of the CA(s) that signed an HTTPS agent's certificate "
+            + "(default: the certificate of the config's web config, else the JVM's trust store).")
+    Path caCert;
+
+    @Option(names = "--cert", paramLabel = "FILE", description = "PEM client certificate, for an agent whose web config asks for one (with --key).")
+    Path clientCert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "PEM private key of --cert (unencrypted).")
+    Path clientKey;
+
+    @Option(names = "--basic-auth-file", paramLabel = "FILE", description = "File holding USER:PASSWORD for an agent behind "
+            + "basic_auth_users (used on /api/* when no bearer token is set).")
+    Path basicAuthFile;
+
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "5s", description = "Deadline per request (default: ${DEFAULT-VALUE}).")
     String timeout;
 
@@ -62,6 +76,31 @@ public final class AgentOptions {
                 return null;
             }
         }
+        if ((clientCert == null) != (clientKey == null)) {
+            err.println(clientCert == null ? "--key: give --cert with it" : "--cert: give --key with it");
+            return null;
+        }
+        if (caCert != null || clientCert != null) {
+            try {
+                tls = io.tailwatch.core.tls.ClientTls.context(caCert, clientCert, clientKey);
+            } catch (IOException e) {
+                err.println((clientCert == null ? "--cacert: " : "--cacert/--cert/--key: ") + e.getMessage());
+                return null;
+            }
+        }
+        String basic = null;
+        if (basicAuthFile != null) {
+            try {
+                basic = Files.readString(basicAuthFile).strip();
+            } catch (IOException e) {
+                err.println("--basic-auth-file: cannot read " + basicAuthFile + ": " + e.getClass().getSimpleName());
+                return null;
+            }
+            if (basic.indexOf(':') <= 0 || basic.indexOf(':') == basic.length() - 1 || basic.contains("\n")) {
+                err.println("--basic-auth-file: " + basicAuthFile + " must hold one line USER:PASSWORD (neither empty)");
+                return null;
+            }
+        }
         baseUrl = url != null ? url : URI.create((tls != null ? "https://" : "http://") + HostPort.format(
                 server.host().equals("0.0.0.0") ? "127.0.0.1" : server.host(), server.port()));
         String token = server.authToken();
@@ -80,6 +119,6 @@ public final class AgentOptions {
             err.println("--timeout: " + e.getMessage());
             return null;
         }
-        return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d, tls);
+        return new AgentClient(baseUrl, token == null || token.isBlank() ? null : token, d, tls, basic);
     }
 }

@@ -24,13 +24,23 @@ public final class AgentClient {
     private final String token;
     private final Duration timeout;
     private final javax.net.ssl.SSLSocketFactory tlsFactory;
+    /** USER:PASSWORD for basic auth, sent when there is no bearer token; null for none. */
+    private final String basic;
 
     public AgentClient(URI base, String token, Duration timeout) {
-        this(base, token, timeout, null);
+        this(base, token, timeout, null, null);
     }
 
-    /** With {@code tls} (null: the JDK default) for an agent that serves HTTPS. */
     public AgentClient(URI base, String token, Duration timeout, javax.net.ssl.SSLContext tls) {
+        this(base, token, timeout, tls, null);
+    }
+
+    /**
+     * With {@code tls} (null: the JDK default) for an agent that serves HTTPS, and {@code basic}
+     * (USER:PASSWORD, null for none) for one behind basic auth.
+     */
+    public AgentClient(URI base, String token, Duration timeout, javax.net.ssl.SSLContext tls, String basic) {
+        this.basic = basic;
         String b = base.toString();
         this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
         this.token = token;
@@ -47,18 +57,23 @@ public final class AgentClient {
         headers.put("Accept", "application/json");
         if (token != null) {
             headers.put("Authorization", "Bearer " + token);
+        } else if (basic != null) {
+            headers.put("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(basic.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         }
         HttpExchange x;
         try {
             x = HttpExchange.send(uri, "GET", headers, null, connectMillis, deadline, tlsFactory);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IOException(uri + ": TLS failed: " + describe(e) + tlsHint(e), e);
         } catch (IOException e) {
-            throw new IOException(uri + ": " + describe(e) + " (is the agent running? tailwatch run)", e);
+            throw new IOException(uri + ": " + describe(e) + (uri.getScheme().equals("https") && isTls(e) ? tlsHint(e)
+                    : " (is the agent running? tailwatch run)"), e);
         }
         byte[] body;
         try (x) {
             if (x.status() == 401) {
                 throw new IOException(uri + ": 401 unauthorized (pass --token-file or the config with server.auth_token; "
-                        + "with basic_auth_users in the web config, set server.auth_token too: the CLI uses the token on /api/*)");
+                        + "with basic_auth_users in the web config, --basic-auth-file USER:PASSWORD, or server.auth_token)");
             }
             if (x.status() != 200) {
                 throw new IOException(uri + ": HTTP " + x.status());
@@ -74,6 +89,33 @@ public final class AgentClient {
         } catch (IOException e) {
             throw new IOException(uri + ": not JSON: " + e.getMessage());
         }
+    }
+
+    private static boolean isTls(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What to pass when the handshake failed: the trust (--cacert) or a client certificate (--cert/--key). */
+    static String tlsHint(Throwable e) {
+        String all = "";
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all += " " + t.getClass().getSimpleName() + " " + t.getMessage();
+        }
+        if (all.contains("PKIX") || all.contains("CertPath") || all.contains("not the one in its web config")) {
+            return " (the agent's certificate is not trusted: pass --cacert with the CA that signed it, or -c with the agent's config)";
+        }
+        if (all.contains("No subject alternative") || all.contains("No name matching")) {
+            return " (the agent's certificate does not name this host: use the host name it carries in --url)";
+        }
+        if (all.contains("certificate_required") || all.contains("bad_certificate") || all.contains("Received fatal alert")) {
+            return " (the agent refused the handshake: when its web config asks for client certificates, pass --cert and --key)";
+        }
+        return " (is the URL's port the agent's HTTPS listener?)";
     }
 
     private static String describe(IOException e) {
