@@ -2,6 +2,7 @@ package io.tailwatch.daemon.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.BoundedJson;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
 import io.tailwatch.core.probe.EngineApi;
@@ -107,8 +108,8 @@ public final class EngineDiscovery {
     public static Found identify(String host, int port) {
         URI base = base(host, port);
         // Ollama: GET /api/version -> {"version": ...}
-        HttpTransport.TextReply v = get(base, "/api/version");
-        if (v.error() != null) {
+        HttpTransport.JsonReply v = get(base, "/api/version");
+        if (v.status() == 0 && v.error() != null) {
             String status = ProbeErrors.CONNECT_REFUSED.equals(v.errorType()) ? "closed" : "no answer (" + v.errorType() + ")";
             return new Found(port, base, null, status, null, List.of());
         }
@@ -242,19 +243,17 @@ public final class EngineDiscovery {
         return s.matches("[A-Za-z0-9_./:-]+") && !s.contains(": ") ? s : "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
-    private static HttpTransport.TextReply get(URI base, String path) {
-        return HttpTransport.get(base.resolve(path), "application/json", null, CONNECT_TIMEOUT, REQUEST_DEADLINE);
+    /**
+     * One identification read, streamed into a small bounded tree ({@link BoundedJson.Limits#SMALL}): a
+     * port answering megabytes costs a few KiB, and up to eight ports are read at once.
+     */
+    private static HttpTransport.JsonReply get(URI base, String path) {
+        return HttpTransport.json(base.resolve(path), null, null, CONNECT_TIMEOUT, REQUEST_DEADLINE,
+                BoundedJson.Limits.SMALL);
     }
 
-    private static JsonNode json(HttpTransport.TextReply r) {
-        if (r == null || !r.ok() || r.body() == null || r.body().length() > 1 << 20) {
-            return null;
-        }
-        try {
-            return HttpTransport.JSON.readTree(r.body());
-        } catch (java.io.IOException | RuntimeException e) {
-            return null;
-        }
+    private static JsonNode json(HttpTransport.JsonReply r) {
+        return r == null || !r.ok() || r.body() == null || r.body().isMissingNode() ? null : r.body();
     }
 
     private static boolean hasAny(JsonNode array, String... keys) {
