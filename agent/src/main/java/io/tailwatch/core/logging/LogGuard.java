@@ -78,30 +78,9 @@ public final class LogGuard extends PrintStream {
         return g;
     }
 
-    /** Escapes control characters (except tab) and cuts the text at {@code max} characters. */
+    /** Escapes control characters (except tab; {@link SafeText#unsafe}) and cuts the text at {@code max} characters. */
     public static String escape(String s, int max) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder b = null;
-        int n = Math.min(s.length(), max);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f || c == '\u2028' || c == '\u2029' || c == '\u0085') {
-                if (b == null) {
-                    b = new StringBuilder(n + 16).append(s, 0, i);
-                }
-                switch (c) {
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    default -> b.append(String.format("\\u%04x", (int) c));
-                }
-            } else if (b != null) {
-                b.append(c);
-            }
-        }
-        String r = b == null ? s.substring(0, n) : b.toString();
-        return s.length() > max ? r + "...(" + (s.length() - max) + " more chars)" : r;
+        return SafeText.escape(s, max);
     }
 
     /** A value from outside (engine, network, file) made safe for one log line: escaped and at most 200 chars. */
