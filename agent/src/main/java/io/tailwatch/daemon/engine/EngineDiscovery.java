@@ -270,7 +270,8 @@ public final class EngineDiscovery {
                         + "; name the one it serves so a probe never loads another");
             }
             if (refused) {
-                comments.add("# a model id it lists has characters a config value cannot hold (control characters or ${);"
+                comments.add("# a model id it lists has characters a config value cannot hold (control characters or an"
+                        + " environment reference);"
                         + " name the model yourself");
             }
             List<String> procs = f.flavor().processNames();
