@@ -112,11 +112,19 @@ public final class TailwatchCommand implements Runnable {
         uniform(cl);
         // Wrap help at the terminal's width (80 columns when it cannot be told), at word boundaries.
         cl.setUsageHelpAutoWidth(true);
+        // No colour codes in help: every writer escapes control characters (see the execution strategy).
+        cl.setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF));
         // Every command prints through picocli's writers (getOut/getErr), so a caller can capture them. The
         // writers flush by themselves only at println/printf, so the command's writers are flushed when it
         // returns. Only the executed command's: asking a parent for a writer it has not made yet would make
         // one and hand it to every subcommand, dropping the subcommand's unflushed text.
         cl.setExecutionStrategy(parsed -> {
+            // Everything a command prints passes the terminal rule (core/logging/SafeText): model names,
+            // versions and error bodies come from engines and the agent's answers.
+            List<CommandLine> commands = parsed.asCommandLineList();
+            CommandLine last = commands.get(commands.size() - 1);
+            last.setOut(new java.io.PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(last.getOut())));
+            last.setErr(new java.io.PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(last.getErr())));
             try {
                 return new CommandLine.RunLast().execute(parsed);
             } finally {

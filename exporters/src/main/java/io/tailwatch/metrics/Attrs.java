@@ -16,6 +16,7 @@ public final class Attrs {
      * of its hash: bounded, and two long values that share a prefix stay two series.
      */
     public static String bound(String v) {
+        v = printable(v);
         if (v == null || v.length() <= MAX_VALUE_CHARS) {
             return v;
         }
@@ -24,6 +25,27 @@ public final class Attrs {
             h = 31 * h + v.charAt(i);
         }
         return v.substring(0, MAX_VALUE_CHARS - 17) + "~" + String.format("%016x", h);
+    }
+
+    /**
+     * {@code v} with every control character (C0, DEL, C1: NUL, CR, LF, ESC, ...) replaced by U+FFFD, so
+     * no value from an engine carries one into an exposition, an OTLP attribute or a terminal that shows them.
+     */
+    static String printable(String v) {
+        if (v == null) {
+            return null;
+        }
+        char[] c = null;
+        for (int i = 0; i < v.length(); i++) {
+            char ch = v.charAt(i);
+            if (ch < 0x20 || (ch >= 0x7f && ch <= 0x9f)) {
+                if (c == null) {
+                    c = v.toCharArray();
+                }
+                c[i] = '\uFFFD';
+            }
+        }
+        return c == null ? v : new String(c);
     }
 
     /** A sorted copy with every value bounded by {@link #bound(String)}. */

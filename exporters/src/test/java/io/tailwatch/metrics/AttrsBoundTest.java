@@ -31,4 +31,11 @@ class AttrsBoundTest {
                 .isNotEqualTo(lines.get(1).replaceAll(".*_version=\"([^\"]*)\".*", "$1"));
         assertThat(Attrs.bound("0.6.2")).isEqualTo("0.6.2");
     }
+
+    @Test
+    void controlCharactersNeverReachALabelValue() {
+        assertThat(Attrs.bound("m\u0000odel\r\n\u001b[2J\u009b\u007f")).isEqualTo("m\uFFFDodel\uFFFD\uFFFD\uFFFD[2J\uFFFD\uFFFD");
+        assertThat(new Point(SelfMetrics.SERIES_DROPPED, Map.of("k", "a\u0000b"), 1).attributes().get("k")).isEqualTo("a\uFFFDb");
+        assertThat(Attrs.bound("tab\tand ünïcode")).isEqualTo("tab\uFFFDand ünïcode");
+    }
 }

@@ -145,6 +145,18 @@ public record WebConfig(Path file, Tls tls, Map<String, String> users, Map<Strin
             return null;
         }
         boolean ok = true;
+        // An empty file name would resolve to this file's directory ("Is a directory"): say what is wrong.
+        String[][] files = {{"cert_file", certFile}, {"key_file", keyFile}, {"client_ca_file", caFile}};
+        for (String[] f : files) {
+            if (f[1] != null && f[1].isBlank()) {
+                s.problem(f[0], "is empty; name the PEM file (a path relative to this web config's directory)");
+                ok = false;
+            }
+        }
+        if (!ok) {
+            s.finish();
+            return null;
+        }
         if (certFile != null && certInline != null) {
             s.problem("cert", "set cert or cert_file, not both");
             ok = false;
@@ -335,9 +347,6 @@ public record WebConfig(Path file, Tls tls, Map<String, String> users, Map<Strin
                 } else {
                     users.put(user, hash);
                 }
-            }
-            if (user.indexOf(':') >= 0) {
-                s.problem(user, "a user name cannot hold ':' (basic auth splits on it)");
             }
         }
         s.finish();

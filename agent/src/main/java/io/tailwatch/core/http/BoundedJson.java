@@ -26,9 +26,20 @@ import java.util.Map;
 public final class BoundedJson {
     /** The bounds of one tree. */
     public record Limits(int maxArrayElements, int maxNodes, int maxStringChars, int maxDepth) {
-        /** Engine inventories: 256 models are more than any host loads; the whole tree at most 20,000 values. */
-        public static final Limits DEFAULT = new Limits(256, 20_000, 4096, 32);
+        /**
+         * Engine inventories: 256 models are more than any host loads (each array keeps that many and counts
+         * the rest); the whole tree at most 5,000 values, about 0.5 MiB of heap at worst.
+         */
+        public static final Limits DEFAULT = new Limits(256, 5_000, 4096, 32);
+        /** Discovery's identification reads (up to eight ports at once): a version, a few model ids. */
+        public static final Limits SMALL = new Limits(64, 1_000, 1024, 16);
     }
+
+    /**
+     * Characters of string values kept in one tree, all strings together; past it strings are kept
+     * empty and the tree counts as cut. With {@link Limits#maxNodes()} this bounds the tree's heap.
+     */
+    public static final int MAX_TOTAL_CHARS = 128 * 1024;
 
     /**
      * The kept tree (null for an empty body), the total element count of every array that was cut
@@ -52,16 +63,24 @@ public final class BoundedJson {
                     + " entries, over the bound of " + limits.maxArrayElements() + "; the first "
                     + limits.maxArrayElements() + " kept"));
             if (nodesCut) {
-                parts.add("more than " + limits.maxNodes() + " values; the rest skipped");
+                parts.add("more than " + limits.maxNodes() + " values or " + MAX_TOTAL_CHARS
+                        + " characters of text; the rest skipped");
             }
             return parts.isEmpty() ? null : String.join("; ", parts);
         }
     }
 
+    /**
+     * Longest single string the parser takes (it holds one whole string while reading it: 512 KiB of
+     * chars at most); a longer one ends the read as over a bound. A llama.cpp chat template is a few KiB.
+     */
+    public static final int MAX_STRING_CHARS = 256 * 1024;
+
     /** Jackson's own guards, set below its defaults: nesting, number and string sizes. */
     static final JsonFactory FACTORY = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(64).maxNumberLength(100).maxStringLength(1 << 20).maxNameLength(4096).build())
+                    .maxNestingDepth(64).maxNumberLength(100).maxStringLength(MAX_STRING_CHARS).maxNameLength(4096)
+                    .build())
             .build();
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -70,6 +89,7 @@ public final class BoundedJson {
     private final Limits limits;
     private final Map<String, Long> cuts = new LinkedHashMap<>();
     private int nodes;
+    private long chars;
     private boolean nodesCut;
 
     private BoundedJson(Limits limits) {
@@ -133,6 +153,7 @@ public final class BoundedJson {
                 JsonToken k;
                 while ((k = p.nextToken()) == JsonToken.FIELD_NAME) {
                     String field = p.currentName();
+                    chars += field.length();
                     value(p, p.nextToken(), o, field, pointer + "/" + escape(field), depth + 1);
                 }
             }
@@ -155,8 +176,12 @@ public final class BoundedJson {
             }
             case VALUE_STRING -> {
                 String s = p.getText();
-                attach(parent, name, NODES.textNode(s.length() > limits.maxStringChars()
-                        ? s.substring(0, limits.maxStringChars()) : s));
+                int keep = (int) Math.min(Math.min(s.length(), limits.maxStringChars()), Math.max(0, MAX_TOTAL_CHARS - chars));
+                if (keep < s.length() && keep < limits.maxStringChars()) {
+                    nodesCut = true;
+                }
+                chars += keep;
+                attach(parent, name, NODES.textNode(keep == s.length() ? s : s.substring(0, keep)));
             }
             case VALUE_NUMBER_INT -> attach(parent, name, p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                     ? NODES.numberNode(p.getBigIntegerValue()) : NODES.numberNode(p.getLongValue()));

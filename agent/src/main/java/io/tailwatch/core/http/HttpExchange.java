@@ -396,14 +396,17 @@ public final class HttpExchange implements Closeable {
         }
     }
 
-    /** Reads the rest of the body, at most {@code max} bytes (more is an IOException), before the deadline. */
+    /**
+     * Reads the rest of the body, at most {@code max} bytes (more is {@link BodyStream.TooLarge}, thrown
+     * as soon as the bound is passed), before the deadline.
+     */
     public byte[] readBody(int max, long deadlineNanos) throws IOException {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(max, 8192));
         byte[] tmp = new byte[8192];
         int n;
         while ((n = read(tmp, deadlineNanos)) >= 0) {
             if (out.size() + n > max) {
-                throw new IOException("body larger than " + max + " bytes");
+                throw new BodyStream.TooLarge(max);
             }
             out.write(tmp, 0, n);
         }

@@ -18,8 +18,17 @@ import java.util.Map;
 public final class HttpTransport {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpTransport.class);
     public static final ObjectMapper JSON = new ObjectMapper();
-    /** Bound on a health or inventory body; real ones are a few KiB. */
+    /**
+     * Bound on a JSON body streamed into a bounded tree ({@link BoundedJson}): the bytes pass through,
+     * only the tree's bounded part is held. Real health and inventory bodies are a few KiB; 20,000
+     * served models about 2 MiB.
+     */
     public static final int MAX_JSON_BYTES = 4 << 20;
+    /**
+     * Bound on a body held whole as text ({@link #get}): what is held is at most this many bytes and
+     * their characters, so eight reads at once stay under 4 MiB of the 24 MiB heap.
+     */
+    public static final int MAX_TEXT_BYTES = 256 << 10;
 
     private HttpTransport() {
     }
@@ -115,6 +124,12 @@ public final class HttpTransport {
      * with {@code limit} set and the part that fits.
      */
     public static JsonReply json(URI uri, Object body, String apiKey, Duration connectTimeout, Duration deadline) {
+        return json(uri, body, apiKey, connectTimeout, deadline, BoundedJson.Limits.DEFAULT);
+    }
+
+    /** {@link #json(URI, Object, String, Duration, Duration)} keeping at most {@code limits} of the tree. */
+    public static JsonReply json(URI uri, Object body, String apiKey, Duration connectTimeout, Duration deadline,
+                                 BoundedJson.Limits limits) {
         Request req;
         if (body == null) {
             req = Request.get(uri, "application/json", apiKey);
@@ -139,7 +154,6 @@ public final class HttpTransport {
                 return new JsonReply(status, node, raw, null, null);
             }
             BodyStream in = new BodyStream(x, MAX_JSON_BYTES, end);
-            BoundedJson.Limits limits = BoundedJson.Limits.DEFAULT;
             try {
                 BoundedJson.Result r = BoundedJson.read(in, limits);
                 return new JsonReply(status, r.root(), null, null, null, r, r.describeCuts(limits));
@@ -152,6 +166,9 @@ public final class HttpTransport {
                     return new JsonReply(status, r.root(), null, null, null, r, limit);
                 }
                 throw (IOException) p.getCause();
+            } catch (com.fasterxml.jackson.core.exc.StreamConstraintsException e) {
+                return new JsonReply(status, null, null, uri.getPath() + ": over a bound: " + clip(e.getOriginalMessage()),
+                        ProbeErrors.OVER_LIMIT);
             } catch (com.fasterxml.jackson.core.JacksonException e) {
                 return new JsonReply(status, null, null, uri.getPath() + ": not JSON: " + clip(e.getOriginalMessage()),
                         ProbeErrors.MALFORMED);
@@ -189,14 +206,14 @@ public final class HttpTransport {
     }
 
     /**
-     * GET {@code uri} asking for {@code accept}, with the body (UTF-8, at most {@link #MAX_JSON_BYTES}) as text,
+     * GET {@code uri} asking for {@code accept}, with the body (UTF-8, at most {@link #MAX_TEXT_BYTES}) as text,
      * all within {@code deadline}. Never throws for network or server faults; they come back as {@code error}
-     * with a {@link ProbeErrors} class.
+     * with a {@link ProbeErrors} class; a longer body is {@link ProbeErrors#OVER_LIMIT} with its status.
      */
     public static TextReply get(URI uri, String accept, String apiKey, Duration connectTimeout, Duration deadline) {
         Exchange x = exchange(Request.get(uri, accept, apiKey), connectTimeout, deadline);
         if (x.error() != null) {
-            return new TextReply(0, null, null, x.error(), x.errorType());
+            return new TextReply(x.status(), null, null, x.error(), x.errorType());
         }
         String type = x.contentType() == null ? "" : x.contentType();
         return new TextReply(x.status(), type, new String(x.body(), StandardCharsets.UTF_8), null, null);
@@ -211,14 +228,23 @@ public final class HttpTransport {
         static Exchange failed(String error, String errorType, Throwable cause) {
             return new Exchange(0, null, null, error, errorType, cause);
         }
+
+        Exchange over(URI uri, BodyStream.TooLarge e) {
+            return new Exchange(status, null, null, uri.getPath() + ": " + e.getMessage() + "; read stopped there",
+                    ProbeErrors.OVER_LIMIT, e);
+        }
     }
 
-    /** Sends {@code request} and reads the whole body (at most {@link #MAX_JSON_BYTES}) before {@code deadline}. */
+    /** Sends {@code request} and reads the whole body (at most {@link #MAX_TEXT_BYTES}) before {@code deadline}. */
     private static Exchange exchange(Request request, Duration connectTimeout, Duration deadline) {
         long end = System.nanoTime() + deadline.toNanos();
         try (HttpExchange x = request.send(connectTimeout, end)) {
-            byte[] body = x.readBody(MAX_JSON_BYTES, end);
-            return new Exchange(x.status(), x.header("Content-Type"), body, null, null, null);
+            try {
+                byte[] body = x.readBody(MAX_TEXT_BYTES, end);
+                return new Exchange(x.status(), x.header("Content-Type"), body, null, null, null);
+            } catch (BodyStream.TooLarge e) {
+                return new Exchange(x.status(), null, null, null, null, null).over(request.uri(), e);
+            }
         } catch (HttpExchange.DeadlineExceeded e) {
             return Exchange.failed("no complete answer within " + deadline.toMillis() + " ms",
                     ProbeErrors.TOTAL_TIMEOUT, null);

@@ -30,44 +30,55 @@ public final class JsonTree {
 
     public static JsonNode read(byte[] body) throws IOException {
         try (JsonParser p = FACTORY.createParser(body)) {
-            JsonToken t = p.nextToken();
-            if (t == null) {
-                return MissingNode.getInstance();
-            }
-            JsonNode first = node(p, t);
-            if (!(first instanceof ContainerNode<?>)) {
-                return first;
-            }
-            // Open containers, innermost last; a field's name is read before its value.
-            Deque<ContainerNode<?>> open = new ArrayDeque<>();
-            open.push((ContainerNode<?>) first);
-            while (!open.isEmpty()) {
-                ContainerNode<?> top = open.peek();
-                t = p.nextToken();
-                if (t == null) {
-                    throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected end of the document");
-                }
-                if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
-                    open.pop();
-                    continue;
-                }
-                String name = null;
-                if (top instanceof ObjectNode) {
-                    name = p.currentName();
-                    t = p.nextToken();
-                }
-                JsonNode child = node(p, t);
-                if (top instanceof ObjectNode o) {
-                    o.set(name, child);
-                } else {
-                    ((ArrayNode) top).add(child);
-                }
-                if (child instanceof ContainerNode<?> c) {
-                    open.push(c);
-                }
-            }
+            return read(p);
+        }
+    }
+
+    /** The same from a stream, read as it comes (the caller bounds the stream). */
+    public static JsonNode read(java.io.InputStream body) throws IOException {
+        try (JsonParser p = FACTORY.createParser(body)) {
+            return read(p);
+        }
+    }
+
+    private static JsonNode read(JsonParser p) throws IOException {
+        JsonToken t = p.nextToken();
+        if (t == null) {
+            return MissingNode.getInstance();
+        }
+        JsonNode first = node(p, t);
+        if (!(first instanceof ContainerNode<?>)) {
             return first;
         }
+        // Open containers, innermost last; a field's name is read before its value.
+        Deque<ContainerNode<?>> open = new ArrayDeque<>();
+        open.push((ContainerNode<?>) first);
+        while (!open.isEmpty()) {
+            ContainerNode<?> top = open.peek();
+            t = p.nextToken();
+            if (t == null) {
+                throw new com.fasterxml.jackson.core.JsonParseException(p, "unexpected end of the document");
+            }
+            if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+                open.pop();
+                continue;
+            }
+            String name = null;
+            if (top instanceof ObjectNode) {
+                name = p.currentName();
+                t = p.nextToken();
+            }
+            JsonNode child = node(p, t);
+            if (top instanceof ObjectNode o) {
+                o.set(name, child);
+            } else {
+                ((ArrayNode) top).add(child);
+            }
+            if (child instanceof ContainerNode<?> c) {
+                open.push(c);
+            }
+        }
+        return first;
     }
 
     /** The node for the value at {@code t}: an empty container for a start token. */

@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
  *   <li>lines of the same shape (same logger and text once digits are set aside) are written at most
  *       {@code burst} times per window; the rest are counted and summarised in one line when the window
  *       ends, so 2,000 identical warnings become a handful;</li>
+ *   <li>warnings and errors of one source (level and logger) are written at most {@link #SOURCE_BURST}
+ *       times per window whatever their text, so a library that echoes attacker text (Jetty's parser
+ *       warnings) cannot make every line a new shape and pass; summarised the same way;</li>
  *   <li>a stack trace is cut after {@link #MAX_TRACE_LINES} lines, and dropped with its line when that
  *       line is suppressed.</li>
  * </ul>
@@ -34,6 +37,10 @@ public final class LogGuard extends PrintStream {
     public static final int MAX_LINE_CHARS = 4_096;
     public static final int MAX_TRACE_LINES = 12;
     static final int MAX_SHAPES = 512;
+    /** Warnings and errors of one logger written per window, whatever their shapes. */
+    public static final int SOURCE_BURST = 30;
+    /** The level and logger of an event line: {@code ... [WARN] HttpParser - text}. */
+    private static final Pattern SOURCE = Pattern.compile("^\\S+ \\[(WARN|ERROR)] (\\S{1,200}) - ");
     /** A log event's first line as slf4j-simple writes it (see simplelogger.properties). */
     private static final Pattern EVENT = Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\S+ \\[[A-Z]+] .*", Pattern.DOTALL);
     private static final Pattern DIGITS = Pattern.compile("\\d+");
@@ -43,6 +50,7 @@ public final class LogGuard extends PrintStream {
     private final int burst;
     private final long windowNanos;
     private final Map<String, Shape> shapes = new LinkedHashMap<>(64, 0.75f, true);
+    private final Map<String, Shape> sources = new LinkedHashMap<>(16, 0.75f, true);
     private boolean dropping;
     private int traceLines;
     private long suppressedTotal;
@@ -78,30 +86,9 @@ public final class LogGuard extends PrintStream {
         return g;
     }
 
-    /** Escapes control characters (except tab) and cuts the text at {@code max} characters. */
+    /** Escapes control characters (except tab; {@link SafeText#unsafe}) and cuts the text at {@code max} characters. */
     public static String escape(String s, int max) {
-        if (s == null) {
-            return "null";
-        }
-        StringBuilder b = null;
-        int n = Math.min(s.length(), max);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f || c == '\u2028' || c == '\u2029' || c == '\u0085') {
-                if (b == null) {
-                    b = new StringBuilder(n + 16).append(s, 0, i);
-                }
-                switch (c) {
-                    case '\n' -> b.append("\\n");
-                    case '\r' -> b.append("\\r");
-                    default -> b.append(String.format("\\u%04x", (int) c));
-                }
-            } else if (b != null) {
-                b.append(c);
-            }
-        }
-        String r = b == null ? s.substring(0, n) : b.toString();
-        return s.length() > max ? r + "...(" + (s.length() - max) + " more chars)" : r;
+        return SafeText.escape(s, max);
     }
 
     /** A value from outside (engine, network, file) made safe for one log line: escaped and at most 200 chars. */
@@ -180,9 +167,51 @@ public final class LogGuard extends PrintStream {
             dropping = true;
             return;
         }
+        java.util.regex.Matcher src = SOURCE.matcher(s);
+        if (src.find()) {
+            String name = "[" + src.group(1) + "] " + src.group(2);
+            Shape source = window(sources, name, now);
+            if (source.written >= SOURCE_BURST) {
+                source.suppressed++;
+                suppressedTotal++;
+                dropping = true;
+                return;
+            }
+            source.written++;
+        }
         shape.written++;
         dropping = false;
         out.println(escape(s, MAX_LINE_CHARS));
+    }
+
+    /** The window of {@code key} in {@code map} (a new one, or the next once this one ended). */
+    private Shape window(Map<String, Shape> map, String key, long now) {
+        Shape w = map.get(key);
+        if (w == null) {
+            if (map.size() >= MAX_SHAPES) {
+                Iterator<Map.Entry<String, Shape>> it = map.entrySet().iterator();
+                Map.Entry<String, Shape> eldest = it.next();
+                summariseSource(eldest.getKey(), eldest.getValue());
+                it.remove();
+            }
+            w = new Shape();
+            w.windowStart = now;
+            map.put(key, w);
+        } else if (now - w.windowStart >= windowNanos) {
+            summariseSource(key, w);
+            w.windowStart = now;
+            w.written = 0;
+        }
+        return w;
+    }
+
+    private void summariseSource(String key, Shape source) {
+        if (source.suppressed > 0) {
+            out.println(escape("[log] " + source.suppressed + " more line(s) from " + key + " suppressed in "
+                    + TimeUnit.NANOSECONDS.toSeconds(windowNanos) + " s (more than " + SOURCE_BURST + " from it)",
+                    MAX_LINE_CHARS));
+            source.suppressed = 0;
+        }
     }
 
     private void summarise(String key, Shape shape) {

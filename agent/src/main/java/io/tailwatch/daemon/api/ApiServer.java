@@ -146,7 +146,9 @@ public final class ApiServer implements AutoCloseable {
         });
         HostCheck hosts = new HostCheck(allowedHosts);
         app.before(ctx -> {
-            if (!hosts.allowed(ctx.header("Host"))) {
+            // The name in an absolute-form request line (GET http://name/ HTTP/1.0, with or without a Host
+            // header) is the one the request is for: Jetty gives it as the server name, so both are checked.
+            if (!hosts.allowed(ctx.header("Host")) || !hosts.allowed(HostCheck.literal(ctx.req().getServerName()))) {
                 ctx.status(421).contentType("text/plain; charset=utf-8")
                         .result("misdirected request: this agent does not answer to that Host name "
                                 + "(add it to server.allowed_hosts)\n");
@@ -178,10 +180,9 @@ public final class ApiServer implements AutoCloseable {
             }
         });
         if (authToken != null) {
-            byte[] expected = ("Bearer " + authToken).getBytes(StandardCharsets.UTF_8);
+            byte[] expected = authToken.getBytes(StandardCharsets.UTF_8);
             app.before("/api/*", ctx -> {
-                String h = ctx.header("Authorization");
-                byte[] got = h == null ? new byte[0] : h.getBytes(StandardCharsets.UTF_8);
+                byte[] got = bearer(ctx.header("Authorization")).getBytes(StandardCharsets.UTF_8);
                 if (!MessageDigest.isEqual(expected, got)) {
                     ctx.header("WWW-Authenticate", "Bearer");
                     json(ctx.status(401), Map.of("error", "missing or wrong bearer token"));
@@ -422,6 +423,17 @@ public final class ApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The token of an {@code Authorization: Bearer} header; the scheme is case-insensitive (RFC 9110
+     * 11.1), so {@code bearer} and {@code BEARER} work too. Empty when there is none.
+     */
+    static String bearer(String header) {
+        if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return "";
+        }
+        return header.substring(7).strip();
+    }
+
     /** The Host header check against DNS rebinding: IP literals, localhost and the configured names pass. */
     static final class HostCheck {
         private final java.util.Set<String> names;
@@ -433,6 +445,12 @@ public final class ApiServer implements AutoCloseable {
                 n.add(a.toLowerCase(java.util.Locale.ROOT));
             }
             this.names = java.util.Set.copyOf(n);
+        }
+
+        /** A server name as a Host value: an IPv6 literal in brackets. */
+        static String literal(String serverName) {
+            return serverName != null && serverName.indexOf(':') >= 0 && !serverName.startsWith("[")
+                    ? "[" + serverName + "]" : serverName;
         }
 
         boolean allowed(String hostHeader) {

@@ -35,25 +35,40 @@ import org.slf4j.LoggerFactory;
  * per-process random key) of hash and password, one entry per configured user at most: a scrape every
  * 15 s pays one bcrypt, not one per scrape. A changed hash or password misses the cache. Comparisons are
  * constant-time (MessageDigest.isEqual; BouncyCastle's bcrypt check), and an unknown user pays a bcrypt
- * against a fixed hash too, so timing does not tell which users exist. Failures are counted in
+ * against a decoy hash at the highest cost the web config uses, so with one cost for all users timing
+ * does not tell which users exist (docs/fleet.md says what a mix of costs shows).
+ *
+ * <p>At most {@link #MAX_BCRYPT} bcrypt checks run at once (one per core but one, at least one); a
+ * request that would need another while they run is answered 429 at once, without a bcrypt, so guessing
+ * in parallel cannot hold the eight worker threads: /healthz and requests whose password was verified
+ * before (the cache above) keep answering. Failures are counted in
  * tailwatch_http_auth_failures_total by reason and logged with the remote address and user name, never
  * the password; at most one log line a second.
  */
 public final class BasicAuthGuard implements Handler {
     private static final Logger LOG = LoggerFactory.getLogger(BasicAuthGuard.class);
-    /** A bcrypt of a random password at the usual cost, checked for unknown users. */
-    private static final String DECOY;
     private static final byte[] MAC_KEY = new byte[32];
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** bcrypt checks that may run at once. */
+    static final int MAX_BCRYPT = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
 
     static {
-        SecureRandom r = new SecureRandom();
-        r.nextBytes(MAC_KEY);
-        byte[] salt = new byte[16];
-        r.nextBytes(salt);
-        byte[] pw = new byte[16];
-        r.nextBytes(pw);
-        DECOY = OpenBSDBCrypt.generate("2y", pw, salt, 10);
+        RANDOM.nextBytes(MAC_KEY);
     }
+
+    /** Decoy hashes (of a random password) by cost, made on first use; at most the 28 costs bcrypt has. */
+    private static final Map<Integer, String> DECOYS = new ConcurrentHashMap<>();
+
+    /** No bcrypt permit was free: the request is answered 429 without one. */
+    static final class Busy extends RuntimeException {
+        Busy() {
+            super("too many password checks at once", null, false, false);
+        }
+    }
+
+    private final java.util.concurrent.Semaphore bcryptPermits = new java.util.concurrent.Semaphore(MAX_BCRYPT);
+    /** Requests answered 429 because every bcrypt permit was taken. */
+    final AtomicLong busyRejections = new AtomicLong();
 
     private final LiveWebConfig live;
     private final boolean tokenOnApi;
@@ -84,7 +99,18 @@ public final class BasicAuthGuard implements Handler {
         if (!wc.basicAuth() || path.equals("/healthz") || (tokenOnApi && path.startsWith("/api/"))) {
             return;
         }
-        AuthFailureReason reason = check(wc.users(), ctx.header("Authorization"));
+        AuthFailureReason reason;
+        try {
+            reason = check(wc.users(), ctx.header("Authorization"));
+        } catch (Busy b) {
+            busyRejections.incrementAndGet();
+            logBusy(ctx);
+            ctx.header("Retry-After", "1");
+            ctx.status(429).contentType("text/plain; charset=utf-8")
+                    .result("Too Many Requests: " + MAX_BCRYPT + " password checks are running; try again\n");
+            ctx.skipRemainingHandlers();
+            return;
+        }
         if (reason == null) {
             return;
         }
@@ -95,7 +121,10 @@ public final class BasicAuthGuard implements Handler {
         ctx.skipRemainingHandlers();
     }
 
-    /** Null when the credentials are good; else the failure reason. */
+    /**
+     * Null when the credentials are good; else the failure reason. Throws {@link Busy} when a bcrypt is
+     * needed and {@link #MAX_BCRYPT} are running.
+     */
     public AuthFailureReason check(Map<String, String> users, String authorization) {
         if (authorization == null || authorization.isBlank()) {
             lastUser.set(null);
@@ -117,12 +146,20 @@ public final class BasicAuthGuard implements Handler {
             lastUser.set(null);
             return AuthFailureReason.MALFORMED;
         }
+        // A configured user name may hold ':' (as node_exporter's web config allows): the split is at the
+        // first ':' that ends a configured name, else at the first one.
+        for (int c = colon; c >= 0; c = decoded.indexOf(':', c + 1)) {
+            if (users.containsKey(decoded.substring(0, c))) {
+                colon = c;
+                break;
+            }
+        }
         String user = decoded.substring(0, colon);
         byte[] password = decoded.substring(colon + 1).getBytes(StandardCharsets.UTF_8);
         lastUser.set(user);
         String hash = users.get(user);
         if (hash == null) {
-            bcrypt(DECOY, password);
+            bcrypt(() -> decoy(users), password);
             return AuthFailureReason.UNKNOWN_USER;
         }
         byte[] mac = mac(hash, password);
@@ -130,7 +167,7 @@ public final class BasicAuthGuard implements Handler {
         if (known != null && MessageDigest.isEqual(known, mac)) {
             return null;
         }
-        if (bcrypt(hash, password)) {
+        if (bcrypt(() -> hash, password)) {
             if (verified.size() < WebConfig.MAX_USERS || verified.containsKey(user)) {
                 verified.put(user, mac);
             }
@@ -139,13 +176,58 @@ public final class BasicAuthGuard implements Handler {
         return AuthFailureReason.WRONG_PASSWORD;
     }
 
-    private boolean bcrypt(String hash, byte[] password) {
-        bcryptRuns.incrementAndGet();
+    /** A bcrypt check under a permit ({@code hash} is asked for under it: making a decoy costs as much). */
+    private boolean bcrypt(java.util.function.Supplier<String> hash, byte[] password) {
+        if (!bcryptPermits.tryAcquire()) {
+            throw new Busy();
+        }
         try {
-            return OpenBSDBCrypt.checkPassword(hash, password);
+            bcryptRuns.incrementAndGet();
+            return OpenBSDBCrypt.checkPassword(hash.get(), password);
         } catch (RuntimeException e) {
             return false;
+        } finally {
+            bcryptPermits.release();
         }
+    }
+
+    /** The decoy an unknown user is checked against: a hash at the highest cost of {@code users}. */
+    static String decoy(Map<String, String> users) {
+        int cost = 10;
+        if (!users.isEmpty()) {
+            cost = 4;
+            for (String h : users.values()) {
+                cost = Math.max(cost, cost(h));
+            }
+        }
+        return DECOYS.computeIfAbsent(cost, c -> {
+            byte[] salt = new byte[16];
+            RANDOM.nextBytes(salt);
+            byte[] pw = new byte[16];
+            RANDOM.nextBytes(pw);
+            return OpenBSDBCrypt.generate("2y", pw, salt, c);
+        });
+    }
+
+    /** The cost of a bcrypt hash ({@code $2y$12$...}); 10 when it cannot be read. */
+    static int cost(String hash) {
+        try {
+            return Integer.parseInt(hash.substring(4, 6));
+        } catch (RuntimeException e) {
+            return 10;
+        }
+    }
+
+    private void logBusy(Context ctx) {
+        long now = System.currentTimeMillis();
+        long last = lastLog.get();
+        if (now - last < 1000 || !lastLog.compareAndSet(last, now)) {
+            suppressed.incrementAndGet();
+            return;
+        }
+        long more = suppressed.getAndSet(0);
+        LOG.warn("basic auth: {} password checks running, request from {} answered 429{}", MAX_BCRYPT, ctx.ip(),
+                more == 0 ? "" : " (" + more + " more not logged)");
     }
 
     private static byte[] mac(String hash, byte[] password) {

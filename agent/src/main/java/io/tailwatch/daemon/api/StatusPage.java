@@ -57,7 +57,14 @@ public final class StatusPage {
 
     /** Security headers for every page response: the CSP, no sniffing, no framing, no referrer, no caching of stale script. */
     static void headers(Context ctx) {
-        ctx.header("Content-Security-Policy", CSP);
+        // A policy the web config set stays and this one is sent beside it: a browser enforces every
+        // Content-Security-Policy header it gets, so neither can weaken the other. X-Frame-Options is
+        // DENY, at least as strict as either value the web config may set (deny, sameorigin).
+        if (ctx.res().containsHeader("Content-Security-Policy")) {
+            ctx.res().addHeader("Content-Security-Policy", CSP);
+        } else {
+            ctx.header("Content-Security-Policy", CSP);
+        }
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("X-Frame-Options", "DENY");
         ctx.header("Referrer-Policy", "no-referrer");

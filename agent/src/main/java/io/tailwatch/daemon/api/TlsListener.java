@@ -65,7 +65,30 @@ public final class TlsListener {
         src.setSniHostCheck(false);
         src.setSniRequired(false);
         https.addCustomizer(src);
-        return new ServerConnector(server, new SslConnectionFactory(factory, "http/1.1"), new HttpConnectionFactory(https));
+        SslConnectionFactory ssl = new SslConnectionFactory(factory, "http/1.1");
+        return new ServerConnector(server, new PlainHttpAnswer(ssl), ssl, new HttpConnectionFactory(https));
+    }
+
+    /** What a request that is not a TLS handshake gets on the HTTPS port (as Go's server answers it). */
+    static final String PLAIN_HTTP_ANSWER_TEXT = "this port serves HTTPS: use https:// (the request came as plain HTTP)\n";
+    private static final byte[] PLAIN_HTTP_ANSWER = ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Connection: close\r\nContent-Length: " + PLAIN_HTTP_ANSWER_TEXT.length() + "\r\n\r\n" + PLAIN_HTTP_ANSWER_TEXT)
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Looks at a connection's first bytes: a TLS handshake goes on to TLS; anything else (plain HTTP to the
+     * HTTPS port) is answered 400 with a line that says so and closed, rather than with a raw TLS alert.
+     */
+    private static final class PlainHttpAnswer extends org.eclipse.jetty.server.DetectorConnectionFactory {
+        PlainHttpAnswer(SslConnectionFactory ssl) {
+            super(ssl);
+        }
+
+        @Override
+        protected void nextProtocol(org.eclipse.jetty.server.Connector connector, org.eclipse.jetty.io.EndPoint endPoint,
+                                    java.nio.ByteBuffer buffer) {
+            endPoint.write(org.eclipse.jetty.util.Callback.from(endPoint::close), java.nio.ByteBuffer.wrap(PLAIN_HTTP_ANSWER));
+        }
     }
 
     static void apply(SSLEngine engine, WebConfig.Tls tls) {

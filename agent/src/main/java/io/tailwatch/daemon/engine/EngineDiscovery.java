@@ -2,6 +2,7 @@ package io.tailwatch.daemon.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.BoundedJson;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
 import io.tailwatch.core.probe.EngineApi;
@@ -107,8 +108,8 @@ public final class EngineDiscovery {
     public static Found identify(String host, int port) {
         URI base = base(host, port);
         // Ollama: GET /api/version -> {"version": ...}
-        HttpTransport.TextReply v = get(base, "/api/version");
-        if (v.error() != null) {
+        HttpTransport.JsonReply v = get(base, "/api/version");
+        if (v.status() == 0 && v.error() != null) {
             String status = ProbeErrors.CONNECT_REFUSED.equals(v.errorType()) ? "closed" : "no answer (" + v.errorType() + ")";
             return new Found(port, base, null, status, null, List.of());
         }
@@ -203,7 +204,42 @@ public final class EngineDiscovery {
         }
     }
 
-    /** A ready {@code engines:} block for config/tailwatch.yaml. */
+    /** Writes the ready block's values: every scalar quoted where YAML needs it, never a document marker. */
+    private static final com.fasterxml.jackson.databind.ObjectMapper YAML = new com.fasterxml.jackson.databind.ObjectMapper(
+            com.fasterxml.jackson.dataformat.yaml.YAMLFactory.builder()
+                    .disable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                    .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                    .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+                    .build());
+
+    /** Longest model id the ready block names; a longer one is left for the operator to write. */
+    static final int MAX_MODEL_ID = 256;
+
+    /**
+     * A model id an engine listed that the ready block may hold as a value: no control character or
+     * other character a terminal acts on ({@link io.tailwatch.core.logging.SafeText#unsafe}), no
+     * {@code ${} (the config would take it as an environment variable), at most {@link #MAX_MODEL_ID}
+     * characters. Any other text is written by the YAML writer, quoted as it needs.
+     */
+    static boolean pastable(String id) {
+        if (id == null || id.isEmpty() || id.length() > MAX_MODEL_ID || id.contains("${")) {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            if (io.tailwatch.core.logging.SafeText.unsafe(id.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A ready {@code engines:} block for config/tailwatch.yaml. The values are written by a YAML writer
+     * (quoted where needed), and comments hold only the agent's own words and model ids that
+     * {@link #pastable}; an id that is not is never printed, so what an engine lists cannot add keys
+     * to the block or send an environment variable anywhere.
+     */
     public static String configBlock(List<Found> found) {
         List<String> names = names(found);
         StringBuilder sb = new StringBuilder("engines:\n");
@@ -214,22 +250,45 @@ public final class EngineDiscovery {
                 continue;
             }
             any = true;
-            sb.append("  - name: ").append(names.get(i)).append('\n');
-            sb.append("    api: ").append(f.api()).append(f.kind().equals(f.api()) ? "" : "   # " + f.kind()).append('\n');
-            sb.append("    url: ").append(f.url()).append('\n');
-            if (f.flavor().servesOneModel() && f.models().size() == 1) {
-                sb.append("    model: ").append(yamlScalar(f.models().get(0))).append('\n');
+            List<String> ids = f.models().stream().filter(EngineDiscovery::pastable).toList();
+            boolean refused = ids.size() < f.models().size();
+            Map<String, Object> e = new java.util.LinkedHashMap<>();
+            e.put("name", names.get(i));
+            e.put("api", f.api());
+            e.put("url", f.url().toString());
+            List<String> comments = new ArrayList<>();
+            if (!f.kind().equals(f.api())) {
+                comments.add("# " + f.kind());
+            }
+            if (f.flavor().servesOneModel() && f.models().size() == 1 && ids.size() == 1) {
+                e.put("model", ids.get(0));
             } else if (f.flavor() == EngineFlavor.OLLAMA) {
-                sb.append("    # model: omitted = the first loaded model (naming one that is not loaded makes Ollama load it)\n");
-            } else if (!f.models().isEmpty()) {
-                sb.append("    # model: ").append(yamlScalar(f.models().get(0))).append("   # it lists ")
-                        .append(f.models().size() == 1 ? "1 model" : f.models().size() + " models")
-                        .append("; name the one it serves so a probe never loads another\n");
+                comments.add("# model: omitted = the first loaded model (naming one that is not loaded makes Ollama load it)");
+            } else if (!ids.isEmpty()) {
+                comments.add("# model: " + yaml(ids.get(0)) + "   # it lists "
+                        + (f.models().size() == 1 ? "1 model" : f.models().size() + " models")
+                        + "; name the one it serves so a probe never loads another");
+            }
+            if (refused) {
+                comments.add("# a model id it lists has characters a config value cannot hold (control characters or an"
+                        + " environment reference);"
+                        + " name the model yourself");
             }
             List<String> procs = f.flavor().processNames();
             if (!procs.isEmpty()) {
-                sb.append("    process:\n      names: [").append(String.join(", ", procs.stream().map(EngineDiscovery::yamlScalar).toList()))
-                        .append("]\n");
+                e.put("process", Map.of("names", procs));
+            }
+            String entry;
+            try {
+                entry = YAML.writeValueAsString(List.of(e));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+                throw new IllegalStateException(ex);
+            }
+            for (String line : entry.split("\n")) {
+                sb.append("  ").append(line).append('\n');
+            }
+            for (String c : comments) {
+                sb.append("    ").append(c).append('\n');
             }
         }
         if (!any) {
@@ -238,23 +297,31 @@ public final class EngineDiscovery {
         return sb.toString();
     }
 
+    /** One scalar as the YAML writer writes it (quoted where needed), for a comment line. */
+    private static String yaml(String s) {
+        try {
+            String doc = YAML.writeValueAsString(s);
+            return doc.endsWith("\n") ? doc.substring(0, doc.length() - 1) : doc;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
     private static String yamlScalar(String s) {
         return s.matches("[A-Za-z0-9_./:-]+") && !s.contains(": ") ? s : "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
-    private static HttpTransport.TextReply get(URI base, String path) {
-        return HttpTransport.get(base.resolve(path), "application/json", null, CONNECT_TIMEOUT, REQUEST_DEADLINE);
+    /**
+     * One identification read, streamed into a small bounded tree ({@link BoundedJson.Limits#SMALL}): a
+     * port answering megabytes costs a few KiB, and up to eight ports are read at once.
+     */
+    private static HttpTransport.JsonReply get(URI base, String path) {
+        return HttpTransport.json(base.resolve(path), null, null, CONNECT_TIMEOUT, REQUEST_DEADLINE,
+                BoundedJson.Limits.SMALL);
     }
 
-    private static JsonNode json(HttpTransport.TextReply r) {
-        if (r == null || !r.ok() || r.body() == null || r.body().length() > 1 << 20) {
-            return null;
-        }
-        try {
-            return HttpTransport.JSON.readTree(r.body());
-        } catch (java.io.IOException | RuntimeException e) {
-            return null;
-        }
+    private static JsonNode json(HttpTransport.JsonReply r) {
+        return r == null || !r.ok() || r.body() == null || r.body().isMissingNode() ? null : r.body();
     }
 
     private static boolean hasAny(JsonNode array, String... keys) {

@@ -6,7 +6,6 @@ import io.tailwatch.core.http.ProbeErrors;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Locale;
 
 /**
  * The engine's base URL with its credentials, and the one way signal sources GET from it: through
@@ -17,18 +16,6 @@ public record EngineEndpoint(URI base, String apiKey, Duration connectTimeout) {
     public static final String ACCEPT_METRICS =
             "text/plain;version=0.0.4;q=0.9,application/openmetrics-text;version=1.0.0;q=0.5,application/json;q=0.4,*/*;q=0.1";
 
-    /** An answered GET: status 2xx, its content type and body. */
-    public record Body(String path, String contentType, String text) {
-        public boolean looksJson() {
-            String t = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT);
-            if (t.contains("json")) {
-                return true;
-            }
-            String s = text.stripLeading();
-            return !t.startsWith("text/") && (s.startsWith("{") || s.startsWith("["));
-        }
-    }
-
     public URI uri(String path) {
         String b = base.toString();
         while (b.endsWith("/")) {
@@ -37,19 +24,14 @@ public record EngineEndpoint(URI base, String apiKey, Duration connectTimeout) {
         return URI.create(b + path);
     }
 
-    /** GET {@code path} within {@code deadline}; anything but a 2xx answer is a classified failure. */
-    public Body get(String path, String accept, Duration deadline) throws SignalFailure {
-        HttpTransport.TextReply r = answer(path, accept, deadline);
-        if (r.status() / 100 != 2) {
-            throw new SignalFailure(ProbeErrors.http(r.status()), path, "HTTP " + r.status() + clip(r.body()));
-        }
-        return new Body(path, r.contentType(), r.body());
-    }
-
-    /** GET {@code path} within {@code deadline}, whatever its status; only transport faults are failures. */
-    public HttpTransport.TextReply answer(String path, String accept, Duration deadline) throws SignalFailure {
-        HttpTransport.TextReply r = HttpTransport.get(uri(path), accept, apiKey, connectTimeout, deadline);
-        if (r.error() != null) {
+    /**
+     * GET {@code path} within {@code deadline} and parse it by streaming into a bounded tree, whatever its
+     * status (an error answer's tree is read from its first {@code 4096} bytes); only transport faults are
+     * failures.
+     */
+    public HttpTransport.JsonReply answerJson(String path, Duration deadline) throws SignalFailure {
+        HttpTransport.JsonReply r = HttpTransport.json(uri(path), null, apiKey, connectTimeout, deadline);
+        if (r.status() == 0 && r.error() != null) {
             throw new SignalFailure(SignalFailure.fromTransport(r.errorType()), path, r.error());
         }
         return r;
@@ -105,18 +87,6 @@ public record EngineEndpoint(URI base, String apiKey, Duration connectTimeout) {
             throw new SignalFailure(SignalFailure.TIMEOUT, path, "no complete answer within " + deadline.toMillis() + " ms");
         } catch (IOException | RuntimeException e) {
             throw new SignalFailure(SignalFailure.fromTransport(ProbeErrors.beforeHeaders(e)), path, ProbeErrors.describe(e));
-        }
-    }
-
-    public static JsonNode json(Body b) throws SignalFailure {
-        try {
-            JsonNode n = HttpTransport.JSON.readTree(b.text());
-            if (n == null || n.isMissingNode()) {
-                throw new SignalFailure(SignalFailure.MALFORMED, b.path(), "empty body");
-            }
-            return n;
-        } catch (IOException e) {
-            throw new SignalFailure(SignalFailure.MALFORMED, b.path(), "not JSON:" + clip(b.text()));
         }
     }
 

@@ -35,21 +35,31 @@ public final class HealthQueueSource extends EndpointSignalSource {
 
     @Override
     public EngineSignals read(Duration deadline) throws SignalFailure {
-        HttpTransport.TextReply r = endpoint.answer(path, "application/json", deadline);
+        HttpTransport.JsonReply r = endpoint.answerJson(path, deadline);
         if (r.status() / 100 != 2 && r.status() != 503) {
-            throw new SignalFailure(ProbeErrors.http(r.status()), path, "HTTP " + r.status() + EngineEndpoint.clip(r.body()));
+            throw new SignalFailure(ProbeErrors.http(r.status()), path, "HTTP " + r.status() + EngineEndpoint.clip(r.rawBody()));
         }
-        JsonNode n;
-        try {
-            n = EngineEndpoint.json(new EngineEndpoint.Body(path, r.contentType(), r.body()));
-        } catch (SignalFailure f) {
-            if (r.status() == 503) {
-                throw new SignalFailure(ProbeErrors.http(503), path, "HTTP 503" + EngineEndpoint.clip(r.body()));
-            }
-            throw f;
-        }
+        JsonNode n = tree(r, path);
         return new EngineSignals(null, value(n, field, path), null, null, null, Map.of("health_path", path,
                 "health_status", r.status()));
+    }
+
+    /**
+     * The JSON of a 2xx or 503 health answer (read bounded); a 503 without JSON is that status, a 2xx
+     * one malformed (or over a bound, as its reply says).
+     */
+    static JsonNode tree(HttpTransport.JsonReply r, String path) throws SignalFailure {
+        JsonNode n = r.body();
+        if (n != null && !n.isMissingNode() && (r.status() == 503 || r.error() == null)) {
+            return n;
+        }
+        if (r.status() == 503) {
+            throw new SignalFailure(ProbeErrors.http(503), path, "HTTP 503" + EngineEndpoint.clip(r.rawBody()));
+        }
+        if (r.error() != null) {
+            throw new SignalFailure(r.errorType(), path, r.error());
+        }
+        throw new SignalFailure(SignalFailure.MALFORMED, path, "empty body");
     }
 
     /** The number at {@code dotted} in {@code root}. */

@@ -32,8 +32,7 @@ public final class MlxVlmJsonSource extends EndpointSignalSource {
 
     @Override
     public EngineSignals read(Duration deadline) throws SignalFailure {
-        EngineEndpoint.Body b = endpoint.get(PATH, "application/json", deadline);
-        return parse(EngineEndpoint.json(b));
+        return parse(endpoint.getJson(PATH, deadline));
     }
 
     static boolean looksLikeMlxVlm(JsonNode n) {

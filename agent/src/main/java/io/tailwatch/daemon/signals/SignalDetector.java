@@ -2,6 +2,7 @@ package io.tailwatch.daemon.signals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.http.BoundedJson;
 import io.tailwatch.core.http.HttpTransport;
 import io.tailwatch.core.http.ProbeErrors;
 import java.time.Duration;
@@ -83,9 +84,9 @@ public final class SignalDetector {
         boolean skipSlots = false;
         boolean slow = false;
         try {
-            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
-            if (b.looksJson()) {
-                JsonNode n = EngineEndpoint.json(b);
+            MetricsAnswer b = metrics(ep, deadline);
+            if (b.json() != null) {
+                JsonNode n = b.json();
                 if (MlxVlmJsonSource.looksLikeMlxVlm(n)) {
                     sources.add(new MlxVlmJsonSource(ep));
                     families.add("mlx_vlm");
@@ -95,8 +96,7 @@ public final class SignalDetector {
                     notes.add("/metrics is JSON without in_flight");
                 }
             } else {
-                PrometheusTextParser.Exposition e = PrometheusTextSource.parse(b.text());
-                List<String> f = PrometheusTextSource.flavors(e);
+                List<String> f = PrometheusTextSource.flavors(b.text());
                 if (f.isEmpty()) {
                     notes.add("/metrics has no engine families");
                 } else {
@@ -149,12 +149,69 @@ public final class SignalDetector {
         return new Detection(true, sources, families, String.join("; ", notes));
     }
 
+    /** What /metrics answered: a bounded JSON tree (mlx-vlm) or the engine families of Prometheus text. */
+    record MetricsAnswer(JsonNode json, PrometheusTextParser.Exposition text) {
+    }
+
+    /**
+     * GET /metrics streamed: JSON (by its content type or first byte) into a bounded tree, text through
+     * the streaming parser keeping only the engine families, so neither is held whole.
+     */
+    static MetricsAnswer metrics(EngineEndpoint ep, Duration deadline) throws SignalFailure {
+        String path = PrometheusTextSource.PATH;
+        return ep.stream(path, EngineEndpoint.ACCEPT_METRICS, deadline, (type, body) -> {
+            java.io.BufferedInputStream in = new java.io.BufferedInputStream(body, 512);
+            String t = type == null ? "" : type.toLowerCase(java.util.Locale.ROOT);
+            if (t.contains("json") || (!t.startsWith("text/") && startsJson(in))) {
+                try {
+                    BoundedJson.Result r = BoundedJson.read(in, BoundedJson.Limits.DEFAULT);
+                    if (r.root() == null) {
+                        throw new SignalFailure(SignalFailure.MALFORMED, path, "empty body");
+                    }
+                    return new MetricsAnswer(r.root(), null);
+                } catch (BoundedJson.Partial p) {
+                    throw p.getCause() instanceof io.tailwatch.core.http.BodyStream.TooLarge big ? big
+                            : (java.io.IOException) p.getCause();
+                } catch (com.fasterxml.jackson.core.JacksonException e) {
+                    throw new SignalFailure(SignalFailure.MALFORMED, path, "not JSON: " + e.getOriginalMessage());
+                }
+            }
+            try {
+                return new MetricsAnswer(null, PrometheusTextParser.parse(in, PrometheusTextSource::wanted,
+                        PrometheusTextParser.DEFAULT_MAX_SAMPLES, PrometheusTextSource.MAX_KEPT_SAMPLES));
+            } catch (PrometheusTextParser.FormatException e) {
+                throw new SignalFailure(SignalFailure.MALFORMED, path, "not Prometheus text: " + e.getMessage());
+            } catch (PrometheusTextParser.OverLimit e) {
+                throw new SignalFailure(ProbeErrors.OVER_LIMIT, path, e.getMessage());
+            }
+        });
+    }
+
+    /** The first byte that is not white space opens a JSON object or array (the stream is reset to its start). */
+    private static boolean startsJson(java.io.BufferedInputStream in) throws java.io.IOException {
+        in.mark(512);
+        try {
+            for (int i = 0; i < 256; i++) {
+                int c = in.read();
+                if (c < 0) {
+                    return false;
+                }
+                if (!Character.isWhitespace(c)) {
+                    return c == '{' || c == '[';
+                }
+            }
+            return false;
+        } finally {
+            in.reset();
+        }
+    }
+
     private static Detection llamaCpp(EngineEndpoint ep, Duration deadline) throws SignalFailure {
         List<EngineSignalSource> sources = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         try {
-            EngineEndpoint.Body b = ep.get(PrometheusTextSource.PATH, EngineEndpoint.ACCEPT_METRICS, deadline);
-            if (!b.looksJson() && PrometheusTextSource.flavors(PrometheusTextSource.parse(b.text())).contains("llamacpp")) {
+            MetricsAnswer b = metrics(ep, deadline);
+            if (b.text() != null && PrometheusTextSource.flavors(b.text()).contains("llamacpp")) {
                 sources.add(new PrometheusTextSource(ep));
                 notes.add("/metrics exports llamacpp");
             }
@@ -190,11 +247,11 @@ public final class SignalDetector {
             throws SignalFailure {
         for (String path : HealthQueueSource.PATHS) {
             try {
-                HttpTransport.TextReply r = ep.answer(path, "application/json", deadline);
+                HttpTransport.JsonReply r = ep.answerJson(path, deadline);
                 if (r.status() / 100 != 2 && r.status() != 503) {
                     continue;
                 }
-                JsonNode n = EngineEndpoint.json(new EngineEndpoint.Body(path, r.contentType(), r.body()));
+                JsonNode n = HealthQueueSource.tree(r, path);
                 JsonNode v = HealthQueueSource.at(n, field);
                 if (v != null && (v.isNumber() || v.isTextual())) {
                     return new Detection(true, List.of(new HealthQueueSource(ep, path, field)), List.of(),

@@ -17,7 +17,10 @@ import java.util.Map;
  * a plain-HTTP loopback URL) costs about half a second. TLS is loaded only for an {@code https} agent.
  */
 public final class AgentClient {
-    /** Largest API response read (status with many engines and alerts stays well below this). */
+    /**
+     * Largest API response read, streamed into the tree (status with many engines and alerts stays well
+     * below this); a longer one is an error naming the bound.
+     */
     static final int MAX_BODY = 4 * 1024 * 1024;
 
     private final URI base;
@@ -69,7 +72,6 @@ public final class AgentClient {
             throw new IOException(uri + ": " + describe(e) + (uri.getScheme().equals("https") && isTls(e) ? tlsHint(e)
                     : " (is the agent running? tailwatch run)"), e);
         }
-        byte[] body;
         try (x) {
             if (x.status() == 401) {
                 throw new IOException(uri + ": 401 unauthorized (pass --token-file or the config with server.auth_token; "
@@ -78,16 +80,16 @@ public final class AgentClient {
             if (x.status() != 200) {
                 throw new IOException(uri + ": HTTP " + x.status());
             }
+            // Parsed as it is read: the answer's bytes are never held whole.
             try {
-                body = x.readBody(MAX_BODY, deadline);
+                return JsonTree.read(new io.tailwatch.core.http.BodyStream(x, MAX_BODY, deadline));
+            } catch (io.tailwatch.core.http.BodyStream.TooLarge e) {
+                throw new IOException(uri + ": answer larger than " + e.limit() + " bytes; not read further", e);
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                throw new IOException(uri + ": not JSON: " + e.getOriginalMessage());
             } catch (IOException e) {
                 throw new IOException(uri + ": reading the response: " + describe(e), e);
             }
-        }
-        try {
-            return JsonTree.read(body);
-        } catch (IOException e) {
-            throw new IOException(uri + ": not JSON: " + e.getMessage());
         }
     }
 

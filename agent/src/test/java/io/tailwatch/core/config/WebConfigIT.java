@@ -187,11 +187,15 @@ class WebConfigIT {
     }
 
     @Test
-    void plainHttpToTheTlsListenerFails() {
+    void plainHttpToTheTlsListenerIsAnswered400() throws Exception {
+        // As node_exporter answers it: a 400 that says the port serves HTTPS, then the connection closes.
         HttpClient plain = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create(agent.url("/metrics")))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()))
-                .isInstanceOf(IOException.class);
+        HttpResponse<String> r = plain.send(HttpRequest.newBuilder(URI.create(agent.url("/metrics")))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).contains("this port serves HTTPS");
+        // and the listener still serves HTTPS after it
+        assertThat(get(trustCa, https(agent, "/healthz"), null, null).statusCode()).isIn(200, 503);
     }
 
     @Test

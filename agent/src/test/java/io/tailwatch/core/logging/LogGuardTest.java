@@ -47,6 +47,31 @@ class LogGuardTest {
         assertThat(guard.suppressedTotal()).isEqualTo(1_995);
     }
 
+    /**
+     * 5,000 warnings of one logger, each a new shape (the attacker's letters vary, not its digits): at
+     * most SOURCE_BURST of them are written, the start-up lines before them stay, another logger's warning
+     * still passes, and the next window says how many were held back.
+     */
+    @Test
+    void variedTextFromOneSourceIsBoundedAsASource() {
+        guard.println("2026-11-30T11:00:00.000Z [INFO] Daemon - listening on 127.0.0.1:9531");
+        java.util.Random r = new java.util.Random(7);
+        for (int i = 0; i < 5_000; i++) {
+            StringBuilder junk = new StringBuilder();
+            for (int k = 0; k < 12; k++) {
+                junk.append((char) ('a' + r.nextInt(26)));
+            }
+            guard.println(event("bad HTTP parsed: 400 Illegal character in Host: " + junk));
+        }
+        guard.println("2026-11-30T11:00:00.000Z [WARN] EngineWatch - engine e1 is down");
+        assertThat(lines()).hasSize(1 + LogGuard.SOURCE_BURST + 1);
+        assertThat(lines().get(0)).contains("listening on");
+        assertThat(lines().get(lines().size() - 1)).contains("engine e1 is down");
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        guard.println(event("bad HTTP parsed: 400 Illegal character in Host: x"));
+        assertThat(String.join("\n", lines())).contains((5_000 - LogGuard.SOURCE_BURST) + " more line(s) from [WARN] HttpParser");
+    }
+
     @Test
     void differentMessagesAreNotHeldBackByEachOther() {
         for (int i = 0; i < 20; i++) {

@@ -107,6 +107,28 @@ class StatusPageTest {
         }
     }
 
+    /** The web config's own policy is kept and the page's is sent beside it (both enforced); framing stays DENY. */
+    @Test
+    void aWebConfigPolicyIsKeptBesideThePagesOwn(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path web = dir.resolve("web.yml");
+        java.nio.file.Files.writeString(web, "http_server_config:\n  headers:\n"
+                + "    Content-Security-Policy: \"default-src *; report-uri /csp\"\n    X-Frame-Options: sameorigin\n");
+        Javalin guarded = Javalin.create(ApiServer::smallServer);
+        guarded.before(new io.tailwatch.daemon.api.BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(web), false));
+        StatusPage.register(guarded);
+        guarded.start("127.0.0.1", 0);
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + guarded.port() + "/ui/"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().allValues("Content-Security-Policy"))
+                    .containsExactlyInAnyOrder("default-src *; report-uri /csp", StatusPage.CSP);
+            assertThat(r.headers().allValues("X-Frame-Options")).containsExactly("DENY");
+        } finally {
+            guarded.stop();
+        }
+    }
+
     @Test
     void runbookHasOneAnchoredSectionPerAlertWithItsTextEscaped() throws Exception {
         String page = get("/ui/runbook").body();

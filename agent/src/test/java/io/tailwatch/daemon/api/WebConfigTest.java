@@ -126,6 +126,10 @@ class WebConfigTest {
         assertThat(problems("rate_limit: {interval: 1s, burst: 10}\n")).contains("rate_limit: not supported");
         assertThat(problems("tls_config: {}\n")).contains("tls_config: unknown key");
         assertThat(problems("basic_auth_users: [\n")).contains("YAML syntax");
+        assertThat(problems("tls_server_config: {cert_file: '', key_file: ec.key}\n"))
+                .contains("tls_server_config.cert_file").contains("is empty").doesNotContain("Is a directory");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ' '}\n"))
+                .contains("tls_server_config.key_file").contains("is empty");
     }
 
     @Test
@@ -156,6 +160,78 @@ class WebConfigTest {
         String other = TestCerts.bcrypt("pw");
         assertThat(g.check(Map.of("prometheus", other), good)).isNull();
         assertThat(g.bcryptRuns.get()).isEqualTo(5);
+    }
+
+    private static String hashAt(String password, int cost) {
+        byte[] salt = new byte[16];
+        new java.security.SecureRandom().nextBytes(salt);
+        return org.bouncycastle.crypto.generators.OpenBSDBCrypt.generate("2y", password.toCharArray(), salt, cost);
+    }
+
+    private static String basic(String userAndPassword) {
+        return "Basic " + Base64.getEncoder().encodeToString(userAndPassword.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** An unknown user is checked against a decoy at the highest configured cost, never the fixed cost 10. */
+    @Test
+    void anUnknownUserPaysTheHighestConfiguredCost() throws Exception {
+        Map<String, String> users = Map.of("fast", hashAt("pw", 4), "slow", hashAt("pw", 12));
+        assertThat(BasicAuthGuard.cost(BasicAuthGuard.decoy(users))).isEqualTo(12);
+        assertThat(BasicAuthGuard.cost(BasicAuthGuard.decoy(Map.of("fast", users.get("fast"))))).isEqualTo(4);
+        Path f = dir.resolve("costs.yml");
+        Files.writeString(f, "basic_auth_users: {fast: '%s', slow: '%s'}\n".formatted(users.get("fast"), users.get("slow")));
+        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false);
+        g.check(users, basic("nobody:x")); // makes the decoy
+        long t0 = System.nanoTime();
+        assertThat(g.check(users, basic("slow:wrong"))).isEqualTo(AuthFailureReason.WRONG_PASSWORD);
+        long slow = System.nanoTime() - t0;
+        t0 = System.nanoTime();
+        assertThat(g.check(users, basic("nobody:wrong"))).isEqualTo(AuthFailureReason.UNKNOWN_USER);
+        long unknown = System.nanoTime() - t0;
+        // cost 12 is 256 times the work of cost 4: an unknown user takes about as long as the slow one.
+        assertThat(unknown).as("unknown %d ns, cost-12 user %d ns", unknown, slow).isGreaterThan(slow / 3);
+    }
+
+    /** Guesses in parallel take at most MAX_BCRYPT checks; the next is answered at once, a cached password still passes. */
+    @Test
+    void bcryptWorkIsBoundedAndAVerifiedPasswordStillPasses() throws Exception {
+        Map<String, String> users = Map.of("prometheus", hashAt("pw", 13));
+        Path f = dir.resolve("bounded.yml");
+        Files.writeString(f, "basic_auth_users: {prometheus: '%s'}\n".formatted(users.get("prometheus")));
+        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false);
+        assertThat(g.check(users, basic("prometheus:pw"))).isNull();
+        java.util.concurrent.ExecutorService guessers = java.util.concurrent.Executors.newFixedThreadPool(BasicAuthGuard.MAX_BCRYPT);
+        try {
+            for (int i = 0; i < BasicAuthGuard.MAX_BCRYPT; i++) {
+                int n = i;
+                guessers.submit(() -> g.check(users, basic("prometheus:guess" + n)));
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> g.bcryptRuns.get() >= 1 + BasicAuthGuard.MAX_BCRYPT);
+            long t0 = System.nanoTime();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.check(users, basic("prometheus:another")))
+                    .isInstanceOf(BasicAuthGuard.Busy.class);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.check(users, basic("mallory:x")))
+                    .isInstanceOf(BasicAuthGuard.Busy.class);
+            assertThat(g.check(users, basic("prometheus:pw"))).isNull();
+            assertThat(System.nanoTime() - t0).as("answered without a bcrypt").isLessThan(200_000_000L);
+        } finally {
+            guessers.shutdownNow();
+        }
+    }
+
+    /** A user name with ':' is accepted, as node_exporter's web config accepts it, and signs in. */
+    @Test
+    void aUserNameWithAColonIsAcceptedAndSignsIn() throws Exception {
+        String h = hashAt("p:w", 4);
+        Path f = dir.resolve("colon.yml");
+        Files.writeString(f, "basic_auth_users: {'team:scrape': '%s'}\n".formatted(h));
+        Map<String, String> users = WebConfig.load(f).users();
+        assertThat(users).containsOnlyKeys("team:scrape");
+        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false);
+        assertThat(g.check(users, basic("team:scrape:p:w"))).isNull();
+        assertThat(g.check(users, basic("team:scrape:p"))).isEqualTo(AuthFailureReason.WRONG_PASSWORD);
+        assertThat(g.check(users, basic("team:x"))).isEqualTo(AuthFailureReason.UNKNOWN_USER);
     }
 
     @Test

@@ -64,4 +64,56 @@ class EngineFlavorTest {
             assertThat(EngineFlavor.find(s).get().api()).isEqualTo(EngineApi.OPENAI);
         }
     }
+
+    /**
+     * Model ids an engine could list: one with line breaks that would add keys (a URL and an api_key from
+     * the environment), one that is only an environment reference, and ones YAML would read as something
+     * else unquoted. The printed block parses back to exactly the values it shows, and to nothing more.
+     */
+    @Test
+    void theReadyBlockHoldsOnlyTheValuesItShowsWhateverTheEngineLists() throws Exception {
+        String inject = "m\n    url: http://evil.example/\n    api_key: ${HOME}";
+        List<String> odd = List.of("yes", "null", "- x: #y", "a: b", "'q\" \\", "007", "~", "@at", "%pct", "*star", "&amp");
+        List<EngineDiscovery.Found> found = new ArrayList<>();
+        found.add(new EngineDiscovery.Found(20001, URI.create("http://127.0.0.1:20001"), EngineFlavor.VLLM, "t", null,
+                List.of(inject)));
+        found.add(new EngineDiscovery.Found(20002, URI.create("http://127.0.0.1:20002"), EngineFlavor.LLAMACPP, "t", null,
+                List.of("${SECRET_TOKEN}")));
+        int port = 20003;
+        for (String id : odd) {
+            found.add(new EngineDiscovery.Found(port, URI.create("http://127.0.0.1:" + port), EngineFlavor.VLLM, "t", null,
+                    List.of(id)));
+            port++;
+        }
+        found.add(new EngineDiscovery.Found(port, URI.create("http://127.0.0.1:" + port), EngineFlavor.LMSTUDIO, "t", null,
+                List.of("x\u001b[2J", "ok-model")));
+        String block = EngineDiscovery.configBlock(found);
+
+        com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(block);
+        com.fasterxml.jackson.databind.JsonNode engines = tree.get("engines");
+        assertThat(tree.size()).isEqualTo(1);
+        assertThat(engines).hasSize(found.size());
+        for (com.fasterxml.jackson.databind.JsonNode e : engines) {
+            assertThat(e.fieldNames()).toIterable().isSubsetOf("name", "api", "url", "model", "process");
+            assertThat(e.get("url").asText()).startsWith("http://127.0.0.1:200");
+        }
+        // The injected and the environment ids are refused (said in a comment), never a value.
+        assertThat(engines.get(0).has("model")).isFalse();
+        assertThat(engines.get(1).has("model")).isFalse();
+        assertThat(block).doesNotContain("evil.example").doesNotContain("${").doesNotContain("\u001b")
+                .contains("name the model yourself");
+        for (int i = 0; i < odd.size(); i++) {
+            assertThat(engines.get(2 + i).get("model").isTextual()).as(odd.get(i)).isTrue();
+            assertThat(engines.get(2 + i).get("model").asText()).as(odd.get(i)).isEqualTo(odd.get(i));
+        }
+        assertThat(block).contains("# model: ok-model");
+        // The config reads the same values (no key added, no variable expanded).
+        Config c = Config.parse(block, "detect", Map.of("HOME", "/home/x", "SECRET_TOKEN", "s3cret"));
+        assertThat(c.engines()).hasSize(found.size());
+        assertThat(c.engines()).allSatisfy(e -> assertThat(e.url().toString()).startsWith("http://127.0.0.1:200"));
+        for (int i = 0; i < odd.size(); i++) {
+            assertThat(c.engines().get(2 + i).model()).isEqualTo(odd.get(i));
+        }
+    }
 }

@@ -1,0 +1,122 @@
+package io.tailwatch.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.testing.AgentProcess;
+import io.tailwatch.testing.FloodServer;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Local processes on the ports {@code engines: auto} checks, answering every request with megabytes
+ * of an engine-like JSON, against the real agent started through the release launcher with the
+ * shipped JVM flags (24 MiB heap, exit on out-of-memory): it must stay up, answer every scrape, and
+ * keep its resident memory and threads flat while it keeps reading them as engines.
+ */
+@EnabledOnOs(OS.LINUX)
+class HostileNeighbourIT {
+    private static final Duration SOAK = Duration.ofSeconds(Long.getLong("neighbour.seconds", 150));
+
+    @TempDir
+    Path dir;
+
+    private Path config(List<FloodServer> neighbours) throws IOException {
+        StringBuilder ports = new StringBuilder();
+        for (FloodServer f : neighbours) {
+            ports.append(ports.length() == 0 ? "" : ", ").append(f.port());
+        }
+        Path config = dir.resolve("tailwatch.yaml");
+        Files.writeString(config, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 5s\n"
+                + "engines: auto\ndiscovery:\n  well_known_ports: false\n  interval: 30s\n  ports: [" + ports + "]\n");
+        return config;
+    }
+
+    private static long status(long pid, String key) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith(key + ":")) {
+                return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]);
+            }
+        }
+        throw new AssertionError("no " + key);
+    }
+
+    /** One 4 MiB answer on one port, and four ports answering 100 MB: both used to end the JVM at start. */
+    @Test
+    void neighboursAnsweringMegabytesDoNotEndTheAgent() throws Exception {
+        try (FloodServer four = new FloodServer(4L << 20);
+             FloodServer a = new FloodServer(100_000_000L);
+             FloodServer b = new FloodServer(100_000_000L);
+             FloodServer c = new FloodServer(100_000_000L);
+             FloodServer d = new FloodServer(100_000_000L);
+             AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config",
+                     config(List.of(four, a, b, c, d)).toString())) {
+            agent.awaitListening();
+            String cmdline = Files.readString(Path.of("/proc/" + agent.process().pid() + "/cmdline")).replace('\0', ' ');
+            assertThat(cmdline).contains("-Xmx24m").contains("-XX:+ExitOnOutOfMemoryError");
+            // Discovery has read every port (and found an "engine" on each) once the status lists them.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+                assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+                return agent.get("/api/v1/status").body().contains("127.0.0.1:" + d.port());
+            });
+            for (FloodServer f : List.of(four, a, b, c, d)) {
+                assertThat(f.answered()).isPositive();
+            }
+            for (int i = 0; i < 10; i++) {
+                assertThat(agent.get("/metrics").statusCode()).isEqualTo(200);
+                Thread.sleep(500);
+            }
+            assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+            assertThat(agent.stderr() + agent.stdout()).doesNotContain("OutOfMemoryError");
+        }
+    }
+
+    /**
+     * A neighbour answering 100 MB on a discovery port for a few minutes (it is found as an engine and
+     * then health-checked, probed and read for signals like one) beside a scrape every second.
+     */
+    @Test
+    void aHostileNeighbourBesideAScrapeLoopForMinutes() throws Exception {
+        try (FloodServer neighbour = new FloodServer(100_000_000L);
+             AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config",
+                     config(List.of(neighbour)).toString())) {
+            agent.awaitListening();
+            long pid = agent.process().pid();
+            long end = System.nanoTime() + SOAK.toNanos();
+            List<Long> rss = new ArrayList<>();
+            List<Long> threads = new ArrayList<>();
+            int scrapes = 0;
+            while (System.nanoTime() < end) {
+                assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+                HttpResponse<String> r = agent.get("/metrics");
+                assertThat(r.statusCode()).as("scrape %d", scrapes).isEqualTo(200);
+                scrapes++;
+                rss.add(status(pid, "VmRSS"));
+                threads.add(status(pid, "Threads"));
+                Thread.sleep(1000);
+            }
+            int q = rss.size() / 4;
+            long rssEarly = rss.subList(q, 2 * q).stream().mapToLong(Long::longValue).max().orElseThrow();
+            long rssLate = rss.subList(3 * q, rss.size()).stream().mapToLong(Long::longValue).max().orElseThrow();
+            long threadsEarly = threads.subList(q, 2 * q).stream().mapToLong(Long::longValue).max().orElseThrow();
+            long threadsLate = threads.subList(3 * q, threads.size()).stream().mapToLong(Long::longValue).max().orElseThrow();
+            System.out.printf("hostile neighbour: %d scrapes in %d s, %d requests answered with 100 MB, RSS max %d KiB"
+                            + " (second quarter) -> %d KiB (last), threads %d -> %d%n", scrapes, SOAK.toSeconds(),
+                    neighbour.answered(), rssEarly, rssLate, threadsEarly, threadsLate);
+            assertThat(neighbour.answered()).as("the neighbour was read again and again").isGreaterThan(10);
+            assertThat(rssLate).as("resident memory flat").isLessThan(rssEarly + 8 * 1024);
+            assertThat(threadsLate).as("threads flat").isLessThanOrEqualTo(threadsEarly + 2);
+            assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+            assertThat(agent.stderr() + agent.stdout()).doesNotContain("OutOfMemoryError");
+        }
+    }
+}

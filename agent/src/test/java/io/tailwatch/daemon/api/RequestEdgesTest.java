@@ -1,0 +1,62 @@
+package io.tailwatch.daemon.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.PrometheusExporter;
+import io.tailwatch.metrics.SelfMetrics;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Requests at the edges of the HTTP rules, on the real listener: auth scheme case, absolute-form targets. */
+class RequestEdgesTest {
+    private static String raw(int port, String request) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            byte[] b = s.getInputStream().readNBytes(4096);
+            return new String(b, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static ApiServer server(String token) {
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
+        MetricHub hub = new MetricHub();
+        hub.addSink(prom);
+        hub.publish("build", List.of(SelfMetrics.buildInfo("1.2.3")));
+        return new ApiServer(prom, () -> null, List.of(), token, List.of(), () -> "1.2.3");
+    }
+
+    @Test
+    void theBearerSchemeIsCaseInsensitive() throws Exception {
+        try (ApiServer s = server("t0ken-value").start("127.0.0.1", 0)) {
+            for (String scheme : List.of("Bearer", "bearer", "BEARER")) {
+                assertThat(raw(s.port(), "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: " + scheme
+                        + " t0ken-value\r\nConnection: close\r\n\r\n")).as(scheme).startsWith("HTTP/1.1 200");
+            }
+            assertThat(raw(s.port(), "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer wrong\r\n"
+                    + "Connection: close\r\n\r\n")).startsWith("HTTP/1.1 401");
+            assertThat(raw(s.port(), "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic t0ken-value\r\n"
+                    + "Connection: close\r\n\r\n")).startsWith("HTTP/1.1 401");
+        }
+    }
+
+    @Test
+    void anAbsoluteFormRequestIsCheckedByTheNameInItsTarget() throws Exception {
+        try (ApiServer s = server(null).start("127.0.0.1", 0)) {
+            assertThat(raw(s.port(), "GET http://evil.example/metrics HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 421");
+            // A Host that disagrees with the target is refused by Jetty itself.
+            assertThat(raw(s.port(), "GET http://evil.example/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+                    .startsWith("HTTP/1.1 400");
+            assertThat(raw(s.port(), "GET http://127.0.0.1/metrics HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200");
+            assertThat(raw(s.port(), "GET /metrics HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200");
+        }
+    }
+}
