@@ -39,7 +39,8 @@ class HostileInputsIT {
     @TempDir
     Path dir;
 
-    private static long status(long pid, String key) throws IOException {
+    /** A field of /proc/PID/status in its unit (kB for memory). */
+    static long status(long pid, String key) throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
             if (line.startsWith(key + ":")) {
                 return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]);

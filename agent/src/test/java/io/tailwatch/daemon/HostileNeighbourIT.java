@@ -42,12 +42,7 @@ class HostileNeighbourIT {
     }
 
     private static long status(long pid, String key) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith(key + ":")) {
-                return Long.parseLong(line.substring(key.length() + 1).trim().split("\\s+")[0]);
-            }
-        }
-        throw new AssertionError("no " + key);
+        return HostileInputsIT.status(pid, key);
     }
 
     /** One 4 MiB answer on one port, and four ports answering 100 MB: both used to end the JVM at start. */

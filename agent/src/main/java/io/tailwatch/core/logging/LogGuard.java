@@ -145,22 +145,7 @@ public final class LogGuard extends PrintStream {
         traceLines = 0;
         String key = shapeOf(s);
         long now = nanos.getAsLong();
-        Shape shape = shapes.get(key);
-        if (shape == null) {
-            if (shapes.size() >= MAX_SHAPES) {
-                Iterator<Map.Entry<String, Shape>> it = shapes.entrySet().iterator();
-                Map.Entry<String, Shape> eldest = it.next();
-                summarise(eldest.getKey(), eldest.getValue());
-                it.remove();
-            }
-            shape = new Shape();
-            shape.windowStart = now;
-            shapes.put(key, shape);
-        } else if (now - shape.windowStart >= windowNanos) {
-            summarise(key, shape);
-            shape.windowStart = now;
-            shape.written = 0;
-        }
+        Shape shape = window(shapes, key, now, this::summarise);
         if (shape.written >= burst) {
             shape.suppressed++;
             suppressedTotal++;
@@ -170,7 +155,7 @@ public final class LogGuard extends PrintStream {
         java.util.regex.Matcher src = SOURCE.matcher(s);
         if (src.find()) {
             String name = "[" + src.group(1) + "] " + src.group(2);
-            Shape source = window(sources, name, now);
+            Shape source = window(sources, name, now, this::summariseSource);
             if (source.written >= SOURCE_BURST) {
                 source.suppressed++;
                 suppressedTotal++;
@@ -185,20 +170,21 @@ public final class LogGuard extends PrintStream {
     }
 
     /** The window of {@code key} in {@code map} (a new one, or the next once this one ended). */
-    private Shape window(Map<String, Shape> map, String key, long now) {
+    private Shape window(Map<String, Shape> map, String key, long now,
+                         java.util.function.BiConsumer<String, Shape> summary) {
         Shape w = map.get(key);
         if (w == null) {
             if (map.size() >= MAX_SHAPES) {
                 Iterator<Map.Entry<String, Shape>> it = map.entrySet().iterator();
                 Map.Entry<String, Shape> eldest = it.next();
-                summariseSource(eldest.getKey(), eldest.getValue());
+                summary.accept(eldest.getKey(), eldest.getValue());
                 it.remove();
             }
             w = new Shape();
             w.windowStart = now;
             map.put(key, w);
         } else if (now - w.windowStart >= windowNanos) {
-            summariseSource(key, w);
+            summary.accept(key, w);
             w.windowStart = now;
             w.written = 0;
         }

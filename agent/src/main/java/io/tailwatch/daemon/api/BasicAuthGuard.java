@@ -218,14 +218,25 @@ public final class BasicAuthGuard implements Handler {
         }
     }
 
-    private void logBusy(Context ctx) {
+    /**
+     * At most one log line a second: the lines held back since the last one written when this one may be
+     * written, else -1 (and it is counted as held back).
+     */
+    private long mayLog() {
         long now = System.currentTimeMillis();
         long last = lastLog.get();
         if (now - last < 1000 || !lastLog.compareAndSet(last, now)) {
             suppressed.incrementAndGet();
+            return -1;
+        }
+        return suppressed.getAndSet(0);
+    }
+
+    private void logBusy(Context ctx) {
+        long more = mayLog();
+        if (more < 0) {
             return;
         }
-        long more = suppressed.getAndSet(0);
         LOG.warn("basic auth: {} password checks running, request from {} answered 429{}", MAX_BCRYPT, ctx.ip(),
                 more == 0 ? "" : " (" + more + " more not logged)");
     }
@@ -243,13 +254,10 @@ public final class BasicAuthGuard implements Handler {
     }
 
     private void logFailure(Context ctx, AuthFailureReason reason) {
-        long now = System.currentTimeMillis();
-        long last = lastLog.get();
-        if (now - last < 1000 || !lastLog.compareAndSet(last, now)) {
-            suppressed.incrementAndGet();
+        long more = mayLog();
+        if (more < 0) {
             return;
         }
-        long more = suppressed.getAndSet(0);
         String user = lastUser.get();
         LOG.warn("basic auth failed ({}) from {} for {} {}{}{}", reason.value(), ctx.ip(), ctx.method(), escape(ctx.path()),
                 user == null ? "" : " as user " + escape(user),
