@@ -115,12 +115,21 @@ abstract class AbstractEngineClient implements EngineClient {
                 source = null;
             }
             boolean success = m.errorType == null && m.doneAt >= 0;
+            String errorType = m.errorType;
+            String errorMessage = m.errorMessage;
+            if (success && m.contentChunks == 0) {
+                // An answer without a single output token is no answer, however cleanly the stream ended.
+                success = false;
+                errorType = ProbeErrors.NO_OUTPUT;
+                errorMessage = "the stream ended without an output token (no content or reasoning"
+                        + (out != null ? "; the engine counted " + out + " output tokens" : "") + ")";
+            }
             Double decode = null;
             if (success && ttft != null && out != null && out >= 2 && e2e > ttft) {
                 double rate = (out - 1) / (e2e - ttft);
                 decode = rate > 0 ? rate : null;
             }
-            return new ProbeResult(success, m.errorType, m.errorMessage, started, model, toHeaders, ttft, e2e,
+            return new ProbeResult(success, errorType, errorMessage, started, model, toHeaders, ttft, e2e,
                     decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
                     m.loadSeconds, m.gaps, m.responseModel);
         }

@@ -42,8 +42,8 @@ public final class Diagnosis {
     /**
      * An error class and what it points at: refused or timed-out connects -> the engine is down;
      * HTTP 5xx -> the engine fails requests; 503 -> busy or loading; 4xx -> the request is wrong (model
-     * name, API); first-token timeout -> overload or swap; cut streams and total timeouts -> a proxy
-     * timeout or a restarting engine.
+     * name, API); first-token timeout -> overload or swap; an answer without an output token -> the
+     * model or its template; cut streams and total timeouts -> a proxy timeout or a restarting engine.
      */
     record ErrorClass(String id, String title, double score, String action, String runbook) {
     }
@@ -67,6 +67,12 @@ public final class Diagnosis {
         if (t.startsWith("http_4")) {
             return new ErrorClass("errors:request", "Requests rejected (HTTP " + t.substring(5) + "): wrong model name, API or key",
                     0.6, "Check the engine's model: and api: in the config against what it serves (tailwatch detect).", "ProbeErrors");
+        }
+        if (t.equals("no_output")) {
+            return new ErrorClass("errors:empty", "Engine ends its answers without a single output token", 0.7,
+                    "Try the engine's chat template and stop tokens with a plain request (tailwatch probe); a model that "
+                            + "emits its end token first, or a template that ends the turn at once, answers nothing.",
+                    "ProbeErrors");
         }
         if (t.equals("first_token_timeout")) {
             return new ErrorClass("errors:overload", "No first token within the deadline: overload, queueing or swap", 0.6,
