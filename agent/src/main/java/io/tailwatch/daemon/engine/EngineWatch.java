@@ -149,8 +149,7 @@ public final class EngineWatch {
             }
         } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
-                LOG.info("engine {} is up ({} {})", config.name(), io.tailwatch.core.logging.LogGuard.value(h.provider()),
-                        h.version() == null ? "" : io.tailwatch.core.logging.LogGuard.value(h.version()));
+                LOG.info("engine {} is up ({})", config.name(), io.tailwatch.core.logging.LogGuard.value(upText(h)));
             } else {
                 LOG.info("engine {} is down: {}", config.name(),
                         io.tailwatch.core.logging.LogGuard.value(io.tailwatch.core.logging.Redact.text(h.error())));
@@ -264,6 +263,11 @@ public final class EngineWatch {
                     r.errorMessage());
         }
         publishProbes();
+    }
+
+    /** What the log line of an engine coming up says in brackets: its kind, and its version when known. */
+    static String upText(EngineHealth h) {
+        return h.version() == null || h.version().isBlank() ? h.provider() : h.provider() + " " + h.version();
     }
 
     /** gen_ai.provider.name: what the health check detected, else the API's own name. */

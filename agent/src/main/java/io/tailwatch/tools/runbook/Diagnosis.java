@@ -436,8 +436,9 @@ public final class Diagnosis {
         return v != null && v > t;
     }
 
+    /** engine/model/scenario, the model by its file name when the engine names it by its path. */
     static String where(Signals.Window w) {
-        return w.engine() + "/" + w.model() + "/" + w.scenario();
+        return w.engine() + "/" + io.tailwatch.core.probe.ModelNames.display(w.model()) + "/" + w.scenario();
     }
 
     static String secs(Double v) {
