@@ -304,6 +304,7 @@ function renderEngines(engines, host, sig) {
 
 function engineCard(e, proc, sig) {
   const state = e.state === "never_reachable" ? pill("never reached", "warn", { title: "configured, but it has not answered since the agent started" })
+    : e.state === "needs_key" ? pill("needs API key", "warn", { title: "it answers HTTP 401/403: set api_key: on the engine" })
     : e.up == null ? pill("unknown", "warn") : e.loading ? pill("loading", "warn")
     : e.up ? pill("up", "ok") : pill("down", "bad");
   const q = sig.queue || {};

@@ -64,11 +64,16 @@ abstract class AbstractEngineClient implements EngineClient {
         if (model == null) {
             model = defaultModel(r.totalTimeout().dividedBy(4));
             if (model == null) {
-                // Say why there is no model: an engine that cannot be reached is that failure, not a missing model.
+                // Say why there is no model: an engine that cannot be reached, or that refuses the key, is that
+                // failure, not a missing model.
                 Duration quick = r.totalTimeout().dividedBy(4);
-                HttpTransport.TextReply reach = HttpTransport.get(uri("/"), "*/*", apiKey, connectTimeout, quick);
-                String type = reach.error() != null ? reach.errorType() : ProbeErrors.OTHER;
-                String message = reach.error() != null ? reach.error() : "no model given and none loaded";
+                EngineHealth h = health(quick);
+                HttpTransport.TextReply reach = h.needsKey() ? null
+                        : HttpTransport.get(uri("/"), "*/*", apiKey, connectTimeout, quick);
+                String type = h.needsKey() ? ProbeErrors.http(h.keyRefusedStatus())
+                        : reach.error() != null ? reach.errorType() : ProbeErrors.OTHER;
+                String message = h.needsKey() ? h.error()
+                        : reach.error() != null ? reach.error() : "no model given and none loaded";
                 return new ProbeResult(false, type, message, started, null,
                         null, null, (System.nanoTime() - t0) / 1e9, null, null, null, null, null, null, null, null,
                         null);

@@ -41,6 +41,9 @@ final class OpenAiClient extends AbstractEngineClient {
             if (h.error() != null && h.status() == 0) {
                 return EngineHealth.down(at, "openai", "/health: " + describe(h));
             }
+            if (EngineHealth.refusesKey(h.status())) {
+                return EngineHealth.keyRefused(at, "openai", h.status(), "/health", apiKey != null);
+            }
             if (h.status() == 404) {
                 noHealth = true;
             } else if (h.status() == 503) {
@@ -57,6 +60,10 @@ final class OpenAiClient extends AbstractEngineClient {
         HttpTransport.JsonReply models = get("/v1/models", left(end));
         if (models.status() == 0) {
             return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
+        }
+        if (EngineHealth.refusesKey(models.status())) {
+            return EngineHealth.keyRefused(at, provider == null ? "openai" : provider, models.status(), "/v1/models",
+                    apiKey != null);
         }
         if (loading) {
             return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), false,

@@ -31,7 +31,7 @@ final class EngineStatus {
             String state = w.state();
             e.put("state", state);
             // A configured engine that never answered is a warning to look at, not a page.
-            e.put("severity", state == null ? null : state.equals("never_reachable") ? "warning"
+            e.put("severity", state == null ? null : state.equals("never_reachable") || state.equals("needs_key") ? "warning"
                     : state.equals("down") ? "critical" : "ok");
             e.put("loading", h == null ? null : h.loading());
             e.put("version", h == null ? null : h.version());

@@ -61,6 +61,8 @@ public final class EngineWatch {
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
     private volatile boolean reached;
     private volatile boolean neverReachedLogged;
+    /** Whether the engine refused the agent's key (or its lack of one) at the last health check. */
+    private volatile boolean keyRefusedLogged;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -109,11 +111,17 @@ public final class EngineWatch {
         return reached;
     }
 
-    /** up, down, loading, never_reachable (configured but never answered), or null before the first check. */
+    /**
+     * up, down, loading, needs_key (it answers HTTP 401/403: it needs an API key, or another one),
+     * never_reachable (configured but never answered), or null before the first check.
+     */
     public String state() {
         EngineHealth h = health;
         if (h == null) {
             return null;
+        }
+        if (h.needsKey()) {
+            return "needs_key";
         }
         if (!reached) {
             return "never_reachable";
@@ -136,10 +144,21 @@ public final class EngineWatch {
         EngineHealth h = client.health(config.healthTimeout());
         EngineHealth before = health;
         health = h;
-        if (h.up()) {
-            reached = true;
+        if (h.up() || h.needsKey()) {
+            reached = true; // an engine that refuses the key has answered: it is there
         }
-        if (!reached) {
+        if (h.needsKey()) {
+            if (!keyRefusedLogged) {
+                keyRefusedLogged = true;
+                LOG.warn("engine {} at {} refuses the agent's requests: {}; state needs_key, not paged as EngineDown, "
+                                + "probes skipped (key_refused) until it accepts one", config.name(),
+                        io.tailwatch.core.logging.Redact.url(config.url()),
+                        io.tailwatch.core.logging.LogGuard.value(h.error()));
+            }
+        } else if (keyRefusedLogged) {
+            keyRefusedLogged = false;
+            LOG.info("engine {} accepts the agent's requests again", config.name());
+        } else if (!reached) {
             if (!neverReachedLogged) {
                 neverReachedLogged = true;
                 LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
@@ -185,6 +204,9 @@ public final class EngineWatch {
             EngineHealth h = health;
             if (h == null) {
                 h = checkHealth();
+            }
+            if (h.needsKey()) {
+                return skip(SkipReason.KEY_REFUSED);
             }
             if (!h.up()) {
                 return skip(SkipReason.ENGINE_DOWN);
@@ -281,8 +303,12 @@ public final class EngineWatch {
         List<Point> points = new ArrayList<>();
         if (h != null) {
             String e = config.name();
-            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            if (!h.needsKey()) {
+                // An engine that refuses the key answers, but whether it is healthy is unknown: no up series.
+                points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            }
             points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.KEY_REFUSED, h.needsKey() ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));

@@ -124,7 +124,7 @@ public final class StatusScreen {
     private static int engineRank(Signals.Engine e) {
         return switch (engineState(e)) {
             case "DOWN" -> 0;
-            case "NEVER-REACHED" -> 1;
+            case "NEVER-REACHED", "NEEDS-KEY" -> 1;
             case "loading" -> 2;
             default -> 3;
         };
@@ -133,6 +133,10 @@ public final class StatusScreen {
     private static String engineState(Signals.Engine e) {
         if (e.loading() != null && e.loading() == 1) {
             return "loading";
+        }
+        if (e.needsKey()) {
+            // It answers HTTP 401/403: the agent needs an API key for it (a warning, not EngineDown).
+            return "NEEDS-KEY";
         }
         if (e.up() == null) {
             return "unknown";
