@@ -117,7 +117,7 @@ public final class BenchCommand extends PrintingCommand {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
-        String engineForFootprint = targets.size() == 1 && targets.get(0).configured() ? targets.get(0).name() : null;
+        EngineTarget engineForFootprint = targets.size() == 1 ? targets.get(0) : null;
         List<EngineClient> clients = new ArrayList<>();
         try (HostReader host = new HostReader(cfg, engineForFootprint)) {
             HostFigures pre = host.read();

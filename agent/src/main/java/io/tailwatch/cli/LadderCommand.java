@@ -140,7 +140,7 @@ public final class LadderCommand extends PrintingCommand {
         Path dir = out != null ? out : Path.of("tailwatch-ladder-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
                 .withZone(ZoneOffset.UTC).format(Instant.now()));
 
-        try (HostReader host = new HostReader(cfg, target.configured() ? target.name() : null);
+        try (HostReader host = new HostReader(cfg, target);
              EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey(),
                      target.connectTimeout())) {
             HostFigures pre = host.read();
