@@ -9,7 +9,7 @@ import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.stats.Stats;
 import io.tailwatch.tools.capacity.Bench;
 import io.tailwatch.tools.capacity.BenchReport;
-import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.history.History;

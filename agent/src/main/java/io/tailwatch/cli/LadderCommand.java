@@ -6,7 +6,7 @@ import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.tools.capacity.BaselineHandover;
-import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.capacity.Gate;
 import io.tailwatch.tools.capacity.HealthCheck;
 import io.tailwatch.tools.capacity.HostFigures;
