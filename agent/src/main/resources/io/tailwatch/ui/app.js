@@ -311,7 +311,9 @@ function engineCard(e, proc, sig) {
   const headroom = {};
   for (const m of sig.models || []) headroom[m.model] = m;
   const models = (e.models || []).map(m => {
-    const bits = [m.name];
+    const bits = [modelLabel(m.name)];
+    const kind = [m.format, m.quantization].filter(Boolean).join(" ");
+    if (kind) bits.push(kind);
     const size = m.vram_bytes || m.size_bytes;
     if (size) bits.push(fmtBytes(size));
     if (m.context_length) bits.push("context " + m.context_length.toLocaleString("en"));

@@ -49,6 +49,9 @@ final class EngineStatus {
                     x.put("vram_bytes", m.vramBytes());
                     x.put("context_length", m.contextLength());
                     x.put("expires_at", m.expiresAt());
+                    io.tailwatch.core.probe.ModelFacts f = w.modelFacts(m.name());
+                    x.put("format", f.format());
+                    x.put("quantization", f.quantization());
                     if (m.shape() != null) {
                         double perToken = KvCacheMath.bytesPerToken(m.shape(), EngineWatch.KV_BYTES_PER_ELEMENT);
                         x.put("architecture", m.shape().architecture());

@@ -61,6 +61,16 @@ public final class EngineWatch {
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
     private volatile boolean reached;
     private volatile boolean neverReachedLogged;
+    /** Format and quantization per model name, asked once per model (bounded like the inventory). */
+    private final Map<String, io.tailwatch.core.probe.ModelFacts> modelFacts = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, io.tailwatch.core.probe.ModelFacts> e) {
+                    return size() > EngineHealth.MAX_MODELS;
+                }
+            });
+    /** Models whose facts are asked per health check at most, so a long inventory does not stretch one check. */
+    static final int FACTS_PER_CHECK = 2;
     /** Whether the engine refused the agent's key (or its lack of one) at the last health check. */
     private volatile boolean keyRefusedLogged;
 
@@ -174,6 +184,9 @@ public final class EngineWatch {
                         io.tailwatch.core.logging.LogGuard.value(io.tailwatch.core.logging.Redact.text(h.error())));
             }
         }
+        if (h.up() && !h.loading()) {
+            askModelFacts(h);
+        }
         if (h.limit() != null && (before == null || before.limit() == null)) {
             LOG.warn("engine {}: {}: {}", config.name(), io.tailwatch.core.http.ProbeErrors.OVER_LIMIT,
                     h.limit().replaceAll("\\p{Cntrl}", " "));
@@ -285,6 +298,26 @@ public final class EngineWatch {
                     r.errorMessage());
         }
         publishProbes();
+    }
+
+    /** Asks the facts (format, quantization) of up to {@link #FACTS_PER_CHECK} loaded models not asked yet. */
+    private void askModelFacts(EngineHealth h) {
+        int asked = 0;
+        for (LoadedModel m : h.models()) {
+            if (asked >= FACTS_PER_CHECK) {
+                break;
+            }
+            if (!modelFacts.containsKey(m.name())) {
+                modelFacts.put(m.name(), client.modelFacts(m.name(), config.healthTimeout()));
+                asked++;
+            }
+        }
+    }
+
+    /** What the engine said about a model's weights (format, quantization), or UNKNOWN when not asked yet. */
+    io.tailwatch.core.probe.ModelFacts modelFacts(String model) {
+        io.tailwatch.core.probe.ModelFacts f = modelFacts.get(model);
+        return f == null ? io.tailwatch.core.probe.ModelFacts.UNKNOWN : f;
     }
 
     /** What the log line of an engine coming up says in brackets: its kind, and its version when known. */
