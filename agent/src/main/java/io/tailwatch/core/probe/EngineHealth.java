@@ -55,7 +55,7 @@ public record EngineHealth(Instant checkedAt, boolean up, boolean loading, Strin
     public static String keyMessage(int status, String endpoint, boolean keySent) {
         return endpoint + ": HTTP " + status + ": the engine needs an API key"
                 + (keySent ? " and refused the one configured" : " and none is configured")
-                + " (api_key: on the engine, --api-key on the command line)";
+                + " (api_key: on the engine in the config, --api-key-env VAR on the command line)";
     }
 
     /** An engine that refused the request on {@code endpoint} with {@code status} 401 or 403. */

@@ -193,7 +193,8 @@ public final class EngineDiscovery {
         JsonNode health = json(get(base, "/health"));
         if ((props == null || io.tailwatch.core.probe.EngineHealth.refusesKey(props.status())) && health != null
                 && "ok".equals(health.path("status").asText(""))) {
-            return new Found(port, base, EngineFlavor.LLAMACPP, why + ", /props refused too, /health ok (llama.cpp server)",
+            return new Found(port, base, EngineFlavor.LLAMACPP, why + (props == null ? "" : ", /props refused too")
+                    + ", /health ok (llama.cpp server)",
                     null, List.of(), status);
         }
         return new Found(port, base, EngineFlavor.OPENAI, why, null, List.of(), status);
