@@ -9,7 +9,7 @@ import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.stats.Stats;
 import io.tailwatch.tools.capacity.Bench;
 import io.tailwatch.tools.capacity.BenchReport;
-import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
 import io.tailwatch.tools.history.History;
@@ -117,7 +117,7 @@ public final class BenchCommand extends PrintingCommand {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
-        String engineForFootprint = targets.size() == 1 && targets.get(0).configured() ? targets.get(0).name() : null;
+        EngineTarget engineForFootprint = targets.size() == 1 ? targets.get(0) : null;
         List<EngineClient> clients = new ArrayList<>();
         try (HostReader host = new HostReader(cfg, engineForFootprint)) {
             HostFigures pre = host.read();

@@ -2,7 +2,7 @@ package io.tailwatch.cli;
 
 import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.core.units.Units;
-import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.capacity.HostFacts;
 import io.tailwatch.tools.capacity.HostFigures;
 import io.tailwatch.tools.capacity.RunMetadata;
@@ -58,7 +58,8 @@ final class CapacitySupport {
         return new RunMetadata(ResourceInfo.version(), t.name(), t.api(), io.tailwatch.core.logging.Redact.url(t.url()), facts.version(), model,
                 facts.modelDigest(), facts.modelFormat(), facts.quantization(), ResourceInfo.hostName(),
                 HostFacts.chip(), HostFacts.os(), host.memoryTotalBytes(), HostFigures.thermalName(host.thermalLevel()),
-                HostFigures.pressureName(host.pressureLevel()), null, null, parameters, RunMetadata.promptHash(promptTokens));
+                HostFigures.pressureName(host.pressureLevel()), null, null, parameters, RunMetadata.promptHash(promptTokens),
+                facts.parallelism(), facts.parallelismSource());
     }
 
     static List<Integer> parseLevels(String text) {

@@ -72,6 +72,7 @@ public final class DetectCommand extends PrintingCommand {
                 o.put("name", names.get(i));
                 o.put("status", f.status());
                 o.put("version", f.version());
+                o.put("needs_api_key", f.needsKey());
                 ArrayNode m = o.putArray("models");
                 f.models().forEach(m::add);
             }

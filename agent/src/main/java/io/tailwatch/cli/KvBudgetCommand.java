@@ -411,7 +411,7 @@ public final class KvBudgetCommand extends PrintingCommand {
         if (cfg == null) {
             throw new IllegalArgumentException("config problems (see above)");
         }
-        try (HostReader host = new HostReader(cfg, null)) {
+        try (HostReader host = new HostReader(cfg, (String) null)) {
             return host.read().memoryTotalBytes();
         }
     }

@@ -6,7 +6,7 @@ import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.tools.capacity.BaselineHandover;
-import io.tailwatch.tools.capacity.EngineFacts;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.capacity.Gate;
 import io.tailwatch.tools.capacity.HealthCheck;
 import io.tailwatch.tools.capacity.HostFigures;
@@ -140,7 +140,7 @@ public final class LadderCommand extends PrintingCommand {
         Path dir = out != null ? out : Path.of("tailwatch-ladder-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
                 .withZone(ZoneOffset.UTC).format(Instant.now()));
 
-        try (HostReader host = new HostReader(cfg, target.configured() ? target.name() : null);
+        try (HostReader host = new HostReader(cfg, target);
              EngineClient client = EngineClients.create(target.api(), target.url(), target.apiKey(),
                      target.connectTimeout())) {
             HostFigures pre = host.read();

@@ -34,6 +34,8 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     private final EngineSignalMonitor signals;
     private final Clock clock;
     private final Function<List<Integer>, List<EngineDiscovery.Found>> scanner;
+    /** Told of every engine added, so the process sampler finds its memory as for a listed one. */
+    private final java.util.function.Consumer<EngineConfig> onAdded;
     private ScheduledThreadPoolExecutor scheduler;
     private volatile Instant lastCheck;
     private volatile List<Map<String, Object>> lastFound = List.of();
@@ -41,6 +43,13 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
 
     AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
                 Function<List<Integer>, List<EngineDiscovery.Found>> scanner) {
+        this(config, engines, signals, clock, scanner, e -> { });
+    }
+
+    AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
+                Function<List<Integer>, List<EngineDiscovery.Found>> scanner,
+                java.util.function.Consumer<EngineConfig> onAdded) {
+        this.onAdded = onAdded;
         this.config = config;
         this.engines = engines;
         this.signals = signals;
@@ -85,6 +94,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
                 EngineConfig named = engines.watch(e.name()) == null ? e : renamed(e, e.name() + "-" + e.port());
                 if (engines.add(named)) {
                     signals.add(named);
+                    onAdded.accept(named);
                     added.add(named.name());
                     watchedAs = named.name();
                     LOG.info("engines: auto found {} at {} ({}); watching it", named.name(), named.url(), named.api());

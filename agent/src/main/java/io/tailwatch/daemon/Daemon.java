@@ -128,7 +128,7 @@ public final class Daemon implements AutoCloseable {
         engines.addProbeListener(signals::onProbe);
         if (config.autoEngines()) {
             auto = new AutoEngines(config.discovery(), engines, signals, clock,
-                    ports -> io.tailwatch.daemon.engine.EngineDiscovery.scan(AutoEngines.HOST, ports));
+                    ports -> io.tailwatch.daemon.engine.EngineDiscovery.scan(AutoEngines.HOST, ports), this::followProcesses);
             closeables.add(auto);
             status.add(auto);
         }
@@ -252,6 +252,15 @@ public final class Daemon implements AutoCloseable {
     /** Where single-request baselines are kept; the concurrency ladder stores its level-1 p95 here. */
     public BaselineStore baselines() {
         return baselines;
+    }
+
+    /** A discovered engine's processes are sampled like a listed engine's (found by its port first). */
+    private void followProcesses(io.tailwatch.core.config.EngineConfig e) {
+        for (io.tailwatch.core.host.Sampler s : samplers) {
+            if (s instanceof io.tailwatch.core.host.EngineProcessSampler p) {
+                p.add(e);
+            }
+        }
     }
 
     public EngineMonitor engines() {

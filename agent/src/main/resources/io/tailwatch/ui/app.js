@@ -304,13 +304,16 @@ function renderEngines(engines, host, sig) {
 
 function engineCard(e, proc, sig) {
   const state = e.state === "never_reachable" ? pill("never reached", "warn", { title: "configured, but it has not answered since the agent started" })
+    : e.state === "needs_key" ? pill("needs API key", "warn", { title: "it answers HTTP 401/403: set api_key: on the engine" })
     : e.up == null ? pill("unknown", "warn") : e.loading ? pill("loading", "warn")
     : e.up ? pill("up", "ok") : pill("down", "bad");
   const q = sig.queue || {};
   const headroom = {};
   for (const m of sig.models || []) headroom[m.model] = m;
   const models = (e.models || []).map(m => {
-    const bits = [m.name];
+    const bits = [modelLabel(m.name)];
+    const kind = [m.format, m.quantization].filter(Boolean).join(" ");
+    if (kind) bits.push(kind);
     const size = m.vram_bytes || m.size_bytes;
     if (size) bits.push(fmtBytes(size));
     if (m.context_length) bits.push("context " + m.context_length.toLocaleString("en"));
@@ -358,6 +361,16 @@ function renderWindows(engines, sig, thr) {
   replace("windows", cards.length ? cards : el("p", { class: "muted" }, "No probe scenarios configured."));
 }
 
+// A model named by its file's whole path (llama.cpp without an alias) is shown by the file's name; the
+// title keeps the path. Hub names (org/model) and tags stay as they are.
+function modelLabel(name) {
+  if (typeof name !== "string") return name;
+  const path = /^(\/|~\/|\.\.?\/|[A-Za-z]:[\\/])/.test(name) || /\.(gguf|bin)$/i.test(name);
+  if (!path) return name;
+  const file = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1);
+  return file || name;
+}
+
 function windowCard(e, sc, w, x, thr) {
   const slo = x.interactive && thr.TtftOverSlo ? thr.TtftOverSlo.threshold : null;
   const spread = thr.TailLatencySpread ? thr.TailLatencySpread.threshold : null;
@@ -371,7 +384,7 @@ function windowCard(e, sc, w, x, thr) {
   const decode = x.decode_rate != null ? x.decode_rate : sc.last && sc.last.decode_tokens_per_second;
   const errCls = errLimit != null && w.error_ratio > errLimit ? "bad" : "ok";
   return el("div", { class: "card window", "data-engine": e.name, "data-model": w.model, "data-scenario": sc.name },
-    el("h3", {}, el("span", {}, e.name), el("span", { class: "muted" }, w.model + " · " + sc.name)),
+    el("h3", {}, el("span", {}, e.name), el("span", { class: "muted", title: w.model }, modelLabel(w.model) + " · " + sc.name)),
     quantileFigure("TTFT", "ttft", ttft, slo == null ? [] : [{ at: slo, label: "SLO p95 " + fmtSeconds(slo) }]),
     quantileFigure("e2e", "e2e", e2e, e2eLines),
     kv([
@@ -430,7 +443,7 @@ const SERIES_COLORS = ["var(--s1)", "var(--s2)", "var(--s3)", "var(--s4)", "var(
 function seriesLabel(l) {
   if (l.rail) return l.rail;
   if (l.direction) return l.direction;
-  if (l.engine) return [l.engine, l.model, l.scenario].filter(Boolean).join(" · ");
+  if (l.engine) return [l.engine, modelLabel(l.model), l.scenario].filter(Boolean).join(" · ");
   return "";
 }
 

@@ -137,7 +137,7 @@ public final class AttrValues {
     public enum TokenSource implements AttrValue { USAGE, ENGINE, ESTIMATE }
 
     /** {@code tailwatch.probe.skip.reason}: why a probe was not sent. */
-    public enum SkipReason implements AttrValue { MEMORY_PRESSURE_CRITICAL, IN_FLIGHT, NO_MODEL, ENGINE_DOWN }
+    public enum SkipReason implements AttrValue { MEMORY_PRESSURE_CRITICAL, IN_FLIGHT, NO_MODEL, ENGINE_DOWN, KEY_REFUSED }
 
     /** {@code tailwatch.percentile}: the percentiles of a rolling probe window. */
     public enum Percentile implements AttrValue { P50, P95, P99 }

@@ -22,6 +22,10 @@ public final class EngineMetrics {
             "1 once the engine has answered a health check since the agent started; 0 while it never has (a configured engine that is not running: reported, not paged as EngineDown).",
             ENGINE);
 
+    public static final MetricDef KEY_REFUSED = MetricDef.gauge("tailwatch.engine.key_refused", "{bool}",
+            "1 while the engine refuses the agent's requests with HTTP 401 or 403: it needs an API key, or another one (it answers, so it is not down; tailwatch.engine.up is left out, its health unknown).",
+            ENGINE);
+
     public static final MetricDef LOADING = MetricDef.gauge("tailwatch.engine.loading", "{bool}",
             "1 while the engine reports that it is loading a model (e.g. llama.cpp 503 'Loading model').", ENGINE);
 
@@ -49,6 +53,6 @@ public final class EngineMetrics {
     public static final MetricDef KV_HEADROOM = MetricDef.gauge("tailwatch.model.kv_cache.headroom_tokens", "{token}",
             "How many more tokens of KV cache fit in the host's available memory before it must swap.", ENGINE, MODEL);
 
-    public static final List<MetricDef> ALL = List.of(UP, REACHED, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
+    public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
             KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM);
 }

@@ -35,7 +35,7 @@ public final class ProbeMetrics {
     static final AttributeDef SERVER_ADDRESS = free(AttrKeys.SERVER_ADDRESS, "Engine host");
     static final AttributeDef SERVER_PORT = free(AttrKeys.SERVER_PORT, "Engine port");
     static final AttributeDef ERROR_TYPE = optional(AttrKeys.ERROR_TYPE,
-            "Failure class (failures only): connect_refused, connect_timeout, first_token_timeout, total_timeout, http_<status>, stream_error, malformed, cut, _OTHER");
+            "Failure class (failures only): connect_refused, connect_timeout, first_token_timeout, total_timeout, http_<status>, stream_error, malformed, cut, no_output, _OTHER");
 
     public static final MetricDef OPERATION_DURATION = MetricDef.histogram("gen_ai.client.operation.duration", "s",
             "End-to-end duration of a synthetic probe request.", DURATION_BUCKETS,

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Fits command-line text to a terminal width without dropping anything: pieces that do not fit move
  * onto indented continuation lines; a piece wider than a whole line breaks at its spaces, or, if it has
- * none, at the width.
+ * none, after its last slash that fits (a path), or else at the width.
  */
 public final class TextFit {
     private TextFit() {
@@ -103,7 +103,12 @@ public final class TextFit {
         String left = s;
         while (left.length() > w) {
             int cut = left.lastIndexOf(' ', w);
-            if (cut <= 0) {
+            int slash = left.lastIndexOf('/', w - 1);
+            if (cut <= 0 && slash > 0) {
+                // A path or a hub name: break after one of its slashes rather than inside a word.
+                parts.add(left.substring(0, slash + 1));
+                left = left.substring(slash + 1);
+            } else if (cut <= 0) {
                 parts.add(left.substring(0, w));
                 left = left.substring(w);
             } else {

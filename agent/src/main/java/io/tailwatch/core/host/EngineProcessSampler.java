@@ -17,10 +17,15 @@ import java.util.Set;
  * descendants, summed): resident set size everywhere, physical footprint on macOS. Finding the
  * processes walks the whole process table, so it is done on the first run, every
  * {@code rediscoverEvery} runs, and whenever a known process has gone; reading memory each run is
- * a few calls per process. An engine with no process exports nothing (it is not running).
+ * a few calls per process. An engine with no process exports nothing (it is not running). Engines
+ * found after the start ({@code engines: auto}) are {@link #add added} and found the same way, by their
+ * listening port first, on the next run.
  */
 public final class EngineProcessSampler implements Sampler {
+    /** Bounds the engines one sampler follows (the config allows 32; discovery adds at most one per port). */
+    static final int MAX_ENGINES = 64;
     private final List<EngineConfig> engines;
+    private final java.util.Queue<EngineConfig> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Lazy<ProcessTable> table;
     private final int rediscoverEvery;
     private final long self = ProcessHandle.current().pid();
@@ -28,7 +33,7 @@ public final class EngineProcessSampler implements Sampler {
     private int runsSinceDiscovery = Integer.MAX_VALUE;
 
     public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery) {
-        this.engines = List.copyOf(engines);
+        this.engines = new ArrayList<>(engines);
         this.table = table;
         this.rediscoverEvery = Math.max(1, rediscoverEvery);
     }
@@ -38,6 +43,32 @@ public final class EngineProcessSampler implements Sampler {
         return "engine_processes";
     }
 
+    /**
+     * Follows one more engine (a discovered one): its processes are looked for on the next run (an engine of a
+     * name already followed, or one past {@link #MAX_ENGINES}, is then left out). False when too many wait.
+     */
+    public boolean add(EngineConfig engine) {
+        // Not under the sampler's lock: a run stuck in a read must not hold up the caller (discovery).
+        if (pending.size() >= MAX_ENGINES) {
+            return false;
+        }
+        pending.add(engine);
+        return true;
+    }
+
+    /** Takes in the engines added since the last run; true when there were any. */
+    private boolean takePending() {
+        boolean any = false;
+        for (EngineConfig e; (e = pending.poll()) != null; ) {
+            String name = e.name();
+            if (engines.size() < MAX_ENGINES && engines.stream().noneMatch(x -> x.name().equals(name))) {
+                engines.add(e);
+                any = true;
+            }
+        }
+        return any;
+    }
+
     /** The processes last found for an engine (empty when none). */
     public synchronized Set<Integer> pidsOf(String engine) {
         return pids.getOrDefault(engine, Set.of());
@@ -45,11 +76,12 @@ public final class EngineProcessSampler implements Sampler {
 
     @Override
     public synchronized List<Point> sample() throws IOException {
+        boolean added = takePending();
         if (engines.isEmpty()) {
             return List.of();
         }
         ProcessTable t = table.get();
-        if (runsSinceDiscovery >= rediscoverEvery) {
+        if (added || runsSinceDiscovery >= rediscoverEvery) {
             discover(t);
         }
         runsSinceDiscovery++;

@@ -20,6 +20,8 @@ public final class ProbeErrors {
     public static final String OTHER = "_OTHER";
     /** An answer over one of the agent's bounds (bytes, entries); the engine is not down for it. */
     public static final String OVER_LIMIT = "over_limit";
+    /** The stream ended properly but carried no output token (no content or reasoning at all). */
+    public static final String NO_OUTPUT = "no_output";
 
     private ProbeErrors() {
     }

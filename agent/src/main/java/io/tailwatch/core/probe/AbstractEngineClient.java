@@ -64,11 +64,16 @@ abstract class AbstractEngineClient implements EngineClient {
         if (model == null) {
             model = defaultModel(r.totalTimeout().dividedBy(4));
             if (model == null) {
-                // Say why there is no model: an engine that cannot be reached is that failure, not a missing model.
+                // Say why there is no model: an engine that cannot be reached, or that refuses the key, is that
+                // failure, not a missing model.
                 Duration quick = r.totalTimeout().dividedBy(4);
-                HttpTransport.TextReply reach = HttpTransport.get(uri("/"), "*/*", apiKey, connectTimeout, quick);
-                String type = reach.error() != null ? reach.errorType() : ProbeErrors.OTHER;
-                String message = reach.error() != null ? reach.error() : "no model given and none loaded";
+                EngineHealth h = health(quick);
+                HttpTransport.TextReply reach = h.needsKey() ? null
+                        : HttpTransport.get(uri("/"), "*/*", apiKey, connectTimeout, quick);
+                String type = h.needsKey() ? ProbeErrors.http(h.keyRefusedStatus())
+                        : reach.error() != null ? reach.errorType() : ProbeErrors.OTHER;
+                String message = h.needsKey() ? h.error()
+                        : reach.error() != null ? reach.error() : "no model given and none loaded";
                 return new ProbeResult(false, type, message, started, null,
                         null, null, (System.nanoTime() - t0) / 1e9, null, null, null, null, null, null, null, null,
                         null);
@@ -115,12 +120,21 @@ abstract class AbstractEngineClient implements EngineClient {
                 source = null;
             }
             boolean success = m.errorType == null && m.doneAt >= 0;
+            String errorType = m.errorType;
+            String errorMessage = m.errorMessage;
+            if (success && m.contentChunks == 0) {
+                // An answer without a single output token is no answer, however cleanly the stream ended.
+                success = false;
+                errorType = ProbeErrors.NO_OUTPUT;
+                errorMessage = "the stream ended without an output token (no content or reasoning"
+                        + (out != null ? "; the engine counted " + out + " output tokens" : "") + ")";
+            }
             Double decode = null;
             if (success && ttft != null && out != null && out >= 2 && e2e > ttft) {
                 double rate = (out - 1) / (e2e - ttft);
                 decode = rate > 0 ? rate : null;
             }
-            return new ProbeResult(success, m.errorType, m.errorMessage, started, model, toHeaders, ttft, e2e,
+            return new ProbeResult(success, errorType, errorMessage, started, model, toHeaders, ttft, e2e,
                     decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
                     m.loadSeconds, m.gaps, m.responseModel);
         }

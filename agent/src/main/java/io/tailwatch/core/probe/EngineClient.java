@@ -34,6 +34,18 @@ public interface EngineClient extends AutoCloseable {
         return ModelFacts.UNKNOWN;
     }
 
+    /** How many requests an engine generates at once, and where the figure comes from. */
+    record Parallelism(int slots, String source) {
+    }
+
+    /**
+     * How many requests the engine generates at once, as it reports it (llama.cpp: {@code /props}
+     * {@code total_slots}), within {@code deadline}; null when the API or the engine does not tell.
+     */
+    default Parallelism parallelism(Duration deadline) {
+        return null;
+    }
+
     /**
      * Frees {@code model}'s memory now, within {@code deadline}. False when the API has no such request
      * or the engine refused.

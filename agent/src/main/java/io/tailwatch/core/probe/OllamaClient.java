@@ -47,6 +47,9 @@ final class OllamaClient extends AbstractEngineClient {
         long end = System.nanoTime() + deadline.toNanos();
         Instant at = Instant.now();
         HttpTransport.JsonReply v = get("/api/version", deadline);
+        if (EngineHealth.refusesKey(v.status())) {
+            return EngineHealth.keyRefused(at, "ollama", v.status(), "/api/version", apiKey != null);
+        }
         if (!v.ok()) {
             return EngineHealth.down(at, "ollama", "/api/version: " + describe(v));
         }

@@ -12,14 +12,17 @@ import java.util.List;
 /**
  * OpenAI-compatible servers (mlx_lm.server, mlx_vlm, LM Studio, llama.cpp, vLLM): /health where the
  * server has one (503 while loading is "loading", not down), /v1/models, LM Studio's
- * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes. The API
- * tells no model architecture, weights' digest or quantization, and has no unload request: those
- * operations keep {@link EngineClient}'s defaults.
+ * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes. The
+ * engine's own requests tell the rest where it has them: llama.cpp's /props (build, GGUF file, slots),
+ * vLLM's /version, LM Studio's /api/v0/models (format, quantization). The API tells no model architecture
+ * and has no unload request: those operations keep {@link EngineClient}'s defaults.
  */
 final class OpenAiClient extends AbstractEngineClient {
     /** Endpoints answered 404 once are not asked again: most servers lack one or the other. */
     private volatile boolean noHealth;
     private volatile boolean noLmStudio;
+    /** The version the engine reported (llama.cpp build, vLLM version), read once while it stays up. */
+    private volatile String version;
 
     OpenAiClient(URI base, String apiKey, Duration connectTimeout) {
         super(base, apiKey, connectTimeout);
@@ -41,6 +44,9 @@ final class OpenAiClient extends AbstractEngineClient {
             if (h.error() != null && h.status() == 0) {
                 return EngineHealth.down(at, "openai", "/health: " + describe(h));
             }
+            if (EngineHealth.refusesKey(h.status())) {
+                return EngineHealth.keyRefused(at, "openai", h.status(), "/health", apiKey != null);
+            }
             if (h.status() == 404) {
                 noHealth = true;
             } else if (h.status() == 503) {
@@ -56,7 +62,12 @@ final class OpenAiClient extends AbstractEngineClient {
         }
         HttpTransport.JsonReply models = get("/v1/models", left(end));
         if (models.status() == 0) {
+            version = null; // a restart may bring another build
             return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
+        }
+        if (EngineHealth.refusesKey(models.status())) {
+            return EngineHealth.keyRefused(at, provider == null ? "openai" : provider, models.status(), "/v1/models",
+                    apiKey != null);
         }
         if (loading) {
             return new EngineHealth(at, true, true, null, provider == null ? "llama_cpp" : provider, List.of(), false,
@@ -104,7 +115,84 @@ final class OpenAiClient extends AbstractEngineClient {
             limit = total + " models, over the bound of " + EngineHealth.MAX_MODELS + "; the first "
                     + EngineHealth.MAX_MODELS + " kept";
         }
-        return new EngineHealth(at, true, false, null, provider, served, complete, null, limit, total);
+        return new EngineHealth(at, true, false, version(provider, end), provider, served, complete, null, limit, total);
+    }
+
+    /** The engine's version as it reports it: llama.cpp's /props build_info, vLLM's /version; null elsewhere. */
+    private String version(String provider, long end) {
+        String v = version;
+        if (v != null) {
+            return v;
+        }
+        if ("llama_cpp".equals(provider)) {
+            HttpTransport.JsonReply p = get("/props", left(end));
+            v = p.ok() && p.body() != null ? text(p.body().get("build_info")) : null;
+        } else if ("vllm".equals(provider)) {
+            HttpTransport.JsonReply p = get("/version", left(end));
+            v = p.ok() && p.body() != null ? text(p.body().get("version")) : null;
+        }
+        version = v;
+        return v;
+    }
+
+    /** llama.cpp's /props when the server is llama.cpp (it has default_generation_settings), else null. */
+    private JsonNode llamaProps(Duration deadline) {
+        HttpTransport.JsonReply p = get("/props", deadline);
+        return p.ok() && p.body() != null && p.body().has("default_generation_settings") ? p.body() : null;
+    }
+
+    /**
+     * llama.cpp: the weights are the GGUF file of /props model_path, its quantization the file type in
+     * the file's name (Q4_K_M, IQ3_XXS, Q8_0, F16, BF16, F32) when it has one. LM Studio: compatibility_type
+     * and quantization of the model's /api/v0/models entry.
+     */
+    @Override
+    public ModelFacts modelFacts(String model, Duration deadline) {
+        long end = System.nanoTime() + deadline.toNanos();
+        JsonNode props = llamaProps(deadline);
+        if (props != null) {
+            String path = text(props.get("model_path"));
+            String file = ModelNames.display(path);
+            String format = file != null && file.toLowerCase(java.util.Locale.ROOT).endsWith(".gguf") ? "gguf" : null;
+            return new ModelFacts(null, format, file == null ? null : fileType(file));
+        }
+        HttpTransport.JsonReply lm = lmStudioReply(end);
+        if (lm != null) {
+            for (JsonNode m : lm.body().get("data")) {
+                if (model.equals(m.path("id").asText(null))) {
+                    return new ModelFacts(null, text(m.get("compatibility_type")), text(m.get("quantization")));
+                }
+            }
+        }
+        return ModelFacts.UNKNOWN;
+    }
+
+    private static final java.util.regex.Pattern FILE_TYPE = java.util.regex.Pattern.compile(
+            "(?i)(?<![A-Za-z0-9])(I?Q[0-9](?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])");
+
+    /** The GGUF file type named in a file name (llama.cpp's convention), upper-case; null when it names none. */
+    static String fileType(String fileName) {
+        java.util.regex.Matcher m = FILE_TYPE.matcher(fileName.replaceFirst("(?i)\\.gguf$", ""));
+        String last = null;
+        while (m.find()) {
+            last = m.group(1).toUpperCase(java.util.Locale.ROOT);
+        }
+        return last;
+    }
+
+    /** llama.cpp: /props total_slots (the server's --parallel). */
+    @Override
+    public Parallelism parallelism(Duration deadline) {
+        JsonNode props = llamaProps(deadline);
+        JsonNode slots = props == null ? null : props.get("total_slots");
+        if (slots != null && slots.isIntegralNumber() && slots.asLong() > 0 && slots.asLong() <= 1_000_000) {
+            return new Parallelism(slots.asInt(), "llama.cpp /props total_slots");
+        }
+        return null;
+    }
+
+    private static String text(JsonNode n) {
+        return n != null && n.isTextual() && !n.asText().isBlank() && n.asText().length() <= 200 ? n.asText() : null;
     }
 
     /** LM Studio's model list, or null when the server is not LM Studio. */

@@ -95,12 +95,12 @@ final class OpenAiStreamParser implements StreamParser {
                 if (timings.hasNonNull("prompt_ms")) {
                     m.serverPromptSeconds = timings.get("prompt_ms").asDouble() / 1000.0;
                 }
-                if (timings.hasNonNull("predicted_per_second")) {
+                if (timings.path("predicted_per_second").asDouble(0) > 0) { // 0 when nothing was decoded: unknown
                     m.serverDecodeRate = timings.get("predicted_per_second").asDouble();
                 }
             }
             JsonNode stats = n.get("stats"); // LM Studio
-            if (stats != null && stats.isObject() && stats.hasNonNull("tokens_per_second")) {
+            if (stats != null && stats.isObject() && stats.path("tokens_per_second").asDouble(0) > 0) {
                 m.serverDecodeRate = stats.get("tokens_per_second").asDouble();
             }
         }

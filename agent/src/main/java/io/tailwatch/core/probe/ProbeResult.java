@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * Outcome of one probe. A failed probe is data: {@code success} false with {@code errorType} one of
  * connect_refused, connect_timeout, first_token_timeout, total_timeout, http_&lt;status&gt;,
- * stream_error, malformed, cut, _OTHER. Figures the engine or the failure did not yield are null.
+ * stream_error, malformed, cut, no_output (a stream that ended without an output token), _OTHER. Figures the
+ * engine or the failure did not yield are null.
  *
  * @param tokenSource usage (server usage block), engine (engine's own counters) or estimate
  * @param responseModel the model the engine says answered, or null when it did not say

@@ -57,7 +57,8 @@ final class StreamingCall {
             }
             m.headers(x.responseAt(), x.status()); // when the status line arrived, not when the head was parsed
             if (x.status() != 200) {
-                m.fail(ProbeErrors.http(x.status()), "HTTP " + x.status());
+                m.fail(ProbeErrors.http(x.status()), "HTTP " + x.status()
+                        + (EngineHealth.refusesKey(x.status()) ? " (the engine needs an API key, or another one)" : ""));
                 m.errorBody(errorBody(x, Math.min(totalDeadline, System.nanoTime() + ERROR_BODY_NANOS)));
                 return m;
             }

@@ -38,11 +38,22 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
-                         Queue queue, Double reached) {
+                         Queue queue, Double reached, Double keyRefused) {
         /** Without the reached figure (unknown). */
         public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
                       Queue queue) {
-            this(engine, up, loading, footprintBytes, rssBytes, models, queue, null);
+            this(engine, up, loading, footprintBytes, rssBytes, models, queue, null, null);
+        }
+
+        /** Without the key-refused figure (unknown). */
+        public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                      Queue queue, Double reached) {
+            this(engine, up, loading, footprintBytes, rssBytes, models, queue, reached, null);
+        }
+
+        /** Answers HTTP 401/403: it needs an API key, or another one. */
+        public boolean needsKey() {
+            return keyRefused != null && keyRefused == 1;
         }
 
         /** Configured, but has never answered since the agent started. */
@@ -84,6 +95,9 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         Map<String, List<Model>> models = new LinkedHashMap<>();
         List<String> engineNames = new ArrayList<>();
         for (Point p : s.of(EngineMetrics.UP)) {
+            add(engineNames, p.attributes().get(AttrKeys.ENGINE));
+        }
+        for (Point p : s.of(EngineMetrics.REACHED)) { // an engine that refuses the key has no up series
             add(engineNames, p.attributes().get(AttrKeys.ENGINE));
         }
         for (Point p : s.of(EngineMetrics.MODEL_CONTEXT)) {
@@ -128,7 +142,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         for (String e : engineNames) {
             engines.add(new Engine(e, s.value(EngineMetrics.UP, AttrKeys.ENGINE, e), s.value(EngineMetrics.LOADING, AttrKeys.ENGINE, e),
                     s.value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, e), s.value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, e),
-                    models.getOrDefault(e, List.of()), queue(s, e), s.value(EngineMetrics.REACHED, AttrKeys.ENGINE, e)));
+                    models.getOrDefault(e, List.of()), queue(s, e), s.value(EngineMetrics.REACHED, AttrKeys.ENGINE, e),
+                    s.value(EngineMetrics.KEY_REFUSED, AttrKeys.ENGINE, e)));
         }
         return new Signals(host, engines, windows);
     }

@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * port alone: Ollama answers {@code GET /api/version}; LM Studio {@code GET /api/v0/models}; llama.cpp
  * {@code GET /props}; vLLM lists its models as {@code owned_by: "vllm"}; mlx_lm.server answers
  * {@code GET /v1/models} and {@code /health} with {@code {"status": "ok"}}; anything else that answers
- * {@code /v1/models} is an OpenAI-compatible server. Every request has a deadline
+ * {@code /v1/models} is an OpenAI-compatible server. One that answers {@code /props} or {@code /v1/models} with HTTP 401 or 403
+ * is an engine that needs an API key (llama.cpp when {@code /props} refuses too and {@code /health} answers,
+ * vLLM when its open {@code /version} answers): it is listed and watched, never skipped. Every request has a deadline
  * ({@link #REQUEST_DEADLINE}); ports are checked in parallel, so a scan takes about one deadline per
  * identification step at most, and {@link #SCAN_DEADLINE} in all.
  */
@@ -45,10 +47,26 @@ public final class EngineDiscovery {
      * @param flavor  which engine answered ({@link EngineFlavor}), or null when no engine answers
      * @param status  a short reading for the table: "closed", "no answer", "not an engine (...)", or the evidence
      * @param models  model ids the engine lists (at most 5)
+     * @param keyRefusedStatus 401 or 403 when the engine refused the requests for want of an API key, else null
      */
-    public record Found(int port, URI url, EngineFlavor flavor, String status, String version, List<String> models) {
+    public record Found(int port, URI url, EngineFlavor flavor, String status, String version, List<String> models,
+                        Integer keyRefusedStatus) {
+        public Found(int port, URI url, EngineFlavor flavor, String status, String version, List<String> models) {
+            this(port, url, flavor, status, version, models, null);
+        }
+
         public boolean engine() {
             return flavor != null;
+        }
+
+        /** True for an engine that answered HTTP 401/403: its config needs {@code api_key:}. */
+        public boolean needsKey() {
+            return keyRefusedStatus != null;
+        }
+
+        /** The environment variable an engine's {@code api_key: ${...}} line names: NAME_API_KEY in capitals. */
+        public static String keyVariable(String engineName) {
+            return engineName.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z0-9]+", "_") + "_API_KEY";
         }
 
         /** ollama, mlx_lm, llamacpp, lmstudio, vllm, openai (another OpenAI-compatible server); null when no engine. */
@@ -126,13 +144,21 @@ public final class EngineDiscovery {
                     names(lms, "data", "id"));
         }
         // llama.cpp: GET /props -> default_generation_settings / total_slots.
-        JsonNode props = json(get(base, "/props"));
+        HttpTransport.TextReply propsReply = get(base, "/props");
+        if (io.tailwatch.core.probe.EngineHealth.refusesKey(propsReply.status())) {
+            return keyed(port, base, "/props", propsReply.status());
+        }
+        JsonNode props = json(propsReply);
         if (props != null && (props.has("default_generation_settings") || props.has("total_slots"))) {
             return new Found(port, base, EngineFlavor.LLAMACPP, "GET /props answers (llama.cpp server)",
                     props.path("build_info").isTextual() ? props.path("build_info").asText() : null,
                     names(json(get(base, "/v1/models")), "data", "id"));
         }
-        JsonNode models = json(get(base, "/v1/models"));
+        HttpTransport.TextReply modelsReply = get(base, "/v1/models");
+        if (io.tailwatch.core.probe.EngineHealth.refusesKey(modelsReply.status())) {
+            return keyed(port, base, "/v1/models", modelsReply.status());
+        }
+        JsonNode models = json(modelsReply);
         if (models != null && models.path("data").isArray()) {
             List<String> ids = names(models, "data", "id");
             for (JsonNode m : models.path("data")) {
@@ -151,6 +177,28 @@ public final class EngineDiscovery {
         }
         return new Found(port, base, null, "not an engine (HTTP " + v.status() + " on /api/version, no /v1/models)",
                 null, List.of());
+    }
+
+    /**
+     * An engine that refuses {@code endpoint} with {@code status}: which one it is, from what it answers
+     * without a key (vLLM's {@code /version}; llama.cpp's {@code /health} beside a refused {@code /props}).
+     */
+    private static Found keyed(int port, URI base, String endpoint, int status) {
+        String why = "needs an API key (HTTP " + status + " on " + endpoint + ")";
+        JsonNode ver = json(get(base, "/version"));
+        if (ver != null && ver.path("version").isTextual()) {
+            return new Found(port, base, EngineFlavor.VLLM, why + ", GET /version answers (vLLM)", ver.path("version").asText(),
+                    List.of(), status);
+        }
+        HttpTransport.TextReply props = endpoint.equals("/props") ? null : get(base, "/props");
+        JsonNode health = json(get(base, "/health"));
+        if ((props == null || io.tailwatch.core.probe.EngineHealth.refusesKey(props.status())) && health != null
+                && "ok".equals(health.path("status").asText(""))) {
+            return new Found(port, base, EngineFlavor.LLAMACPP, why + (props == null ? "" : ", /props refused too")
+                    + ", /health ok (llama.cpp server)",
+                    null, List.of(), status);
+        }
+        return new Found(port, base, EngineFlavor.OPENAI, why, null, List.of(), status);
     }
 
     /** Engine names for the found engines, in order: the kind's name, with "-PORT" when taken. */
@@ -177,6 +225,11 @@ public final class EngineDiscovery {
      * engine without options (so discovered engines get the same defaults, windows and checks).
      */
     public static List<EngineConfig> engines(List<Found> found) {
+        return engines(found, System.getenv());
+    }
+
+    /** As {@link #engines(List)}, reading the keys of engines that need one from {@code env}. */
+    public static List<EngineConfig> engines(List<Found> found, Map<String, String> env) {
         List<String> names = names(found);
         StringBuilder yaml = new StringBuilder("engines:\n");
         int n = 0;
@@ -188,6 +241,11 @@ public final class EngineDiscovery {
             n++;
             yaml.append("  - name: ").append(names.get(i)).append("\n    api: ").append(f.api()).append("\n    url: ")
                     .append(yamlScalar(f.url().toString())).append('\n');
+            String keyVar = Found.keyVariable(names.get(i));
+            if (f.needsKey() && env.get(keyVar) != null && !env.get(keyVar).isEmpty()) {
+                // The key the detect block names, when it is set; without it the engine is watched as needs_key.
+                yaml.append("    api_key: ${").append(keyVar).append("}\n");
+            }
             List<String> procs = f.flavor().processNames();
             if (!procs.isEmpty()) {
                 yaml.append("    process:\n      names: [")
@@ -198,7 +256,7 @@ public final class EngineDiscovery {
             return List.of();
         }
         try {
-            return io.tailwatch.core.config.Config.parse(yaml.toString(), "discovered engines", Map.of()).engines();
+            return io.tailwatch.core.config.Config.parse(yaml.toString(), "discovered engines", env).engines();
         } catch (io.tailwatch.core.config.ConfigException e) {
             throw new IllegalStateException("discovered engines do not make a valid config: " + e.getMessage(), e);
         }
@@ -257,6 +315,11 @@ public final class EngineDiscovery {
             e.put("api", f.api());
             e.put("url", f.url().toString());
             List<String> comments = new ArrayList<>();
+            if (f.needsKey()) {
+                e.put("api_key", "${" + Found.keyVariable(names.get(i)) + "}");
+                comments.add("# api_key: it answers HTTP " + f.keyRefusedStatus() + " without one: export the key in "
+                        + Found.keyVariable(names.get(i)));
+            }
             if (!f.kind().equals(f.api())) {
                 comments.add("# " + f.kind());
             }

@@ -31,7 +31,7 @@ final class EngineStatus {
             String state = w.state();
             e.put("state", state);
             // A configured engine that never answered is a warning to look at, not a page.
-            e.put("severity", state == null ? null : state.equals("never_reachable") ? "warning"
+            e.put("severity", state == null ? null : state.equals("never_reachable") || state.equals("needs_key") ? "warning"
                     : state.equals("down") ? "critical" : "ok");
             e.put("loading", h == null ? null : h.loading());
             e.put("version", h == null ? null : h.version());
@@ -49,6 +49,9 @@ final class EngineStatus {
                     x.put("vram_bytes", m.vramBytes());
                     x.put("context_length", m.contextLength());
                     x.put("expires_at", m.expiresAt());
+                    io.tailwatch.core.probe.ModelFacts f = w.modelFacts(m.name());
+                    x.put("format", f.format());
+                    x.put("quantization", f.quantization());
                     if (m.shape() != null) {
                         double perToken = KvCacheMath.bytesPerToken(m.shape(), EngineWatch.KV_BYTES_PER_ELEMENT);
                         x.put("architecture", m.shape().architecture());

@@ -61,6 +61,18 @@ public final class EngineWatch {
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
     private volatile boolean reached;
     private volatile boolean neverReachedLogged;
+    /** Format and quantization per model name, asked once per model (bounded like the inventory). */
+    private final Map<String, io.tailwatch.core.probe.ModelFacts> modelFacts = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, io.tailwatch.core.probe.ModelFacts> e) {
+                    return size() > EngineHealth.MAX_MODELS;
+                }
+            });
+    /** Models whose facts are asked per health check at most, so a long inventory does not stretch one check. */
+    static final int FACTS_PER_CHECK = 2;
+    /** Whether the engine refused the agent's key (or its lack of one) at the last health check. */
+    private volatile boolean keyRefusedLogged;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -109,11 +121,17 @@ public final class EngineWatch {
         return reached;
     }
 
-    /** up, down, loading, never_reachable (configured but never answered), or null before the first check. */
+    /**
+     * up, down, loading, needs_key (it answers HTTP 401/403: it needs an API key, or another one),
+     * never_reachable (configured but never answered), or null before the first check.
+     */
     public String state() {
         EngineHealth h = health;
         if (h == null) {
             return null;
+        }
+        if (h.needsKey()) {
+            return "needs_key";
         }
         if (!reached) {
             return "never_reachable";
@@ -136,10 +154,21 @@ public final class EngineWatch {
         EngineHealth h = client.health(config.healthTimeout());
         EngineHealth before = health;
         health = h;
-        if (h.up()) {
-            reached = true;
+        if (h.up() || h.needsKey()) {
+            reached = true; // an engine that refuses the key has answered: it is there
         }
-        if (!reached) {
+        if (h.needsKey()) {
+            if (!keyRefusedLogged) {
+                keyRefusedLogged = true;
+                LOG.warn("engine {} at {} refuses the agent's requests: {}; state needs_key, not paged as EngineDown, "
+                                + "probes skipped (key_refused) until it accepts one", config.name(),
+                        io.tailwatch.core.logging.Redact.url(config.url()),
+                        io.tailwatch.core.logging.LogGuard.value(h.error()));
+            }
+        } else if (keyRefusedLogged) {
+            keyRefusedLogged = false;
+            LOG.info("engine {} accepts the agent's requests again", config.name());
+        } else if (!reached) {
             if (!neverReachedLogged) {
                 neverReachedLogged = true;
                 LOG.warn("engine {} has never answered at {} since the agent started ({}): state never_reachable, not paged"
@@ -149,12 +178,14 @@ public final class EngineWatch {
             }
         } else if (before == null || before.up() != h.up()) {
             if (h.up()) {
-                LOG.info("engine {} is up ({} {})", config.name(), io.tailwatch.core.logging.LogGuard.value(h.provider()),
-                        h.version() == null ? "" : io.tailwatch.core.logging.LogGuard.value(h.version()));
+                LOG.info("engine {} is up ({})", config.name(), io.tailwatch.core.logging.LogGuard.value(upText(h)));
             } else {
                 LOG.info("engine {} is down: {}", config.name(),
                         io.tailwatch.core.logging.LogGuard.value(io.tailwatch.core.logging.Redact.text(h.error())));
             }
+        }
+        if (h.up() && !h.loading()) {
+            askModelFacts(h);
         }
         if (h.limit() != null && (before == null || before.limit() == null)) {
             LOG.warn("engine {}: {}: {}", config.name(), io.tailwatch.core.http.ProbeErrors.OVER_LIMIT,
@@ -186,6 +217,9 @@ public final class EngineWatch {
             EngineHealth h = health;
             if (h == null) {
                 h = checkHealth();
+            }
+            if (h.needsKey()) {
+                return skip(SkipReason.KEY_REFUSED);
             }
             if (!h.up()) {
                 return skip(SkipReason.ENGINE_DOWN);
@@ -266,6 +300,31 @@ public final class EngineWatch {
         publishProbes();
     }
 
+    /** Asks the facts (format, quantization) of up to {@link #FACTS_PER_CHECK} loaded models not asked yet. */
+    private void askModelFacts(EngineHealth h) {
+        int asked = 0;
+        for (LoadedModel m : h.models()) {
+            if (asked >= FACTS_PER_CHECK) {
+                break;
+            }
+            if (!modelFacts.containsKey(m.name())) {
+                modelFacts.put(m.name(), client.modelFacts(m.name(), config.healthTimeout()));
+                asked++;
+            }
+        }
+    }
+
+    /** What the engine said about a model's weights (format, quantization), or UNKNOWN when not asked yet. */
+    io.tailwatch.core.probe.ModelFacts modelFacts(String model) {
+        io.tailwatch.core.probe.ModelFacts f = modelFacts.get(model);
+        return f == null ? io.tailwatch.core.probe.ModelFacts.UNKNOWN : f;
+    }
+
+    /** What the log line of an engine coming up says in brackets: its kind, and its version when known. */
+    static String upText(EngineHealth h) {
+        return h.version() == null || h.version().isBlank() ? h.provider() : h.provider() + " " + h.version();
+    }
+
     /** gen_ai.provider.name: what the health check detected, else the API's own name. */
     String provider() {
         EngineHealth h = health;
@@ -277,8 +336,12 @@ public final class EngineWatch {
         List<Point> points = new ArrayList<>();
         if (h != null) {
             String e = config.name();
-            points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            if (!h.needsKey()) {
+                // An engine that refuses the key answers, but whether it is healthy is unknown: no up series.
+                points.add(Point.of(EngineMetrics.UP, h.up() ? 1 : 0, AttrKeys.ENGINE, e));
+            }
             points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.KEY_REFUSED, h.needsKey() ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));

@@ -54,33 +54,44 @@ public final class LadderReport {
     /** Writes all four files; the chart last (it is the one that needs AWT). */
     public static void write(Path dir, LadderResult r, RunMetadata meta, Gate gate) throws IOException {
         Gate.Verdict verdict = gate(gate, r);
-        ReportFiles.writeAtomically(dir.resolve(REQUESTS), requestsCsv(r));
+        ReportFiles.writeAtomically(dir.resolve(REQUESTS), requestsCsv(r, meta));
         ReportFiles.writeAtomically(dir.resolve(SUMMARY), Json.write(summary(r, meta, gate, verdict)) + "\n");
         ReportFiles.writeAtomically(dir.resolve(REPORT), markdown(r, meta, gate, verdict));
         LadderChart.write(dir.resolve(CHART), r, meta);
     }
 
     static String requestsCsv(LadderResult r) {
+        return requestsCsv(r, null);
+    }
+
+    /**
+     * One row per request; the last column, engine_parallelism, is the number of requests the engine
+     * generates at once as it reported it (empty when it does not say), the same on every row.
+     */
+    static String requestsCsv(LadderResult r, RunMetadata meta) {
         StringBuilder sb = new StringBuilder();
         sb.append("phase,concurrency,seq,started_at,success,error_type,e2e_seconds,ttft_seconds,time_to_headers_seconds,")
                 .append("output_tokens,input_tokens,token_source,decode_tokens_per_second,")
-                .append("server_decode_tokens_per_second,server_prompt_seconds,cached_tokens,model,error_message\n");
+                .append("server_decode_tokens_per_second,server_prompt_seconds,cached_tokens,model,error_message,")
+                .append("engine_parallelism\n");
+        Integer parallelism = meta == null ? null : meta.engineParallelism();
         if (r.warmup() != null) {
-            row(sb, "warmup", 1, 1, r.warmup());
+            row(sb, "warmup", 1, 1, r.warmup(), parallelism);
         }
         for (LevelResult l : r.levels()) {
             int seq = 0;
             for (ProbeResult p : l.results()) {
-                row(sb, "measure", l.concurrency(), ++seq, p);
+                row(sb, "measure", l.concurrency(), ++seq, p, parallelism);
             }
         }
         return sb.toString();
     }
 
-    private static void row(StringBuilder sb, String phase, int c, int seq, ProbeResult p) {
+    private static void row(StringBuilder sb, String phase, int c, int seq, ProbeResult p, Integer parallelism) {
         Object[] cells = {phase, c, seq, p.startedAt(), p.success(), p.errorType(), p.e2eSeconds(), p.ttftSeconds(),
                 p.timeToHeadersSeconds(), p.outputTokens(), p.inputTokens(), p.tokenSource(), p.decodeTokensPerSecond(),
-                p.serverDecodeTokensPerSecond(), p.serverPromptSeconds(), p.cachedTokens(), p.model(), p.errorMessage()};
+                p.serverDecodeTokensPerSecond(), p.serverPromptSeconds(), p.cachedTokens(), p.model(), p.errorMessage(),
+                parallelism};
         for (int i = 0; i < cells.length; i++) {
             if (i > 0) {
                 sb.append(',');
@@ -224,6 +235,9 @@ public final class LadderReport {
                 sb.append('\n');
             }
         }
+        sb.append("Engine parallelism: ").append(m.engineParallelism() == null ? "not reported by the engine"
+                : m.engineParallelism() + (m.engineParallelism() == 1 ? " request" : " requests") + " at once ("
+                + m.engineParallelismSource() + ")").append(".\n\n");
         if (gate != null) {
             sb.append("Gate (").append(gate.daily()).append(" jobs a day within ").append(Units.format(gate.budget()))
                     .append(" at concurrency 1): ");

@@ -7,13 +7,26 @@ import java.util.Map;
 /**
  * What a capacity result must carry so a reader can trust and reproduce it: the tool, the engine
  * and model (digest, format and quantization where the engine tells), the host (chip, OS, memory,
- * thermal state), when it ran, the parameters and a hash of the prompt shape. Null = not known.
+ * thermal state), when it ran, the parameters and a hash of the prompt shape, and how many requests the
+ * engine generates at once where it says (which decides how latency grows with concurrency). Null = not
+ * known.
  */
 public record RunMetadata(String toolVersion, String engine, String engineApi, String engineUrl,
                           String engineVersion, String model, String modelDigest, String modelFormat,
                           String quantization, String host, String chip, String os, Double memoryBytes,
                           String thermal, String memoryPressure, Instant start, Instant end,
-                          Map<String, Object> parameters, String promptSha256) {
+                          Map<String, Object> parameters, String promptSha256, Integer engineParallelism,
+                          String engineParallelismSource) {
+
+    /** Without the engine's parallelism (unknown). */
+    public RunMetadata(String toolVersion, String engine, String engineApi, String engineUrl,
+                       String engineVersion, String model, String modelDigest, String modelFormat,
+                       String quantization, String host, String chip, String os, Double memoryBytes,
+                       String thermal, String memoryPressure, Instant start, Instant end,
+                       Map<String, Object> parameters, String promptSha256) {
+        this(toolVersion, engine, engineApi, engineUrl, engineVersion, model, modelDigest, modelFormat, quantization, host,
+                chip, os, memoryBytes, thermal, memoryPressure, start, end, parameters, promptSha256, null, null);
+    }
 
     public RunMetadata {
         parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
@@ -35,7 +48,8 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
 
     public RunMetadata withTimes(Instant s, Instant e) {
         return new RunMetadata(toolVersion, engine, engineApi, engineUrl, engineVersion, model, modelDigest, modelFormat,
-                quantization, host, chip, os, memoryBytes, thermal, memoryPressure, s, e, parameters, promptSha256);
+                quantization, host, chip, os, memoryBytes, thermal, memoryPressure, s, e, parameters, promptSha256,
+                engineParallelism, engineParallelismSource);
     }
 
     /** The fields in report order with snake_case keys; unknown values are kept as null. */
@@ -46,6 +60,8 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
         m.put("engine_api", engineApi);
         m.put("engine_url", engineUrl);
         m.put("engine_version", engineVersion);
+        m.put("engine_parallelism", engineParallelism);
+        m.put("engine_parallelism_source", engineParallelismSource);
         m.put("model", model);
         m.put("model_digest", modelDigest);
         m.put("model_format", modelFormat);

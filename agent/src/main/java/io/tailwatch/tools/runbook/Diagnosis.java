@@ -14,7 +14,8 @@ import java.util.Map;
  * Ranks the likely causes of what the agent sees, following the symptom table:
  * p99 far above p95 -> swap or background jobs; good throughput but stalls -> TTFT and chunk gaps;
  * intermittent errors -> proxy timeout or model load; several signals degrading together -> memory.
- * Where the engine reports its queue: requests waiting with p95 over the baseline -> saturation;
+ * Where the engine reports its queue: requests waiting with p95 over the baseline, or probes timing out
+ * while requests wait -> saturation (ranked above a proxy timeout or a model load);
  * an empty queue with p99 far above p95 -> the host (swap, background jobs).
  * Every cause carries the figures that support it. Pure logic over {@link Signals}.
  */
@@ -42,8 +43,8 @@ public final class Diagnosis {
     /**
      * An error class and what it points at: refused or timed-out connects -> the engine is down;
      * HTTP 5xx -> the engine fails requests; 503 -> busy or loading; 4xx -> the request is wrong (model
-     * name, API); first-token timeout -> overload or swap; cut streams and total timeouts -> a proxy
-     * timeout or a restarting engine.
+     * name, API); first-token timeout -> overload or swap; an answer without an output token -> the
+     * model or its template; cut streams and total timeouts -> a proxy timeout or a restarting engine.
      */
     record ErrorClass(String id, String title, double score, String action, String runbook) {
     }
@@ -67,6 +68,12 @@ public final class Diagnosis {
         if (t.startsWith("http_4")) {
             return new ErrorClass("errors:request", "Requests rejected (HTTP " + t.substring(5) + "): wrong model name, API or key",
                     0.6, "Check the engine's model: and api: in the config against what it serves (tailwatch detect).", "ProbeErrors");
+        }
+        if (t.equals("no_output")) {
+            return new ErrorClass("errors:empty", "Engine ends its answers without a single output token", 0.7,
+                    "Try the engine's chat template and stop tokens with a plain request (tailwatch probe); a model that "
+                            + "emits its end token first, or a template that ends the turn at once, answers nothing.",
+                    "ProbeErrors");
         }
         if (t.equals("first_token_timeout")) {
             return new ErrorClass("errors:overload", "No first token within the deadline: overload, queueing or swap", 0.6,
@@ -185,10 +192,14 @@ public final class Diagnosis {
                 "TailLatencySpread");
     }
 
-    /** p95 far over the single-request baseline: queueing on a serial engine; more so when its queue is busy. */
+    /**
+     * p95 far over the single-request baseline: queueing on a serial engine; more so when its queue is busy.
+     * Probes failing by timeouts while the engine's own queue is busy are queueing too, whatever the
+     * baseline says (the failed probes are not in the percentiles): the cause cites the queue.
+     */
     static List<Cause> queueing(Findings x) {
         if (!x.overBaseline()) {
-            return List.of();
+            return queuedTimeouts(x);
         }
         Signals.Window w = x.worstBaseline();
         List<String> f = new ArrayList<>();
@@ -203,6 +214,53 @@ public final class Diagnosis {
         return cause("queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
                 score, f, "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
                 "LatencyOverBaseline");
+    }
+
+    /** The failure classes that a full queue produces: no first token, no end, or a proxy cutting the wait. */
+    static final java.util.Set<String> QUEUE_FAILURES = java.util.Set.of("first_token_timeout", "total_timeout", "cut");
+
+    /** The worst-erroring engine's queue, when it is busy and its recent failures are mostly timeouts; else null. */
+    static Signals.Queue busyQueueBehindTimeouts(Findings x) {
+        if (!x.errors()) {
+            return null;
+        }
+        Signals.Window w = x.worstErrors();
+        String dominant = dominant(x.failures().getOrDefault(w.engine(), List.of()));
+        Signals.Queue q = queueOf(x.engines(), w.engine());
+        return dominant != null && QUEUE_FAILURES.contains(dominant) && queueBusy(q) ? q : null;
+    }
+
+    /** Timeouts while the engine's own queue is busy: queueing, ranked above a proxy or a model load. */
+    private static List<Cause> queuedTimeouts(Findings x) {
+        Signals.Queue q = busyQueueBehindTimeouts(x);
+        if (q == null) {
+            return List.of();
+        }
+        Signals.Window w = x.worstErrors();
+        List<String> f = new ArrayList<>();
+        f.add(w.engine() + " queue: " + queueFigure(q) + " at the time of the failures (saturated: more requests than it serves)");
+        f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(w), 100 * w.errorRatio()));
+        f.add(String.format(Locale.ROOT, "recent failures of %s: %s", w.engine(),
+                counts(x.failures().getOrDefault(w.engine(), List.of()))));
+        return cause("queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
+                x.swapGrowing() ? 0.6 : 0.85, f,
+                "Rate-limit clients or split lanes (interactive vs batch on separate engines); give the engine more slots "
+                        + "(llama-server --parallel) or raise the probe's timeouts above the queue wait.",
+                "LatencyOverBaseline");
+    }
+
+    /** The most frequent value, or null for none (the first of equals). */
+    static String dominant(List<String> types) {
+        String dominant = null;
+        long best = 0;
+        for (String t : types) {
+            long n = types.stream().filter(t::equals).count();
+            if (n > best) {
+                best = n;
+                dominant = t;
+            }
+        }
+        return dominant;
     }
 
     /** Good throughput but stalls: time to first token over the SLO while decoding goes on. */
@@ -254,15 +312,7 @@ public final class Diagnosis {
         List<String> f = new ArrayList<>();
         f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(w), 100 * w.errorRatio()));
         List<String> types = x.failures().getOrDefault(w.engine(), List.of());
-        String dominant = null;
-        long best = 0;
-        for (String t : types) {
-            long n = types.stream().filter(t::equals).count();
-            if (n > best) {
-                best = n;
-                dominant = t;
-            }
-        }
+        String dominant = dominant(types);
         ErrorClass ec = classify(dominant);
         double score = ec.score();
         if (dominant != null) {
@@ -277,6 +327,12 @@ public final class Diagnosis {
         if (ec.id().equals("errors:overload") && (x.swapGrowing() || x.pressure())) {
             f.add("memory is under pressure (swap growing or pressure raised)");
             score += 0.2;
+        }
+        Signals.Queue busy = busyQueueBehindTimeouts(x);
+        if (busy != null) {
+            // The engine's own queue explains the timeouts better than a proxy or a load: see queueing.
+            f.add(w.engine() + " queue: " + queueFigure(busy) + " (the timeouts are requests waiting in it)");
+            score -= 0.2;
         }
         return cause(ec.id(), ec.title(), score, f, ec.action(), ec.runbook());
     }
@@ -430,8 +486,9 @@ public final class Diagnosis {
         return v != null && v > t;
     }
 
+    /** engine/model/scenario, the model by its file name when the engine names it by its path. */
     static String where(Signals.Window w) {
-        return w.engine() + "/" + w.model() + "/" + w.scenario();
+        return w.engine() + "/" + io.tailwatch.core.probe.ModelNames.display(w.model()) + "/" + w.scenario();
     }
 
     static String secs(Double v) {

@@ -30,17 +30,18 @@ public final class StatusScreen {
         long pending = list.stream().filter(a -> AlertState.of(a.path("state").asText()) == AlertState.PENDING).count();
         b.append('\n').append(String.format(Locale.ROOT, "ALERTS  %d firing, %d pending%n", firing, pending));
         for (JsonNode a : list) {
-            StringBuilder labels = new StringBuilder();
+            List<String> labels = new ArrayList<>();
             a.path("labels").fields().forEachRemaining(e -> {
                 if (!e.getKey().equals("job") && !e.getKey().equals("instance")) {
-                    labels.append(labels.length() == 0 ? "" : " ").append(e.getKey()).append('=').append(e.getValue().asText());
+                    labels.add(e.getKey() + "=" + e.getValue().asText());
                 }
             });
             b.append(TextFit.line(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s",
                     a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
                     a.path("value_text").asText(""), ago(a.path("since").asText(), now)), INDENT, WIDTH));
-            if (labels.length() > 0) {
-                b.append(TextFit.words(INDENT, labels.toString(), INDENT, WIDTH));
+            if (!labels.isEmpty()) {
+                // One piece per label: a line breaks between labels, a label wider than a line after a / in it.
+                b.append(TextFit.pieces(INDENT, labels, INDENT, WIDTH));
             }
             b.append(TextFit.words(INDENT, a.path("summary").asText(), INDENT, WIDTH));
             b.append(TextFit.words(INDENT + "-> ", a.path("runbook").asText(), INDENT + "   ", WIDTH));
@@ -123,7 +124,7 @@ public final class StatusScreen {
     private static int engineRank(Signals.Engine e) {
         return switch (engineState(e)) {
             case "DOWN" -> 0;
-            case "NEVER-REACHED" -> 1;
+            case "NEVER-REACHED", "NEEDS-KEY" -> 1;
             case "loading" -> 2;
             default -> 3;
         };
@@ -132,6 +133,10 @@ public final class StatusScreen {
     private static String engineState(Signals.Engine e) {
         if (e.loading() != null && e.loading() == 1) {
             return "loading";
+        }
+        if (e.needsKey()) {
+            // It answers HTTP 401/403: the agent needs an API key for it (a warning, not EngineDown).
+            return "NEEDS-KEY";
         }
         if (e.up() == null) {
             return "unknown";
@@ -189,7 +194,7 @@ public final class StatusScreen {
     private static String whereLines(Signals.Window w) {
         StringBuilder out = new StringBuilder();
         StringBuilder line = new StringBuilder("  ");
-        String[] parts = {w.engine() + "/", w.model() + "/", w.scenario()};
+        String[] parts = {w.engine() + "/", io.tailwatch.core.probe.ModelNames.display(w.model()) + "/", w.scenario()};
         for (String part : parts) {
             if (line.length() + part.length() > WIDTH && !line.toString().isBlank()) {
                 out.append(TextFit.pieces(line.toString(), List.of(), "    ", WIDTH));

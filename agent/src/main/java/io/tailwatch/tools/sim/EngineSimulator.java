@@ -48,6 +48,8 @@ public final class EngineSimulator implements AutoCloseable {
 
     private final String api;
     private volatile String flavor = "mlx_lm";
+    /** The bearer token every request but the open ones must carry (null: none), as llama-server --api-key. */
+    private volatile String requiredKey;
     private final SimulatorOptions options;
     private final HttpServer server;
     private final ThreadPoolExecutor executor;
@@ -115,6 +117,12 @@ public final class EngineSimulator implements AutoCloseable {
         Wire wire = "ollama".equals(api) ? new OllamaWire(sim) : new OpenAiWire(sim);
         server.createContext("/", x -> {
             try (x) {
+                if (sim.refusesKey(x)) {
+                    // llama-server's answer to a missing or wrong key
+                    sim.sendJson(x, 401, "{\"error\":{\"code\":401,\"message\":\"Invalid API Key\","
+                            + "\"type\":\"authentication_error\"}}");
+                    return;
+                }
                 wire.handle(x);
             } catch (IOException e) {
                 // The client went away mid-response: nothing to do.
@@ -142,6 +150,27 @@ public final class EngineSimulator implements AutoCloseable {
 
     public int port() {
         return server.getAddress().getPort();
+    }
+
+    /**
+     * From now on, every request must carry {@code Authorization: Bearer key}, except the ones the engine
+     * leaves open ({@code /health}; vLLM's {@code /version}); others are answered HTTP 401.
+     */
+    public EngineSimulator requireKey(String key) {
+        this.requiredKey = key;
+        return this;
+    }
+
+    private boolean refusesKey(HttpExchange x) {
+        String key = requiredKey;
+        if (key == null) {
+            return false;
+        }
+        String path = x.getRequestURI().getPath();
+        if (path.equals("/health") || "vllm".equals(flavor) && path.equals("/version")) {
+            return false;
+        }
+        return !("Bearer " + key).equals(x.getRequestHeaders().getFirst("Authorization"));
     }
 
     public String api() {

@@ -229,4 +229,32 @@ class ProbeFaultTest {
             assertThat(h.error()).contains("/api/version");
         }
     }
+
+    @Test
+    void aStreamThatEndsWithoutAnOutputTokenIsNoOutput() throws IOException {
+        // What llama-server sends when the model's first token is its end token: the role, a stop, usage, [DONE].
+        ProbeResult r = against("openai", (req, out) -> {
+            write(out, SSE_HEADERS);
+            write(out, chunk("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n"));
+            write(out, chunk("data: {\"choices\":[{\"index\":0,\"finish_reason\":\"stop\",\"delta\":{}}],"
+                    + "\"usage\":{\"prompt_tokens\":16,\"completion_tokens\":1,\"total_tokens\":17},"
+                    + "\"timings\":{\"prompt_n\":16,\"prompt_ms\":3.1,\"predicted_n\":1,\"predicted_ms\":0.0,"
+                    + "\"predicted_per_second\":0.0}}\n\n"));
+            write(out, chunk("data: [DONE]\n\n"));
+            write(out, "0\r\n\r\n");
+        });
+        assertThat(r.errorType()).isEqualTo("no_output");
+        assertThat(r.errorMessage()).contains("without an output token").contains("counted 1 output tokens");
+        assertThat(r.ttftSeconds()).isNull();
+        assertThat(r.decodeTokensPerSecond()).isNull();
+        assertThat(r.serverDecodeTokensPerSecond()).as("a rate of 0 is no rate").isNull();
+        ProbeResult o = against("ollama", (req, out) -> {
+            write(out, NDJSON_HEADERS);
+            write(out, chunk("{\"model\":\"m\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,"
+                    + "\"done_reason\":\"stop\",\"eval_count\":0,\"eval_duration\":0}\n"));
+            write(out, "0\r\n\r\n");
+        });
+        assertThat(o.errorType()).isEqualTo("no_output");
+        assertThat(o.serverDecodeTokensPerSecond()).as("no decode rate of 0 from an empty answer").isNull();
+    }
 }

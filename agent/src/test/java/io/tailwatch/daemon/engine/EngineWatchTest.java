@@ -188,4 +188,13 @@ class EngineWatchTest {
             assertThat(w.scenarioStates().get(0).windows).isEmpty();
         }
     }
+
+    @Test
+    void theUpLogLineNamesTheVersionOnlyWhenKnownWithoutATrailingBlank() {
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        assertThat(EngineWatch.upText(new io.tailwatch.core.probe.EngineHealth(t, true, false, null, "llama_cpp", List.of(),
+                true, null))).isEqualTo("llama_cpp");
+        assertThat(EngineWatch.upText(new io.tailwatch.core.probe.EngineHealth(t, true, false, "b11669-Debian", "llama_cpp",
+                List.of(), true, null))).isEqualTo("llama_cpp b11669-Debian");
+    }
 }

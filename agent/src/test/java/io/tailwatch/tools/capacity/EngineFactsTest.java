@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
+import io.tailwatch.core.probe.EngineFacts;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.net.URI;

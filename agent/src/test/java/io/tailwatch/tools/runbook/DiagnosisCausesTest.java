@@ -114,6 +114,16 @@ class DiagnosisCausesTest {
     }
 
     @Test
+    void answers_without_an_output_token_are_a_cause_of_their_own() {
+        Diagnosis.Findings f = findings(CALM, UP, window(3.6, 3.7, 0.2, 1.0, 3.6),
+                Map.of("mlx", List.of("no_output", "no_output", "no_output")));
+        List<Diagnosis.Cause> c = Diagnosis.errors(f);
+        assertThat(onlyScore(c, "errors:empty")).isEqualTo(0.7);
+        assertThat(c.get(0).title()).contains("without a single output token");
+        assertThat(c.get(0).figures()).contains("recent failures of mlx: no_output x3");
+    }
+
+    @Test
     void thermal_adds_heavy_pressure_and_a_lowered_speed_limit() {
         assertThat(onlyScore(Diagnosis.thermal(findings(host(0.0, 0.0, 0.0, 2.0, 0.7), UP, QUIET)), "thermal"))
                 .isEqualTo(0.8);
