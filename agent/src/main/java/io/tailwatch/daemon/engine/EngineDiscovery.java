@@ -144,7 +144,7 @@ public final class EngineDiscovery {
                     names(lms, "data", "id"));
         }
         // llama.cpp: GET /props -> default_generation_settings / total_slots.
-        HttpTransport.TextReply propsReply = get(base, "/props");
+        HttpTransport.JsonReply propsReply = get(base, "/props");
         if (io.tailwatch.core.probe.EngineHealth.refusesKey(propsReply.status())) {
             return keyed(port, base, "/props", propsReply.status());
         }
@@ -154,7 +154,7 @@ public final class EngineDiscovery {
                     props.path("build_info").isTextual() ? props.path("build_info").asText() : null,
                     names(json(get(base, "/v1/models")), "data", "id"));
         }
-        HttpTransport.TextReply modelsReply = get(base, "/v1/models");
+        HttpTransport.JsonReply modelsReply = get(base, "/v1/models");
         if (io.tailwatch.core.probe.EngineHealth.refusesKey(modelsReply.status())) {
             return keyed(port, base, "/v1/models", modelsReply.status());
         }
@@ -190,7 +190,7 @@ public final class EngineDiscovery {
             return new Found(port, base, EngineFlavor.VLLM, why + ", GET /version answers (vLLM)", ver.path("version").asText(),
                     List.of(), status);
         }
-        HttpTransport.TextReply props = endpoint.equals("/props") ? null : get(base, "/props");
+        HttpTransport.JsonReply props = endpoint.equals("/props") ? null : get(base, "/props");
         JsonNode health = json(get(base, "/health"));
         if ((props == null || io.tailwatch.core.probe.EngineHealth.refusesKey(props.status())) && health != null
                 && "ok".equals(health.path("status").asText(""))) {
