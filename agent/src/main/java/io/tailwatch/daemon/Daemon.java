@@ -58,6 +58,7 @@ public final class Daemon implements AutoCloseable {
     private EngineMonitor engines;
     private AutoEngines auto;
     private StatusHistory history;
+    private io.tailwatch.daemon.proxy.EngineProxies proxies;
 
     private final List<io.tailwatch.core.host.Sampler> samplers;
 
@@ -207,6 +208,11 @@ public final class Daemon implements AutoCloseable {
             rules.addListener(webhook);
             closeables.add(webhook);
         }
+        // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
+        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web).start(config.engines());
+        status.add(proxies);
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        host.addListener(snap -> p.publish());
         host.start();
         engines.start();
         signals.start();
@@ -272,7 +278,15 @@ public final class Daemon implements AutoCloseable {
         closeQuietly();
     }
 
+    /** The engines' metering proxies (none when no engine has one). */
+    public io.tailwatch.daemon.proxy.EngineProxies proxies() {
+        return proxies;
+    }
+
     private void closeQuietly() {
+        if (proxies != null) {
+            proxies.close();
+        }
         if (http != null) {
             http.close();
         }
