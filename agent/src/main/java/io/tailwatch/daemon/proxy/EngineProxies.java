@@ -19,14 +19,27 @@ import org.slf4j.LoggerFactory;
 public final class EngineProxies implements StatusContributor, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineProxies.class);
 
-    private final MetricHub hub;
-    private final LiveWebConfig web;
+    private MetricHub hub;
+    private LiveWebConfig web;
     private final Map<String, EngineProxy> running = new LinkedHashMap<>();
     private final Map<String, String> failed = new LinkedHashMap<>();
 
     public EngineProxies(MetricHub hub, LiveWebConfig web) {
         this.hub = hub;
         this.web = web;
+    }
+
+    /**
+     * Hands the running proxies, with their open connections and counters, to the hub and web config of a
+     * daemon started by a reload; {@link #reconfigure} then applies its engines.
+     */
+    public synchronized EngineProxies rebind(MetricHub nextHub, LiveWebConfig nextWeb) {
+        this.hub = nextHub;
+        this.web = nextWeb;
+        for (EngineProxy p : running.values()) {
+            p.meter().rebind(nextHub);
+        }
+        return this;
     }
 
     /** Starts the proxy of every engine that has one. */

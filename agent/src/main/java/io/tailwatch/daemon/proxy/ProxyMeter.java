@@ -31,7 +31,7 @@ public final class ProxyMeter {
     private static final long PUBLISH_EVERY_NANOS = 1_000_000_000L;
 
     private final String engine;
-    private final MetricHub hub;
+    private volatile MetricHub hub;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> outputTokens = new ConcurrentHashMap<>();
@@ -43,6 +43,11 @@ public final class ProxyMeter {
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
         this.hub = hub;
+    }
+
+    /** Records into {@code next} from now on (a reload's new hub); the counters go on from where they were. */
+    void rebind(MetricHub next) {
+        this.hub = next;
     }
 
     public String engine() {
