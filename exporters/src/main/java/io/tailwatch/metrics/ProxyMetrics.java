@@ -63,6 +63,20 @@ public final class ProxyMetrics {
             "Output tokens of the generation requests through the proxy, by lane.", ENGINE, LANE,
             oneOf(AttrKeys.TOKEN_SOURCE, "Where the count comes from", TokenSource.class));
 
+    public static final MetricDef LANE_GOOD = MetricDef.counter("tailwatch.proxy.lane.good", "{request}",
+            "Requests of a lane with an SLO that met it: ended well, first token within ttft_p95 and done within e2e_p95. "
+                    + "Goodput = its rate over the rate of tailwatch.proxy.requests of the lane.", ENGINE, LANE);
+
+    public static final MetricDef LANE_SLO_TARGET = MetricDef.gauge("tailwatch.proxy.lane.slo.target", "1",
+            "The share of a lane's requests that should meet its SLO (from the config).", ENGINE, LANE);
+
+    public static final MetricDef LANE_SLO_TTFT = MetricDef.gauge("tailwatch.proxy.lane.slo.ttft", "s",
+            "A lane's TTFT limit (ttft_p95 in the config).", ENGINE, LANE);
+
+    public static final MetricDef LANE_SLO_E2E = MetricDef.gauge("tailwatch.proxy.lane.slo.e2e", "s",
+            "A lane's end-to-end limit (e2e_p95 in the config).", ENGINE, LANE);
+
     public static final List<MetricDef> ALL = List.of(REQUEST_DURATION, TIME_TO_FIRST_TOKEN, TIME_PER_OUTPUT_TOKEN,
-            TOKEN_USAGE, TIME_TO_FIRST_BYTE, REQUESTS, IN_FLIGHT, OUTPUT_TOKENS);
+            TOKEN_USAGE, TIME_TO_FIRST_BYTE, REQUESTS, IN_FLIGHT, OUTPUT_TOKENS, LANE_GOOD, LANE_SLO_TARGET, LANE_SLO_TTFT,
+            LANE_SLO_E2E);
 }

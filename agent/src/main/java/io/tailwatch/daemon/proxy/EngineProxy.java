@@ -37,7 +37,6 @@ public final class EngineProxy implements AutoCloseable {
     private final ProxyMeter meter;
     private final LiveWebConfig web;
     private volatile MeteringProxyServlet.Upstream upstream;
-    private volatile Lanes lanes;
     private Server server;
     private ServerConnector connector;
 
@@ -46,7 +45,7 @@ public final class EngineProxy implements AutoCloseable {
         this.meter = new ProxyMeter(engine.name(), hub);
         this.web = web;
         this.upstream = upstreamOf(engine);
-        this.lanes = Lanes.NONE;
+        this.meter.lanes(new Lanes(config.lanes()));
     }
 
     private static MeteringProxyServlet.Upstream upstreamOf(EngineConfig e) {
@@ -83,7 +82,7 @@ public final class EngineProxy implements AutoCloseable {
         server.addBean(new ConnectionLimit(max, server));
         ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
         context.setContextPath("/");
-        MeteringProxyServlet servlet = new MeteringProxyServlet(() -> upstream, meter, () -> lanes,
+        MeteringProxyServlet servlet = new MeteringProxyServlet(() -> upstream, meter, meter::lanes,
                 exposed && web != null ? new ProxyGuard(web) : null);
         ServletHolder holder = new ServletHolder(servlet);
         holder.setAsyncSupported(true);
@@ -121,10 +120,11 @@ public final class EngineProxy implements AutoCloseable {
      * (another listen address or bound, or the proxy was removed).
      */
     public boolean reconfigure(EngineConfig next) {
-        if (next.proxy() == null || !next.proxy().equals(config) || !next.name().equals(meter.engine())) {
+        if (!config.sameListener(next.proxy()) || !next.name().equals(meter.engine())) {
             return false;
         }
         upstream = upstreamOf(next);
+        meter.lanes(new Lanes(next.proxy().lanes()));
         return true;
     }
 

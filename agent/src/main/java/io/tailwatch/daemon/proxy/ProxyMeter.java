@@ -39,6 +39,9 @@ public final class ProxyMeter {
     private final AtomicLong total = new AtomicLong();
     private final AtomicLong disconnects = new AtomicLong();
     private final AtomicLong unreachable = new AtomicLong();
+    private final Map<String, LongAdder> good = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> byLane = new ConcurrentHashMap<>();
+    private volatile Lanes lanes = Lanes.NONE;
 
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
@@ -50,6 +53,14 @@ public final class ProxyMeter {
         this.hub = next;
     }
 
+    void lanes(Lanes next) {
+        this.lanes = next;
+    }
+
+    Lanes lanes() {
+        return lanes;
+    }
+
     public String engine() {
         return engine;
     }
@@ -57,6 +68,7 @@ public final class ProxyMeter {
     /** One request through the proxy, from its arrival to its end; finished exactly once. */
     public final class Exchange {
         final long t0;
+        /** Null until the engine's answer names the model (a lane by model). */
         final String lane;
         final boolean generation;
         volatile long headersAt = -1;
@@ -103,8 +115,10 @@ public final class ProxyMeter {
         } else if (outcome == ProxyOutcome.UPSTREAM_UNREACHABLE) {
             unreachable.incrementAndGet();
         }
-        String lane = requests.size() < MAX_LANES * ProxyOutcome.values().length || requests.containsKey(key(x.lane, outcome))
-                ? x.lane : "_OTHER";
+        Lanes l = lanes;
+        String named = x.lane != null ? x.lane : l.byModel(x.tap == null ? null : x.tap.responseModel());
+        String lane = byLane.size() < MAX_LANES || byLane.containsKey(named) ? named : "_OTHER";
+        byLane.computeIfAbsent(lane, k -> new LongAdder()).increment();
         requests.computeIfAbsent(key(lane, outcome), k -> new LongAdder()).increment();
         if (x.headersAt >= 0) {
             hub.record(ProxyMetrics.TIME_TO_FIRST_BYTE, Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane),
@@ -112,6 +126,10 @@ public final class ProxyMeter {
         }
         if (x.generation) {
             record(x, lane, end, errorType);
+        }
+        io.tailwatch.core.config.ProxyConfig.Slo slo = l.slo(lane);
+        if (slo != null && meets(x, end, outcome, slo)) {
+            good.computeIfAbsent(lane, k -> new LongAdder()).increment();
         }
         maybePublish();
     }
@@ -156,6 +174,18 @@ public final class ProxyMeter {
         }
     }
 
+    /** Ended well, within the SLO's TTFT (streams; a whole answer counts its duration) and duration. */
+    static boolean meets(Exchange x, long end, ProxyOutcome outcome, io.tailwatch.core.config.ProxyConfig.Slo slo) {
+        if (outcome != ProxyOutcome.OK) {
+            return false;
+        }
+        long first = x.tap == null || x.tap.firstContentNanos() < 0 ? end : x.tap.firstContentNanos();
+        if (slo.ttft() != null && first - x.t0 > slo.ttft().toNanos()) {
+            return false;
+        }
+        return slo.e2e() == null || end - x.t0 <= slo.e2e().toNanos();
+    }
+
     private static String key(String lane, ProxyOutcome outcome) {
         return lane + "\u0000" + outcome.value();
     }
@@ -186,6 +216,23 @@ public final class ProxyMeter {
             TokenSource s = io.tailwatch.metrics.AttrValues.find(TokenSource.class, k.substring(cut + 1));
             out.add(Point.of(ProxyMetrics.OUTPUT_TOKENS, v.sum(), s, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
         });
+        for (io.tailwatch.core.config.ProxyConfig.Lane lane : lanes.all()) {
+            if (lane.slo() == null) {
+                continue;
+            }
+            String n = lane.name();
+            LongAdder g = good.get(n);
+            out.add(Point.of(ProxyMetrics.LANE_GOOD, g == null ? 0 : g.sum(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            out.add(Point.of(ProxyMetrics.LANE_SLO_TARGET, lane.slo().target(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            if (lane.slo().ttft() != null) {
+                out.add(Point.of(ProxyMetrics.LANE_SLO_TTFT, lane.slo().ttft().toNanos() / 1e9, AttrKeys.ENGINE, engine,
+                        AttrKeys.LANE, n));
+            }
+            if (lane.slo().e2e() != null) {
+                out.add(Point.of(ProxyMetrics.LANE_SLO_E2E, lane.slo().e2e().toNanos() / 1e9, AttrKeys.ENGINE, engine,
+                        AttrKeys.LANE, n));
+            }
+        }
         return out;
     }
 
@@ -210,6 +257,30 @@ public final class ProxyMeter {
         m.put("client_disconnects", disconnects.get());
         m.put("upstream_unreachable", unreachable.get());
         m.put("output_tokens", outputTokens());
+        List<Map<String, Object>> ls = new ArrayList<>();
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        lanes.all().forEach(l -> names.add(l.name()));
+        names.add(Lanes.DEFAULT);
+        names.addAll(byLane.keySet());
+        for (String n : names) {
+            Map<String, Object> lm = new LinkedHashMap<>();
+            lm.put("lane", n);
+            LongAdder c = byLane.get(n);
+            long requestsOfLane = c == null ? 0 : c.sum();
+            lm.put("requests", requestsOfLane);
+            io.tailwatch.core.config.ProxyConfig.Slo slo = lanes.slo(n);
+            if (slo != null) {
+                LongAdder g = good.get(n);
+                long goodOfLane = g == null ? 0 : g.sum();
+                lm.put("within_slo", goodOfLane);
+                lm.put("goodput", requestsOfLane == 0 ? null : (double) goodOfLane / requestsOfLane);
+                lm.put("target", slo.target());
+                lm.put("ttft_p95_slo_seconds", slo.ttft() == null ? null : slo.ttft().toNanos() / 1e9);
+                lm.put("e2e_p95_slo_seconds", slo.e2e() == null ? null : slo.e2e().toNanos() / 1e9);
+            }
+            ls.add(lm);
+        }
+        m.put("lanes", ls);
         return m;
     }
 }

@@ -70,4 +70,34 @@ class ProxyConfigTest {
         assertThat(problems("server:\n  listen: 127.0.0.1:9531\nengines:\n" + engine("a", "    proxy:\n      listen: 127.0.0.1:9531\n")))
                 .singleElement().satisfies(p -> assertThat(p).contains("server.listen"));
     }
+
+    @Test
+    void lanesAreReadInOrderWithTheirSlo() throws Exception {
+        Config c = Config.parse("engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:8081\n      lanes:\n"
+                + "        - name: interactive\n          header: {name: X-Lane, value: i}\n"
+                + "          slo: {ttft_p95: 2s, e2e_p95: 30s, target: 0.99}\n"
+                + "        - name: batch\n          api_key_sha256: " + "AB".repeat(32) + "\n"
+                + "        - name: default\n          slo: {e2e_p95: 1m}\n"), "test", Map.of());
+        List<ProxyConfig.Lane> lanes = c.engine("mlx").proxy().lanes();
+        assertThat(lanes).extracting(ProxyConfig.Lane::name).containsExactly("interactive", "batch", "default");
+        assertThat(lanes.get(0).slo()).isEqualTo(new ProxyConfig.Slo(Duration.ofSeconds(2), Duration.ofSeconds(30), 0.99));
+        assertThat(lanes.get(1).apiKeySha256()).isEqualTo("ab".repeat(32));
+        assertThat(lanes.get(1).toString()).doesNotContain("ab");
+        assertThat(lanes.get(2).slo().target()).isEqualTo(0.95);
+    }
+
+    @Test
+    void aLaneNeedsSomethingToMatchAndAKeyOnlyByItsHash() {
+        String head = "engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:8081\n      lanes:\n");
+        assertThat(problems(head + "        - name: batch\n")).singleElement()
+                .satisfies(p -> assertThat(p).contains("engines[0].proxy.lanes[0]").contains("matches nothing"));
+        assertThat(problems(head + "        - name: batch\n          api_key_sha256: sk-live-123\n")).singleElement()
+                .satisfies(p -> assertThat(p).contains("lanes[0].api_key_sha256").contains("64 hex digits"));
+        assertThat(problems(head + "        - name: default\n          path_prefix: /v1\n")).singleElement()
+                .satisfies(p -> assertThat(p).contains("lanes[0].name").contains("no match keys"));
+        assertThat(problems(head + "        - name: a\n          model: m\n          slo: {target: 0.5}\n")).singleElement()
+                .satisfies(p -> assertThat(p).contains("lanes[0].slo").contains("ttft_p95 or e2e_p95"));
+        assertThat(problems(head + "        - name: a\n          model: m\n        - name: a\n          model: n\n"))
+                .singleElement().satisfies(p -> assertThat(p).contains("duplicate lane name"));
+    }
 }

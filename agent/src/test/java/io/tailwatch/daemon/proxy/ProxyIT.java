@@ -61,7 +61,7 @@ class ProxyIT {
         }
         Path cfg = dir.resolve("tailwatch.yaml");
         Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines:\n"
-                + engineYaml("rec", engine.port()) + engineYaml("sim", sim.port()) + engineYaml("dead", deadPort));
+                + engineYaml("rec", engine.port()) + LANES + engineYaml("sim", sim.port()) + engineYaml("dead", deadPort));
         agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString());
         agent.awaitListening();
         await().atMost(Duration.ofSeconds(30)).until(() -> proxyPort("dead") > 0);
@@ -69,6 +69,14 @@ class ProxyIT {
         simProxy = proxyPort("sim");
         deadProxy = proxyPort("dead");
     }
+
+    /** SHA-256 of "batch-key". */
+    static final String BATCH_KEY_SHA = HexFormat.of().formatHex(RecordingEngine.sha().digest("batch-key".getBytes(StandardCharsets.UTF_8)));
+    static final String LANES = "      lanes:\n"
+            + "        - name: interactive\n          header: {name: X-Tailwatch-Lane, value: interactive}\n"
+            + "          slo: {ttft_p95: 5s, e2e_p95: 10s, target: 0.9}\n"
+            + "        - name: batch\n          api_key_sha256: " + BATCH_KEY_SHA + "\n          slo: {e2e_p95: 1ms}\n"
+            + "        - name: agents\n          path_prefix: /ndjson\n";
 
     static String engineYaml(String name, int port) {
         return "  - name: " + name + "\n    api: openai\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
@@ -266,6 +274,37 @@ class ProxyIT {
         // Prompts and answers are never exported nor logged.
         assertThat(m).doesNotContain("one two three");
         assertThat(agent.stdout() + agent.stderr()).doesNotContain("one two three").doesNotContain(" one two");
+    }
+
+    @Test
+    void lanesComeFromTheHeaderTheKeyOrThePathAndCountTheirGoodput() throws Exception {
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=3")).header("X-Tailwatch-Lane", "interactive")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=3&gap_ms=5")).header("Authorization", "Bearer batch-key")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/ndjson?n=3")).header("Authorization", "Bearer another-key")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        String lane = "tailwatch_proxy_requests_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"%s\",tailwatch_proxy_outcome=\"ok\"}";
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric(String.format(lane, "interactive")) >= 1
+                && metric(String.format(lane, "batch")) >= 1 && metric(String.format(lane, "agents")) >= 1);
+        // interactive meets its 5 s limits; batch cannot meet 1 ms with 10 ms of gaps.
+        assertThat(metric("tailwatch_proxy_lane_good_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"interactive\"}"))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(metric("tailwatch_proxy_lane_good_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"batch\"}")).isZero();
+        assertThat(metric("tailwatch_proxy_lane_slo_target_ratio{tailwatch_engine_name=\"rec\",tailwatch_lane=\"interactive\"}"))
+                .isEqualTo(0.9);
+        JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status").body());
+        JsonNode rec = null;
+        for (JsonNode p : status.path("proxies")) {
+            if (p.path("engine").asText().equals("rec")) {
+                rec = p;
+            }
+        }
+        assertThat(rec).isNotNull();
+        assertThat(rec.path("lanes").findValuesAsText("lane")).contains("interactive", "batch", "agents", "default");
+        // The key is matched by its hash and kept nowhere.
+        assertThat(agent.get("/metrics").body() + status + agent.stderr()).doesNotContain("batch-key")
+                .doesNotContain("another-key");
     }
 
     static double orZero(double v) {
