@@ -58,6 +58,8 @@ public final class Daemon implements AutoCloseable {
     private EngineMonitor engines;
     private AutoEngines auto;
     private StatusHistory history;
+    private io.tailwatch.daemon.proxy.EngineProxies proxies;
+    private io.tailwatch.daemon.proxy.EngineProxies adopted;
 
     private final List<io.tailwatch.core.host.Sampler> samplers;
 
@@ -207,6 +209,13 @@ public final class Daemon implements AutoCloseable {
             rules.addListener(webhook);
             closeables.add(webhook);
         }
+        // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
+        proxies = adopted != null ? adopted.rebind(hub, web) : new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
+        adopted = null;
+        proxies.reconfigure(config.engines());
+        status.add(proxies);
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        host.addListener(snap -> p.publish());
         host.start();
         engines.start();
         signals.start();
@@ -281,7 +290,36 @@ public final class Daemon implements AutoCloseable {
         closeQuietly();
     }
 
+    /**
+     * Runs on the proxies of the daemon this one replaces (a reload): a proxy whose listener is unchanged keeps
+     * its connections. Call before {@link #start()}.
+     */
+    public Daemon adoptProxies(io.tailwatch.daemon.proxy.EngineProxies kept) {
+        this.adopted = kept;
+        return this;
+    }
+
+    /** Takes the proxies out of this daemon, so {@link #close()} leaves them running (for the next daemon). */
+    public io.tailwatch.daemon.proxy.EngineProxies detachProxies() {
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        proxies = null;
+        return p;
+    }
+
+    /** The engines' metering proxies (none when no engine has one). */
+    public io.tailwatch.daemon.proxy.EngineProxies proxies() {
+        return proxies;
+    }
+
     private void closeQuietly() {
+        if (proxies != null) {
+            proxies.close();
+        }
+        if (adopted != null) {
+            // Handed over but this daemon did not get as far as running them.
+            adopted.close();
+            adopted = null;
+        }
         if (http != null) {
             http.close();
         }

@@ -113,9 +113,11 @@ public final class ReloadingDaemon implements AutoCloseable {
                 return;
             }
             Config previous = running;
+            // The proxies outlive the daemon: their clients' connections stay open across the reload.
+            io.tailwatch.daemon.proxy.EngineProxies proxies = daemon.detachProxies();
             daemon.close();
             try {
-                daemon = factory.apply(next).start();
+                daemon = factory.apply(next).adoptProxies(proxies).start();
                 running = next;
                 LOG.info("config reloaded from {}", sourceName);
             } catch (RuntimeException e) {

@@ -59,6 +59,10 @@ public final class AttrKeys {
     public static final String PAGING_STATE = "system.paging.state";
     /** semconv paging direction: in, out. */
     public static final String PAGING_DIRECTION = "system.paging.direction";
+    /** The lane of a request passing through an engine's proxy (from the config's lanes; default for the rest). */
+    public static final String LANE = "tailwatch.lane";
+    /** How a request through an engine's proxy ended: ok, or the failure class. */
+    public static final String PROXY_OUTCOME = "tailwatch.proxy.outcome";
     /** Why the HTTP listener refused a request's credentials. */
     public static final String AUTH_FAILURE_REASON = "tailwatch.http.auth.failure.reason";
 

@@ -50,7 +50,8 @@ public final class AttrValues {
             Map.entry(Percentile.class, AttrKeys.PERCENTILE),
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
-            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON));
+            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
+            Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -152,4 +153,18 @@ public final class AttrValues {
 
     /** {@code tailwatch.http.auth.failure.reason}: why basic authentication refused a request. */
     public enum AuthFailureReason implements AttrValue { MISSING, MALFORMED, UNKNOWN_USER, WRONG_PASSWORD }
+
+    // ---- the engines' proxies --------------------------------------------------------------
+
+    /**
+     * {@code tailwatch.proxy.outcome}: how a request through an engine's proxy ended: ok (the engine
+     * answered 2xx and the body reached the client), http_error (the engine answered 4xx/5xx, passed on),
+     * stream_error (an error inside a 200 stream), upstream_unreachable (no connection to the engine: 502),
+     * upstream_timeout (the engine went silent past the idle timeout, or the request past its timeout),
+     * upstream_failed (the engine's connection broke mid-answer), client_disconnect (the client left first;
+     * the engine's request is closed at once), rejected (the proxy refused the request: too large, bad auth).
+     */
+    public enum ProxyOutcome implements AttrValue {
+        OK, HTTP_ERROR, STREAM_ERROR, UPSTREAM_UNREACHABLE, UPSTREAM_TIMEOUT, UPSTREAM_FAILED, CLIENT_DISCONNECT, REJECTED
+    }
 }

@@ -33,7 +33,15 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         RulesConfig rules = RulesConfig.read(s.section("rules"));
         AlertsConfig alerts = AlertsConfig.read(s.section("alerts"));
         boolean auto = EngineConfig.isAuto(s);
-        List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s, WindowRequirements.of(rules, alerts));
+        List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s, WindowRequirements.of(rules, alerts),
+                ProxyConfig.exposedProblem(server));
+        for (EngineConfig e : engines) {
+            if (e.proxy() != null && e.proxy().port() != 0 && e.proxy().port() == server.port()
+                    && (e.proxy().host().equals(server.host()) || server.host().equals("0.0.0.0"))) {
+                s.problem("engines", "engine '" + e.name() + "': proxy.listen " + e.proxy().listen()
+                        + " is the agent's own server.listen");
+            }
+        }
         DiscoveryConfig discovery = DiscoveryConfig.read(s.section("discovery"), auto);
         s.finish();
         if (!problems.isEmpty()) {

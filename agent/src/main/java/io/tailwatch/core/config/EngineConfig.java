@@ -22,16 +22,26 @@ import java.util.regex.Pattern;
  * @param signals        where the engine's own queue, running-request and KV-cache figures are read
  * @param connectTimeout the deadline to connect to the engine, for every request to it (probes of every
  *                       scenario, health checks, signal reads)
+ * @param proxy          the engine's metering proxy, or null (off: the default)
  */
 public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
                            Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
-                           List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout) {
+                           List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout,
+                           ProxyConfig proxy) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     /** Health-check deadline when the config sets none (capped at the health interval). */
     public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
     /** Connect deadline when the config sets none. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Without a proxy. */
+    public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
+                        Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
+                        List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout) {
+        this(name, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical, scenarios,
+                processNames, launchdLabel, signals, connectTimeout, null);
+    }
 
     /** With the default connect timeout. */
     public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
@@ -57,7 +67,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     /** A copy named {@code newName}, everything else the same. */
     public EngineConfig withName(String newName) {
         return new EngineConfig(newName, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical,
-                scenarios, processNames, launchdLabel, signals, connectTimeout);
+                scenarios, processNames, launchdLabel, signals, connectTimeout, proxy);
     }
 
     /**
@@ -113,7 +123,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     public String toString() {
         return "EngineConfig[name=" + name + ", api=" + api + ", url=" + Redact.url(url) + ", model=" + model
                 + ", apiKey=" + (apiKey == null ? "none" : "set") + ", connectTimeout=" + Units.format(connectTimeout)
-                + ", scenarios=" + scenarios + ", signals=" + signals + "]";
+                + ", scenarios=" + scenarios + ", signals=" + signals + (proxy == null ? "" : ", proxy=" + proxy.listen()) + "]";
     }
 
     /**
@@ -144,6 +154,11 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     }
 
     static List<EngineConfig> readAll(Section root, WindowRequirements windows) {
+        return readAll(root, windows, "server.web_config_file is not set");
+    }
+
+    /** {@code exposedProblem}: see {@link ProxyConfig#read}. */
+    static List<EngineConfig> readAll(Section root, WindowRequirements windows, String exposedProblem) {
         List<Section> list = root.sections("engines");
         if (list == null) {
             return List.of();
@@ -153,11 +168,19 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         }
         List<EngineConfig> out = new ArrayList<>();
         Set<String> names = new HashSet<>();
+        java.util.Map<String, String> proxyPorts = new java.util.HashMap<>();
         for (Section s : list) {
-            EngineConfig e = read(s, windows);
+            EngineConfig e = read(s, windows, exposedProblem);
             if (e != null) {
                 if (!names.add(e.name())) {
                     s.problem("name", "duplicate engine name '" + e.name() + "'");
+                }
+                if (e.proxy() != null && e.proxy().port() != 0) {
+                    String other = proxyPorts.putIfAbsent(e.proxy().listen(), e.name());
+                    if (other != null) {
+                        s.section("proxy").problem("listen", "engine '" + other + "' has a proxy on "
+                                + e.proxy().listen() + " already");
+                    }
                 }
                 out.add(e);
             }
@@ -175,6 +198,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     }
 
     static EngineConfig read(Section s, WindowRequirements windows) {
+        return read(s, windows, "server.web_config_file is not set");
+    }
+
+    static EngineConfig read(Section s, WindowRequirements windows, String exposedProblem) {
         String name = s.string("name", null);
         if (name == null) {
             s.problem(null, "an engine needs a name");
@@ -235,13 +262,14 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         process.finish();
         String label = s.string("launchd_label", null);
         Signals signals = Signals.read(s.section("signals"));
+        ProxyConfig proxy = s.has("proxy") ? ProxyConfig.read(s.section("proxy"), exposedProblem) : null;
         connect = connectTimeout(s, connect, legacy, scenarios);
         s.finish();
         if (name == null || api == null || url == null) {
             return null;
         }
         return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
-                List.copyOf(processNames), label, signals, connect);
+                List.copyOf(processNames), label, signals, connect, proxy);
     }
 
     static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(10);

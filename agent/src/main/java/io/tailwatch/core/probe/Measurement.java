@@ -34,8 +34,16 @@ final class Measurement {
     Double loadSeconds;
     String responseModel;
 
+    /** False for a tap on traffic passing through: no list of gaps is kept (its state stays a few fields). */
+    private final boolean keepGaps;
+
     Measurement(long t0) {
+        this(t0, true);
+    }
+
+    Measurement(long t0, boolean keepGaps) {
         this.t0 = t0;
+        this.keepGaps = keepGaps;
     }
 
     synchronized void headers(long nanos, int statusCode) {
@@ -50,7 +58,7 @@ final class Measurement {
         }
         if (firstContentAt < 0) {
             firstContentAt = nanos;
-        } else if (gaps.size() < MAX_GAPS) {
+        } else if (keepGaps && gaps.size() < MAX_GAPS) {
             gaps.add((nanos - lastContentAt) / 1e9);
         }
         lastContentAt = nanos;

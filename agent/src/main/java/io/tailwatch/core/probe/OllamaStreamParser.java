@@ -13,7 +13,18 @@ import java.nio.ByteBuffer;
  * inside the 200 stream is a stream_error; a stream that ends before done:true is cut.
  */
 final class OllamaStreamParser implements StreamParser {
-    private final NdjsonDecoder ndjson = new NdjsonDecoder();
+    private final NdjsonDecoder ndjson;
+    private final int maxLineBytes;
+
+    OllamaStreamParser() {
+        this(NdjsonDecoder.DEFAULT_MAX_LINE_BYTES);
+    }
+
+    /** With lines (events) bounded at {@code maxLineBytes}. */
+    OllamaStreamParser(int maxLineBytes) {
+        this.ndjson = new NdjsonDecoder(maxLineBytes);
+        this.maxLineBytes = maxLineBytes;
+    }
 
     @Override
     public void bytes(ByteBuffer bytes, long nanos, Measurement m) {
@@ -21,7 +32,7 @@ final class OllamaStreamParser implements StreamParser {
             line(line, nanos, m);
         }
         if (ndjson.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "NDJSON line longer than " + NdjsonDecoder.DEFAULT_MAX_LINE_BYTES + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "NDJSON line longer than " + maxLineBytes + " bytes");
         }
     }
 

@@ -13,7 +13,18 @@ import java.nio.ByteBuffer;
  * stream_error; a stream that ends without [DONE] is cut.
  */
 final class OpenAiStreamParser implements StreamParser {
-    private final SseDecoder sse = new SseDecoder();
+    private final SseDecoder sse;
+    private final int maxLineBytes;
+
+    OpenAiStreamParser() {
+        this(SseDecoder.DEFAULT_MAX_LINE_BYTES);
+    }
+
+    /** With lines (events) bounded at {@code maxLineBytes}. */
+    OpenAiStreamParser(int maxLineBytes) {
+        this.sse = new SseDecoder(maxLineBytes);
+        this.maxLineBytes = maxLineBytes;
+    }
 
     @Override
     public void bytes(ByteBuffer bytes, long nanos, Measurement m) {
@@ -21,7 +32,7 @@ final class OpenAiStreamParser implements StreamParser {
             event(e, nanos, m);
         }
         if (sse.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "SSE line longer than " + SseDecoder.DEFAULT_MAX_LINE_BYTES + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "SSE line longer than " + maxLineBytes + " bytes");
         }
     }
 

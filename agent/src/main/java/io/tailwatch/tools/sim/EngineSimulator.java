@@ -58,6 +58,7 @@ public final class EngineSimulator implements AutoCloseable {
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
+    private final AtomicLong cancelled = new AtomicLong();
     private final Random random;
     private final Deque<JsonNode> recorded = new ArrayDeque<>();
     private final Object loadLock = new Object();
@@ -201,6 +202,11 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     /** The last request bodies (bounded), newest last. */
+    /** Generations stopped because the client closed the stream before the last token. */
+    public long cancelled() {
+        return cancelled.get();
+    }
+
     public synchronized List<JsonNode> requests() {
         return List.copyOf(recorded);
     }
@@ -362,7 +368,13 @@ public final class EngineSimulator implements AutoCloseable {
                 if (i == 0) {
                     firstAt = lastAt;
                 }
-                emitter.token(i, word(i));
+                try {
+                    emitter.token(i, word(i));
+                } catch (IOException e) {
+                    // The client closed the stream: a real engine stops generating here.
+                    cancelled.incrementAndGet();
+                    throw e;
+                }
             }
             long end = System.nanoTime();
             emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,

@@ -1,0 +1,236 @@
+package io.tailwatch.core.probe;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.async.ByteArrayFeeder;
+import io.tailwatch.metrics.AttrValues.TokenSource;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+
+/**
+ * Reads an engine's response as it passes on its way to someone else's client: the same stream parsers
+ * as the probes (SSE chat chunks, Ollama's NDJSON), with lines bounded at {@link #MAX_LINE_BYTES}, and
+ * a token scanner for a whole JSON answer ({@code stream: false}) that keeps no more than the token it
+ * is reading. Only timings, counts and the model name are kept: never a word of the content. Its state
+ * is bounded per exchange (one line of the stream, or one JSON string of the answer); past a bound the
+ * tap stops reading and reports what it had, the bytes themselves flow on untouched. One instance per
+ * exchange, fed from one thread at a time.
+ */
+public final class StreamTap {
+    /** The longest SSE event or NDJSON line read; a longer one ends the metering of that exchange. */
+    public static final int MAX_LINE_BYTES = 64 * 1024;
+    /** The longest JSON string value the whole-answer scanner holds (a long content string ends it). */
+    static final int MAX_JSON_STRING = 64 * 1024;
+
+    private static final JsonFactory ASYNC_JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_JSON_STRING)
+                    .maxNestingDepth(64).maxNumberLength(32).build())
+            .build();
+
+    /** How the body is framed. */
+    public enum Format { SSE, NDJSON, JSON, OTHER }
+
+    private final Format format;
+    private final StreamParser parser;
+    private final Measurement m;
+    private JsonParser json;
+    private String field;
+    private boolean stopped;
+
+    private StreamTap(Format format, long t0) {
+        this.format = format;
+        this.m = new Measurement(t0, false);
+        this.parser = switch (format) {
+            case SSE -> new OpenAiStreamParser(MAX_LINE_BYTES);
+            case NDJSON -> new OllamaStreamParser(MAX_LINE_BYTES);
+            default -> null;
+        };
+        if (format == Format.JSON) {
+            try {
+                json = ASYNC_JSON.createNonBlockingByteArrayParser();
+            } catch (IOException e) {
+                stopped = true;
+            }
+        }
+    }
+
+    /** A tap for a response of {@code contentType} (null: none), whose request left at {@code t0} (System.nanoTime). */
+    public static StreamTap of(String contentType, long t0) {
+        return new StreamTap(format(contentType), t0);
+    }
+
+    public static Format format(String contentType) {
+        if (contentType == null) {
+            return Format.OTHER;
+        }
+        String ct = contentType.toLowerCase(Locale.ROOT);
+        if (ct.startsWith("text/event-stream")) {
+            return Format.SSE;
+        }
+        if (ct.startsWith("application/x-ndjson") || ct.startsWith("application/jsonl")
+                || ct.startsWith("application/json-seq")) {
+            return Format.NDJSON;
+        }
+        if (ct.startsWith("application/json")) {
+            return Format.JSON;
+        }
+        return Format.OTHER;
+    }
+
+    public Format format() {
+        return format;
+    }
+
+    /** Bytes of the body that arrived at {@code nanos}; the array is not kept. */
+    public void bytes(byte[] b, int off, int len, long nanos) {
+        if (stopped || len == 0) {
+            return;
+        }
+        if (parser != null) {
+            if (m.isFinished()) {
+                stopped = true;
+                return;
+            }
+            parser.bytes(ByteBuffer.wrap(b, off, len), nanos, m);
+        } else if (json != null) {
+            try {
+                ((ByteArrayFeeder) json.getNonBlockingInputFeeder()).feedInput(b, off, off + len);
+                scan();
+            } catch (IOException | RuntimeException e) {
+                stop();
+            }
+        }
+    }
+
+    /** The body ended at {@code nanos}. */
+    public void end(long nanos) {
+        if (stopped) {
+            return;
+        }
+        if (parser != null) {
+            if (!m.isFinished()) {
+                parser.end(nanos, m);
+            }
+        } else if (json != null) {
+            try {
+                ((ByteArrayFeeder) json.getNonBlockingInputFeeder()).endOfInput();
+                scan();
+            } catch (IOException | RuntimeException e) {
+                // what was counted stands
+            }
+            stop();
+        }
+        stopped = true;
+    }
+
+    private void stop() {
+        stopped = true;
+        if (json != null) {
+            try {
+                json.close();
+            } catch (IOException ignored) {
+                // nothing held
+            }
+            json = null;
+        }
+    }
+
+    /** The whole answer's counts, wherever they stand: usage.*, Ollama's eval counts, llama.cpp's timings. */
+    private void scan() throws IOException {
+        JsonToken t;
+        while ((t = json.nextToken()) != null && t != JsonToken.NOT_AVAILABLE) {
+            if (t == JsonToken.FIELD_NAME) {
+                field = json.currentName();
+                continue;
+            }
+            if (field != null) {
+                String f = field;
+                field = null;
+                synchronized (m) {
+                    if (t == JsonToken.VALUE_NUMBER_INT) {
+                        long v = json.getLongValue();
+                        switch (f) {
+                            case "completion_tokens" -> m.usageOutput = v;
+                            case "prompt_tokens" -> m.usageInput = v;
+                            case "eval_count", "predicted_n" -> m.engineOutput = v;
+                            case "prompt_eval_count", "prompt_n" -> m.engineInput = v;
+                            default -> {
+                            }
+                        }
+                    } else if (t == JsonToken.VALUE_STRING && f.equals("model") && json.getParsingContext().getParent() != null
+                            && json.getParsingContext().getParent().inRoot()) {
+                        String model = json.getText();
+                        m.responseModel = model.length() > 256 ? model.substring(0, 256) : model;
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- what was read ----
+
+    /** When the first chunk with content or reasoning arrived (System.nanoTime), or -1; streams only. */
+    public long firstContentNanos() {
+        synchronized (m) {
+            return m.firstContentAt;
+        }
+    }
+
+    public long lastContentNanos() {
+        synchronized (m) {
+            return m.lastContentAt;
+        }
+    }
+
+    public int contentChunks() {
+        synchronized (m) {
+            return m.contentChunks;
+        }
+    }
+
+    /** The stream's own end marker ([DONE], done:true) arrived. */
+    public boolean sawEnd() {
+        synchronized (m) {
+            return m.doneAt >= 0;
+        }
+    }
+
+    /** A probe failure class for what the stream said or how it ended (stream_error, malformed, cut), or null. */
+    public String streamError() {
+        synchronized (m) {
+            return m.errorType;
+        }
+    }
+
+    public String responseModel() {
+        synchronized (m) {
+            return m.responseModel;
+        }
+    }
+
+    /** Output and input tokens and where they came from; tokens null when nothing told. */
+    public record Tokens(Long output, Long input, TokenSource source) {
+    }
+
+    /** As the probes count: the usage block, else the engine's own counters, else one token per content chunk. */
+    public Tokens tokens() {
+        synchronized (m) {
+            if (m.usageOutput != null && m.usageOutput > 0) {
+                return new Tokens(m.usageOutput, m.usageInput, TokenSource.USAGE);
+            }
+            if (m.engineOutput != null) {
+                return new Tokens(m.engineOutput, m.engineInput, TokenSource.ENGINE);
+            }
+            if (m.usageOutput != null) {
+                return new Tokens(m.usageOutput, m.usageInput, TokenSource.USAGE);
+            }
+            if (m.contentChunks > 0) {
+                return new Tokens((long) m.contentChunks, null, TokenSource.ESTIMATE);
+            }
+            return new Tokens(null, null, null);
+        }
+    }
+}

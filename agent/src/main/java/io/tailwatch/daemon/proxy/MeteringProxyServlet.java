@@ -1,0 +1,280 @@
+package io.tailwatch.daemon.proxy;
+
+import io.tailwatch.metrics.AttrValues.ProxyOutcome;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.URI;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.api.Request;
+import org.eclipse.jetty.client.api.Response;
+import org.eclipse.jetty.client.http.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.proxy.AsyncProxyServlet;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Jetty's reverse proxy with the metering hooks: the request body is read and sent on asynchronously
+ * (AsyncProxyServlet), every chunk of the answer is written and flushed to the client as it arrives (Jetty
+ * would otherwise gather small writes, holding back the tokens of a stream), and only then read by the
+ * exchange's {@link io.tailwatch.core.probe.StreamTap}. A client write that fails (the client left) fails the
+ * chunk's callback, which aborts the request to the engine at once, so a serial engine stops generating for
+ * nobody. Headers are Jetty's: hop-by-hop ones removed, {@code X-Forwarded-*} and {@code Via} added.
+ */
+final class MeteringProxyServlet extends AsyncProxyServlet {
+    private static final String EXCHANGE = MeteringProxyServlet.class.getName() + ".exchange";
+
+    /** Where requests go now, and the key the engine expects (or null); swapped by a reconfigure. */
+    record Upstream(URI base, String apiKey, long connectTimeoutMillis) {
+        String target(HttpServletRequest r) {
+            String path = r.getRequestURI();
+            String query = r.getQueryString();
+            String b = base.toString();
+            if (b.endsWith("/")) {
+                b = b.substring(0, b.length() - 1);
+            }
+            return b + path + (query == null ? "" : "?" + query);
+        }
+
+        String name() {
+            return base.getScheme() + "://" + base.getHost() + (base.getPort() > 0 ? ":" + base.getPort() : "");
+        }
+    }
+
+    private final Supplier<Upstream> upstream;
+    private final ProxyMeter meter;
+    private final Supplier<Lanes> lanes;
+    private final ProxyGuard guard;
+
+    MeteringProxyServlet(Supplier<Upstream> upstream, ProxyMeter meter, Supplier<Lanes> lanes, ProxyGuard guard) {
+        this.upstream = upstream;
+        this.meter = meter;
+        this.lanes = lanes;
+        this.guard = guard;
+    }
+
+    @Override
+    protected HttpClient newHttpClient() {
+        ClientConnector connector = new ClientConnector();
+        connector.setSelectors(1);
+        HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        client.setConnectTimeout(upstream.get().connectTimeoutMillis());
+        // The client's own User-Agent goes through; the proxy adds none.
+        client.setUserAgentField(null);
+        return client;
+    }
+
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+        long t0 = System.nanoTime();
+        String refused = guard == null ? null : guard.refuse(request);
+        String lane = lanes.get().laneOf(request);
+        ProxyMeter.Exchange x = meter.begin(t0, lane, "POST".equals(request.getMethod()));
+        if (refused != null) {
+            response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
+            response.setHeader("WWW-Authenticate", "Basic realm=\"tailwatch\", charset=\"UTF-8\"");
+            writeJson(response, "{\"error\":\"unauthorized\",\"reason\":\"" + refused + "\"}");
+            x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
+            return;
+        }
+        request.setAttribute(EXCHANGE, x);
+        super.service(request, response);
+    }
+
+    private static ProxyMeter.Exchange exchange(HttpServletRequest request) {
+        return (ProxyMeter.Exchange) request.getAttribute(EXCHANGE);
+    }
+
+    @Override
+    protected String rewriteTarget(HttpServletRequest clientRequest) {
+        return upstream.get().target(clientRequest);
+    }
+
+    @Override
+    protected void addProxyHeaders(HttpServletRequest clientRequest, Request proxyRequest) {
+        super.addProxyHeaders(clientRequest, proxyRequest);
+        if (guard != null) {
+            // The client's Basic credentials were for the proxy; the engine gets its own key, if it has one.
+            Upstream u = upstream.get();
+            proxyRequest.headers(h -> {
+                h.remove(HttpHeader.AUTHORIZATION);
+                if (u.apiKey() != null) {
+                    h.put(HttpHeader.AUTHORIZATION, "Bearer " + u.apiKey());
+                }
+            });
+        }
+    }
+
+    @Override
+    protected void onServerResponseHeaders(HttpServletRequest clientRequest, HttpServletResponse proxyResponse,
+                                           Response serverResponse) {
+        ProxyMeter.Exchange x = exchange(clientRequest);
+        if (x != null) {
+            x.headers(System.nanoTime(), serverResponse.getStatus(), serverResponse.getHeaders().get(HttpHeader.CONTENT_TYPE));
+        }
+        super.onServerResponseHeaders(clientRequest, proxyResponse, serverResponse);
+    }
+
+    @Override
+    protected void onResponseContent(HttpServletRequest request, HttpServletResponse response, Response proxyResponse,
+                                     byte[] buffer, int offset, int length, Callback callback) {
+        long now = System.nanoTime();
+        ProxyMeter.Exchange x = exchange(request);
+        try {
+            ServletOutputStream out = response.getOutputStream();
+            out.write(buffer, offset, length);
+            out.flush();
+        } catch (Throwable t) {
+            if (x != null) {
+                x.clientGone = true;
+            }
+            callback.failed(t);
+            return;
+        }
+        if (x != null && x.tap != null) {
+            try {
+                x.tap.bytes(buffer, offset, length, now);
+            } catch (RuntimeException e) {
+                // Metering never stands in the way of the bytes.
+            }
+        }
+        callback.succeeded();
+    }
+
+    @Override
+    protected void onProxyResponseSuccess(HttpServletRequest clientRequest, HttpServletResponse proxyResponse,
+                                          Response serverResponse) {
+        ProxyMeter.Exchange x = exchange(clientRequest);
+        super.onProxyResponseSuccess(clientRequest, proxyResponse, serverResponse);
+        if (x != null) {
+            long end = System.nanoTime();
+            if (x.tap != null) {
+                x.tap.end(end);
+            }
+            int status = serverResponse.getStatus();
+            String streamError = x.tap == null ? null : x.tap.streamError();
+            if (status >= 400) {
+                x.finish(end, ProxyOutcome.HTTP_ERROR, "http_" + status);
+            } else if ("stream_error".equals(streamError)) {
+                x.finish(end, ProxyOutcome.STREAM_ERROR, streamError);
+            } else {
+                x.finish(end, ProxyOutcome.OK, null);
+            }
+        }
+    }
+
+    /**
+     * Jetty calls this when the request body could not be passed on: the client's side failed, or the
+     * engine's (a refused connection fails the body too); the engine's failures are answered 502 here.
+     */
+    @Override
+    protected void onClientRequestFailure(HttpServletRequest clientRequest, Request proxyRequest,
+                                          HttpServletResponse proxyResponse, Throwable failure) {
+        ProxyMeter.Exchange x = exchange(clientRequest);
+        if (x != null && x.headersAt < 0 && unreachable(failure)) {
+            proxyRequest.abort(failure);
+            x.finish(System.nanoTime(), ProxyOutcome.UPSTREAM_UNREACHABLE, ProxyOutcome.UPSTREAM_UNREACHABLE.value());
+            sendProxyResponseError(clientRequest, proxyResponse, HttpServletResponse.SC_BAD_GATEWAY);
+            return;
+        }
+        if (x != null) {
+            x.clientGone = true;
+        }
+        super.onClientRequestFailure(clientRequest, proxyRequest, proxyResponse, failure);
+        if (x != null && !x.finished() && proxyResponse.isCommitted()) {
+            x.finish(System.nanoTime(), ProxyOutcome.CLIENT_DISCONNECT, "client_disconnect");
+        }
+    }
+
+    static boolean unreachable(Throwable failure) {
+        for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof ConnectException || t instanceof NoRouteToHostException
+                    || t instanceof UnresolvedAddressException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    protected void onProxyResponseFailure(HttpServletRequest clientRequest, HttpServletResponse proxyResponse,
+                                          Response serverResponse, Throwable failure) {
+        ProxyMeter.Exchange x = exchange(clientRequest);
+        ProxyOutcome outcome = x == null ? ProxyOutcome.UPSTREAM_FAILED : classify(x, failure);
+        if (x != null) {
+            x.finish(System.nanoTime(), outcome, outcome.value());
+        }
+        super.onProxyResponseFailure(clientRequest, proxyResponse, serverResponse, failure);
+    }
+
+    static ProxyOutcome classify(ProxyMeter.Exchange x, Throwable failure) {
+        if (x.clientGone) {
+            return ProxyOutcome.CLIENT_DISCONNECT;
+        }
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof TimeoutException) {
+                return ProxyOutcome.UPSTREAM_TIMEOUT;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return x.headersAt < 0 && unreachable(failure) ? ProxyOutcome.UPSTREAM_UNREACHABLE : ProxyOutcome.UPSTREAM_FAILED;
+    }
+
+    /** A short JSON body naming the engine the proxy could not reach, instead of Jetty's HTML page. */
+    @Override
+    protected void sendProxyResponseError(HttpServletRequest clientRequest, HttpServletResponse proxyResponse, int status) {
+        try {
+            if (!proxyResponse.isCommitted()) {
+                proxyResponse.resetBuffer();
+                proxyResponse.setStatus(status);
+                proxyResponse.setHeader(HttpHeader.CONNECTION.asString(), "close");
+                String what = switch (status) {
+                    case HttpServletResponse.SC_GATEWAY_TIMEOUT -> "the engine did not answer in time";
+                    case HttpServletResponse.SC_BAD_GATEWAY -> "the engine cannot be reached or broke off its answer";
+                    default -> "the request could not be passed on to the engine";
+                };
+                writeJson(proxyResponse, "{\"error\":\"" + what + "\",\"upstream\":\"" + jsonEscape(upstream.get().name())
+                        + "\",\"engine\":\"" + jsonEscape(meter.engine()) + "\",\"status\":" + status + "}");
+            }
+        } catch (IOException | RuntimeException e) {
+            // the client is gone too
+        } finally {
+            if (clientRequest.isAsyncStarted()) {
+                clientRequest.getAsyncContext().complete();
+            }
+        }
+    }
+
+    private static void writeJson(HttpServletResponse response, String json) throws IOException {
+        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+        response.setContentType("application/json");
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    static String jsonEscape(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+}

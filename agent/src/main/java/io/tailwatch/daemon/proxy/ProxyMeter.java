@@ -1,0 +1,286 @@
+package io.tailwatch.daemon.proxy;
+
+import io.tailwatch.core.probe.StreamTap;
+import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.ProxyOutcome;
+import io.tailwatch.metrics.AttrValues.TokenSource;
+import io.tailwatch.metrics.AttrValues.TokenType;
+import io.tailwatch.metrics.Attrs;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProxyMetrics;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one engine's proxy measured: requests in flight, counts by lane and outcome, and per request the
+ * GenAI server histograms, recorded in the hub as each request ends. It sees timings, counts and the model
+ * name only; no header value or body byte is kept. Its counters are published as one producer
+ * ({@code proxy/ENGINE}) at most once a second from the request path and at every host sample.
+ */
+public final class ProxyMeter {
+    /** At most this many lanes are counted apart; lanes come from the config, so this bound holds. */
+    static final int MAX_LANES = 32;
+    private static final long PUBLISH_EVERY_NANOS = 1_000_000_000L;
+
+    private final String engine;
+    private volatile MetricHub hub;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> outputTokens = new ConcurrentHashMap<>();
+    private final AtomicLong lastPublish = new AtomicLong(System.nanoTime() - PUBLISH_EVERY_NANOS);
+    private final AtomicLong total = new AtomicLong();
+    private final AtomicLong disconnects = new AtomicLong();
+    private final AtomicLong unreachable = new AtomicLong();
+    private final Map<String, LongAdder> good = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> byLane = new ConcurrentHashMap<>();
+    private volatile Lanes lanes = Lanes.NONE;
+
+    public ProxyMeter(String engine, MetricHub hub) {
+        this.engine = engine;
+        this.hub = hub;
+    }
+
+    /** Records into {@code next} from now on (a reload's new hub); the counters go on from where they were. */
+    void rebind(MetricHub next) {
+        this.hub = next;
+    }
+
+    void lanes(Lanes next) {
+        this.lanes = next;
+    }
+
+    Lanes lanes() {
+        return lanes;
+    }
+
+    public String engine() {
+        return engine;
+    }
+
+    /** One request through the proxy, from its arrival to its end; finished exactly once. */
+    public final class Exchange {
+        final long t0;
+        /** Null until the engine's answer names the model (a lane by model). */
+        final String lane;
+        final boolean generation;
+        volatile long headersAt = -1;
+        volatile int status;
+        volatile StreamTap tap;
+        volatile boolean clientGone;
+        private final AtomicBoolean finished = new AtomicBoolean();
+
+        Exchange(long t0, String lane, boolean generation) {
+            this.t0 = t0;
+            this.lane = lane;
+            this.generation = generation;
+        }
+
+        void headers(long nanos, int statusCode, String contentType) {
+            headersAt = nanos;
+            status = statusCode;
+            tap = StreamTap.of(contentType, t0);
+        }
+
+        /** Ends the exchange; later calls do nothing. {@code errorType}: the failure class, or null. */
+        void finish(long nanos, ProxyOutcome outcome, String errorType) {
+            if (finished.compareAndSet(false, true)) {
+                ProxyMeter.this.finish(this, nanos, outcome, errorType);
+            }
+        }
+
+        boolean finished() {
+            return finished.get();
+        }
+    }
+
+    /** A request arrived at {@code t0} (System.nanoTime); {@code generation}: a POST, measured as one. */
+    Exchange begin(long t0, String lane, boolean generation) {
+        inFlight.incrementAndGet();
+        return new Exchange(t0, lane, generation);
+    }
+
+    private void finish(Exchange x, long end, ProxyOutcome outcome, String errorType) {
+        inFlight.decrementAndGet();
+        total.incrementAndGet();
+        if (outcome == ProxyOutcome.CLIENT_DISCONNECT) {
+            disconnects.incrementAndGet();
+        } else if (outcome == ProxyOutcome.UPSTREAM_UNREACHABLE) {
+            unreachable.incrementAndGet();
+        }
+        Lanes l = lanes;
+        String named = x.lane != null ? x.lane : l.byModel(x.tap == null ? null : x.tap.responseModel());
+        String lane = byLane.size() < MAX_LANES || byLane.containsKey(named) ? named : "_OTHER";
+        byLane.computeIfAbsent(lane, k -> new LongAdder()).increment();
+        requests.computeIfAbsent(key(lane, outcome), k -> new LongAdder()).increment();
+        if (x.headersAt >= 0) {
+            hub.record(ProxyMetrics.TIME_TO_FIRST_BYTE, Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane),
+                    (x.headersAt - x.t0) / 1e9);
+        }
+        if (x.generation) {
+            record(x, lane, end, errorType);
+        }
+        io.tailwatch.core.config.ProxyConfig.Slo slo = l.slo(lane);
+        if (slo != null && meets(x, end, outcome, slo)) {
+            good.computeIfAbsent(lane, k -> new LongAdder()).increment();
+        }
+        maybePublish();
+    }
+
+    private void record(Exchange x, String lane, long end, String errorType) {
+        StreamTap tap = x.tap;
+        String model = tap == null ? null : tap.responseModel();
+        Map<String, String> base = Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane);
+        if (model != null && !model.isEmpty()) {
+            base.put(AttrKeys.RESPONSE_MODEL, model);
+        }
+        Map<String, String> withError = new java.util.TreeMap<>(base);
+        if (errorType != null) {
+            withError.put(AttrKeys.ERROR_TYPE, errorType);
+        }
+        hub.record(ProxyMetrics.REQUEST_DURATION, withError, (end - x.t0) / 1e9);
+        if (tap == null) {
+            return;
+        }
+        long first = tap.firstContentNanos();
+        boolean streamed = tap.format() == StreamTap.Format.SSE || tap.format() == StreamTap.Format.NDJSON;
+        if (streamed && first >= 0) {
+            hub.record(ProxyMetrics.TIME_TO_FIRST_TOKEN, base, (first - x.t0) / 1e9);
+        }
+        StreamTap.Tokens t = tap.tokens();
+        if (t.output() != null) {
+            Map<String, String> a = new java.util.TreeMap<>(base);
+            io.tailwatch.metrics.Attrs.put(a, TokenType.OUTPUT);
+            io.tailwatch.metrics.Attrs.put(a, t.source());
+            hub.record(ProxyMetrics.TOKEN_USAGE, a, t.output());
+            outputTokens.computeIfAbsent(lane + "\u0000" + t.source().value(), k -> new LongAdder()).add(t.output());
+            long last = tap.lastContentNanos();
+            if (streamed && errorType == null && t.output() >= 2 && first >= 0 && last > first) {
+                hub.record(ProxyMetrics.TIME_PER_OUTPUT_TOKEN, base, (last - first) / 1e9 / (t.output() - 1));
+            }
+        }
+        if (t.input() != null) {
+            Map<String, String> a = new java.util.TreeMap<>(base);
+            io.tailwatch.metrics.Attrs.put(a, TokenType.INPUT);
+            io.tailwatch.metrics.Attrs.put(a, t.source());
+            hub.record(ProxyMetrics.TOKEN_USAGE, a, t.input());
+        }
+    }
+
+    /** Ended well, within the SLO's TTFT (streams; a whole answer counts its duration) and duration. */
+    static boolean meets(Exchange x, long end, ProxyOutcome outcome, io.tailwatch.core.config.ProxyConfig.Slo slo) {
+        if (outcome != ProxyOutcome.OK) {
+            return false;
+        }
+        long first = x.tap == null || x.tap.firstContentNanos() < 0 ? end : x.tap.firstContentNanos();
+        if (slo.ttft() != null && first - x.t0 > slo.ttft().toNanos()) {
+            return false;
+        }
+        return slo.e2e() == null || end - x.t0 <= slo.e2e().toNanos();
+    }
+
+    private static String key(String lane, ProxyOutcome outcome) {
+        return lane + "\u0000" + outcome.value();
+    }
+
+    private void maybePublish() {
+        long now = System.nanoTime();
+        long last = lastPublish.get();
+        if (now - last >= PUBLISH_EVERY_NANOS && lastPublish.compareAndSet(last, now)) {
+            publish();
+        }
+    }
+
+    /** Publishes the counters and the in-flight gauge (also called at every host sample). */
+    public void publish() {
+        hub.publish("proxy/" + engine, points());
+    }
+
+    List<Point> points() {
+        List<Point> out = new ArrayList<>();
+        out.add(Point.of(ProxyMetrics.IN_FLIGHT, inFlight.get(), AttrKeys.ENGINE, engine));
+        requests.forEach((k, v) -> {
+            int cut = k.indexOf('\u0000');
+            ProxyOutcome o = io.tailwatch.metrics.AttrValues.find(ProxyOutcome.class, k.substring(cut + 1));
+            out.add(Point.of(ProxyMetrics.REQUESTS, v.sum(), o, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
+        });
+        outputTokens.forEach((k, v) -> {
+            int cut = k.indexOf('\u0000');
+            TokenSource s = io.tailwatch.metrics.AttrValues.find(TokenSource.class, k.substring(cut + 1));
+            out.add(Point.of(ProxyMetrics.OUTPUT_TOKENS, v.sum(), s, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
+        });
+        for (io.tailwatch.core.config.ProxyConfig.Lane lane : lanes.all()) {
+            if (lane.slo() == null) {
+                continue;
+            }
+            String n = lane.name();
+            LongAdder g = good.get(n);
+            out.add(Point.of(ProxyMetrics.LANE_GOOD, g == null ? 0 : g.sum(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            out.add(Point.of(ProxyMetrics.LANE_SLO_TARGET, lane.slo().target(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            if (lane.slo().ttft() != null) {
+                out.add(Point.of(ProxyMetrics.LANE_SLO_TTFT, lane.slo().ttft().toNanos() / 1e9, AttrKeys.ENGINE, engine,
+                        AttrKeys.LANE, n));
+            }
+            if (lane.slo().e2e() != null) {
+                out.add(Point.of(ProxyMetrics.LANE_SLO_E2E, lane.slo().e2e().toNanos() / 1e9, AttrKeys.ENGINE, engine,
+                        AttrKeys.LANE, n));
+            }
+        }
+        return out;
+    }
+
+    /** Output tokens so far over every lane (the energy attribution reads this). */
+    public long outputTokens() {
+        long sum = 0;
+        for (LongAdder a : outputTokens.values()) {
+            sum += a.sum();
+        }
+        return sum;
+    }
+
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** The proxy's part of /api/status. */
+    public Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("in_flight", inFlight.get());
+        m.put("requests", total.get());
+        m.put("client_disconnects", disconnects.get());
+        m.put("upstream_unreachable", unreachable.get());
+        m.put("output_tokens", outputTokens());
+        List<Map<String, Object>> ls = new ArrayList<>();
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        lanes.all().forEach(l -> names.add(l.name()));
+        names.add(Lanes.DEFAULT);
+        names.addAll(byLane.keySet());
+        for (String n : names) {
+            Map<String, Object> lm = new LinkedHashMap<>();
+            lm.put("lane", n);
+            LongAdder c = byLane.get(n);
+            long requestsOfLane = c == null ? 0 : c.sum();
+            lm.put("requests", requestsOfLane);
+            io.tailwatch.core.config.ProxyConfig.Slo slo = lanes.slo(n);
+            if (slo != null) {
+                LongAdder g = good.get(n);
+                long goodOfLane = g == null ? 0 : g.sum();
+                lm.put("within_slo", goodOfLane);
+                lm.put("goodput", requestsOfLane == 0 ? null : (double) goodOfLane / requestsOfLane);
+                lm.put("target", slo.target());
+                lm.put("ttft_p95_slo_seconds", slo.ttft() == null ? null : slo.ttft().toNanos() / 1e9);
+                lm.put("e2e_p95_slo_seconds", slo.e2e() == null ? null : slo.e2e().toNanos() / 1e9);
+            }
+            ls.add(lm);
+        }
+        m.put("lanes", ls);
+        return m;
+    }
+}

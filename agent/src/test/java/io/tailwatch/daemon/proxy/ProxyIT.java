@@ -1,0 +1,358 @@
+package io.tailwatch.daemon.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.json.Json;
+import io.tailwatch.testing.AgentProcess;
+import io.tailwatch.testing.RecordingEngine;
+import io.tailwatch.tools.sim.EngineSimulator;
+import io.tailwatch.tools.sim.SimulatorOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real jar with a metering proxy in front of an engine that records what it saw (bodies hashed on both
+ * sides, headers, connections, when each chunk left) and in front of the engine simulator (tokens, a client
+ * that leaves mid-stream), all on loopback.
+ */
+class ProxyIT {
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    static RecordingEngine engine;
+    static EngineSimulator sim;
+    static int deadPort;
+    static AgentProcess agent;
+    static int recProxy;
+    static int simProxy;
+    static int deadProxy;
+
+    @BeforeAll
+    static void start(@TempDir Path dir) throws Exception {
+        engine = RecordingEngine.start();
+        sim = EngineSimulator.start("openai", "127.0.0.1", 0,
+                SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(20), 50).withSlots(4));
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            deadPort = s.getLocalPort();
+        }
+        Path cfg = dir.resolve("tailwatch.yaml");
+        Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines:\n"
+                + engineYaml("rec", engine.port()) + LANES + engineYaml("sim", sim.port()) + engineYaml("dead", deadPort));
+        agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString());
+        agent.awaitListening();
+        await().atMost(Duration.ofSeconds(30)).until(() -> proxyPort("dead") > 0);
+        recProxy = proxyPort("rec");
+        simProxy = proxyPort("sim");
+        deadProxy = proxyPort("dead");
+    }
+
+    /** SHA-256 of "batch-key". */
+    static final String BATCH_KEY_SHA = HexFormat.of().formatHex(RecordingEngine.sha().digest("batch-key".getBytes(StandardCharsets.UTF_8)));
+    static final String LANES = "      lanes:\n"
+            + "        - name: interactive\n          header: {name: X-Tailwatch-Lane, value: interactive}\n"
+            + "          slo: {ttft_p95: 5s, e2e_p95: 10s, target: 0.9}\n"
+            + "        - name: batch\n          api_key_sha256: " + BATCH_KEY_SHA + "\n          slo: {e2e_p95: 1ms}\n"
+            + "        - name: agents\n          path_prefix: /ndjson\n";
+
+    static String engineYaml(String name, int port) {
+        return "  - name: " + name + "\n    api: openai\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
+                + "    health:\n      interval: 1h\n    signals:\n      source: none\n    proxy:\n      listen: 127.0.0.1:0\n";
+    }
+
+    static int proxyPort(String engineName) throws Exception {
+        HttpResponse<String> r = agent.get("/api/v1/status");
+        if (r.statusCode() != 200) {
+            return -1;
+        }
+        for (JsonNode p : Json.MAPPER.readTree(r.body()).path("proxies")) {
+            if (p.path("engine").asText().equals(engineName) && p.path("state").asText().equals("running")) {
+                String listen = p.path("listen").asText();
+                return Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+            }
+        }
+        return -1;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (sim != null) {
+            sim.close();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    static URI at(int port, String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    static String sha(byte[] b) {
+        return HexFormat.of().formatHex(RecordingEngine.sha().digest(b));
+    }
+
+    static double metric(String series) throws Exception {
+        String body = agent.get("/metrics").body();
+        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(body);
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    }
+
+    @Test
+    void streamedAndWholeBodiesPassByteForByteBothWays() throws Exception {
+        for (String path : List.of("/sse?n=40", "/ndjson?n=40", "/json?n=9")) {
+            String id = "bodies-" + path;
+            byte[] request = ("{\"model\":\"rec-model\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"h\u00e9llo "
+                    + path + "\"}]}").getBytes(StandardCharsets.UTF_8);
+            HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(at(recProxy, path)).header("X-Test-Id", id)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(request)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(r.statusCode()).as(path).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(5)).until(() -> engine.byId(id) != null);
+            RecordingEngine.Seen seen = engine.byId(id);
+            assertThat(seen.requestSha()).as(path + " request").isEqualTo(sha(request));
+            assertThat(sha(r.body())).as(path + " response").isEqualTo(seen.responseSha());
+        }
+    }
+
+    @Test
+    void aLargeUploadArrivesWhole() throws Exception {
+        byte[] image = new byte[6 * 1024 * 1024 + 17];
+        new Random(29).nextBytes(image);
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(at(recProxy, "/upload")).header("X-Test-Id", "upload")
+                .header("Content-Type", "application/octet-stream")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(image)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode answer = Json.MAPPER.readTree(r.body());
+        assertThat(answer.path("bytes").asLong()).isEqualTo(image.length);
+        assertThat(answer.path("sha256").asText()).isEqualTo(sha(image));
+    }
+
+    @Test
+    void eachChunkIsForwardedAsItArrives() throws Exception {
+        int n = 8;
+        long gapMs = 150;
+        HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=" + n + "&gap_ms=" + gapMs))
+                .header("X-Test-Id", "timing").POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        List<Long> arrived = new ArrayList<>();
+        try (InputStream in = r.body()) {
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
+            int c;
+            while ((c = in.read()) >= 0) {
+                if (c == '\n') {
+                    String l = line.toString(StandardCharsets.UTF_8);
+                    if (l.startsWith("data: ") && l.contains("\"delta\"")) {
+                        arrived.add(System.nanoTime());
+                    }
+                    line.reset();
+                } else {
+                    line.write(c);
+                }
+            }
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.byId("timing") != null);
+        List<Long> sent = engine.byId("timing").chunkSentAt();
+        assertThat(arrived).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            double lateMs = (arrived.get(i) - sent.get(i)) / 1e6;
+            // A proxy that held chunks back would deliver the first ones a whole stream (over a second) late.
+            assertThat(lateMs).as("chunk %d arrived %.1f ms after the engine sent it", i, lateMs).isLessThan(gapMs / 2.0);
+        }
+    }
+
+    @Test
+    void hopByHopHeadersAreDroppedForwardedOnesAddedAndBothSidesKeepTheirConnection() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", recProxy)) {
+            s.setSoTimeout(5000);
+            for (int i = 0; i < 2; i++) {
+                String req = "GET /headers HTTP/1.1\r\nHost: proxied.example:1234\r\nConnection: keep-alive, X-Hop\r\n"
+                        + "X-Hop: secret\r\nTE: trailers\r\nProxy-Authorization: Basic Zm9vOmJhcg==\r\n"
+                        + "User-Agent: client/1.0\r\nX-Keep: yes\r\nX-Test-Id: headers-" + i + "\r\n\r\n";
+                s.getOutputStream().write(req.getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                Raw resp = Raw.read(s.getInputStream());
+                assertThat(resp.status).isEqualTo(200);
+                assertThat(resp.headers).doesNotContainKey("server");
+            }
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.byId("headers-1") != null);
+        RecordingEngine.Seen first = engine.byId("headers-0");
+        RecordingEngine.Seen second = engine.byId("headers-1");
+        assertThat(first.headers()).containsEntry("x-keep", "yes").containsEntry("user-agent", "client/1.0")
+                .containsEntry("x-forwarded-for", "127.0.0.1").containsEntry("x-forwarded-proto", "http")
+                .containsEntry("x-forwarded-host", "proxied.example:1234")
+                .doesNotContainKey("x-hop").doesNotContainKey("te").doesNotContainKey("proxy-authorization");
+        assertThat(first.headers().get("host")).isEqualTo("127.0.0.1:" + engine.port());
+        assertThat(second.remotePort()).as("the proxy keeps its connection to the engine").isEqualTo(first.remotePort());
+    }
+
+    @Test
+    void anEngineThatIsDownGets502NamingItAndIsCounted() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(at(deadProxy, "/v1/chat/completions"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+        JsonNode body = Json.MAPPER.readTree(r.body());
+        assertThat(body.path("upstream").asText()).isEqualTo("http://127.0.0.1:" + deadPort);
+        assertThat(body.path("engine").asText()).isEqualTo("dead");
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_requests_total{tailwatch_engine_name=\"dead\","
+                + "tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"upstream_unreachable\"}") >= 1.0);
+        assertThat(agent.get("/healthz").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aClientThatLeavesMidStreamStopsTheEngine() throws Exception {
+        long before = sim.cancelled();
+        String body = "{\"model\":\"" + sim.options().model() + "\",\"stream\":true,\"max_tokens\":1000,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"go on\"}]}";
+        try (Socket s = new Socket("127.0.0.1", simProxy)) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.UTF_8));
+            InputStream in = s.getInputStream();
+            String seen = "";
+            byte[] buf = new byte[4096];
+            while (count(seen, "\"delta\"") < 5) {
+                int n = in.read(buf);
+                assertThat(n).isPositive();
+                seen += new String(buf, 0, n, StandardCharsets.UTF_8);
+            }
+        }
+        // 1000 tokens at 50/s would run 20 s: the engine must hear of the close within a few tokens.
+        await().atMost(Duration.ofSeconds(3)).until(() -> sim.cancelled() > before);
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_requests_total{tailwatch_engine_name=\"sim\","
+                + "tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"client_disconnect\"}") >= 1.0);
+    }
+
+    @Test
+    void tokensAndTimingsOfARealStreamAreMetered() throws Exception {
+        String body = "{\"model\":\"" + sim.options().model() + "\",\"stream\":true,\"max_tokens\":12,"
+                + "\"stream_options\":{\"include_usage\":true},\"messages\":[{\"role\":\"user\",\"content\":\"one two three\"}]}";
+        double tokensBefore = orZero(metric("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"sim\","
+                + "tailwatch_lane=\"default\",tailwatch_token_source=\"usage\"}"));
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(at(simProxy, "/v1/chat/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).contains("data: [DONE]");
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"sim\","
+                + "tailwatch_lane=\"default\",tailwatch_token_source=\"usage\"}") == tokensBefore + 12);
+        String m = agent.get("/metrics").body();
+        assertThat(m).containsPattern("gen_ai_server_time_to_first_token_seconds_count\\{gen_ai_response_model=\""
+                + Pattern.quote(sim.options().model()) + "\",tailwatch_engine_name=\"sim\",tailwatch_lane=\"default\"\\} [1-9]");
+        assertThat(m).contains("gen_ai_server_request_duration_seconds_bucket{");
+        assertThat(m).contains("gen_ai_server_time_per_output_token_seconds_count{");
+        assertThat(m).contains("tailwatch_proxy_token_usage_count{gen_ai_response_model=\"" + sim.options().model()
+                + "\",gen_ai_token_type=\"input\"");
+        // Prompts and answers are never exported nor logged.
+        assertThat(m).doesNotContain("one two three");
+        assertThat(agent.stdout() + agent.stderr()).doesNotContain("one two three").doesNotContain(" one two");
+    }
+
+    @Test
+    void lanesComeFromTheHeaderTheKeyOrThePathAndCountTheirGoodput() throws Exception {
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=3")).header("X-Tailwatch-Lane", "interactive")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=3&gap_ms=5")).header("Authorization", "Bearer batch-key")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HTTP.send(HttpRequest.newBuilder(at(recProxy, "/ndjson?n=3")).header("Authorization", "Bearer another-key")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        String lane = "tailwatch_proxy_requests_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"%s\",tailwatch_proxy_outcome=\"ok\"}";
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric(String.format(lane, "interactive")) >= 1
+                && metric(String.format(lane, "batch")) >= 1 && metric(String.format(lane, "agents")) >= 1);
+        // interactive meets its 5 s limits; batch cannot meet 1 ms with 10 ms of gaps.
+        assertThat(metric("tailwatch_proxy_lane_good_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"interactive\"}"))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(metric("tailwatch_proxy_lane_good_total{tailwatch_engine_name=\"rec\",tailwatch_lane=\"batch\"}")).isZero();
+        assertThat(metric("tailwatch_proxy_lane_slo_target_ratio{tailwatch_engine_name=\"rec\",tailwatch_lane=\"interactive\"}"))
+                .isEqualTo(0.9);
+        JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status").body());
+        JsonNode rec = null;
+        for (JsonNode p : status.path("proxies")) {
+            if (p.path("engine").asText().equals("rec")) {
+                rec = p;
+            }
+        }
+        assertThat(rec).isNotNull();
+        assertThat(rec.path("lanes").findValuesAsText("lane")).contains("interactive", "batch", "agents", "default");
+        // The key is matched by its hash and kept nowhere.
+        assertThat(agent.get("/metrics").body() + status + agent.stderr()).doesNotContain("batch-key")
+                .doesNotContain("another-key");
+    }
+
+    static double orZero(double v) {
+        return Double.isNaN(v) ? 0 : v;
+    }
+
+    static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** One HTTP/1.1 response read off a socket (Content-Length or chunked). */
+    record Raw(int status, Map<String, String> headers, byte[] body) {
+        static Raw read(InputStream in) throws IOException {
+            String head = readLine(in);
+            int status = Integer.parseInt(head.split(" ")[1]);
+            Map<String, String> headers = new java.util.TreeMap<>();
+            String l;
+            while (!(l = readLine(in)).isEmpty()) {
+                int c = l.indexOf(':');
+                headers.put(l.substring(0, c).trim().toLowerCase(java.util.Locale.ROOT), l.substring(c + 1).trim());
+            }
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            if (headers.containsKey("content-length")) {
+                body.write(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
+            } else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+                int size;
+                while ((size = Integer.parseInt(readLine(in).split(";")[0].trim(), 16)) > 0) {
+                    body.write(in.readNBytes(size));
+                    readLine(in);
+                }
+                readLine(in);
+            }
+            return new Raw(status, headers, body.toByteArray());
+        }
+
+        static String readLine(InputStream in) throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            int c;
+            while ((c = in.read()) >= 0 && c != '\n') {
+                if (c != '\r') {
+                    b.write(c);
+                }
+            }
+            return b.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+}
