@@ -61,6 +61,8 @@ public final class EngineWatch {
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
     private volatile boolean reached;
     private volatile boolean neverReachedLogged;
+    /** When the engine began to report loading without a break; null while it does not. */
+    private volatile Instant loadingSince;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -133,7 +135,7 @@ public final class EngineWatch {
 
     /** Runs one health and inventory check and publishes the engine's series. */
     public EngineHealth checkHealth() {
-        EngineHealth h = client.health(config.healthTimeout());
+        EngineHealth h = pastLoadingLimit(client.health(config.healthTimeout()));
         EngineHealth before = health;
         health = h;
         if (h.up()) {
@@ -163,6 +165,35 @@ public final class EngineWatch {
         publishEngine();
         publishProbes();
         return h;
+    }
+
+    /**
+     * Loading is bounded: an engine that has reported loading for longer than its {@code health.loading_limit}
+     * (an OpenAI-compatible server answering /health 503 forever) is down, so EngineDown can page it.
+     */
+    private EngineHealth pastLoadingLimit(EngineHealth h) {
+        if (!h.loading()) {
+            loadingSince = null;
+            return h;
+        }
+        Instant now = clock.instant();
+        Instant since = loadingSince;
+        if (since == null) {
+            loadingSince = now;
+            return h;
+        }
+        Duration loading = Duration.between(since, now);
+        if (loading.compareTo(config.loadingLimit()) <= 0) {
+            return h;
+        }
+        return EngineHealth.down(h.checkedAt(), h.provider(), "still loading after "
+                + io.tailwatch.core.units.Units.format(loading) + ", longer than health.loading_limit ("
+                + io.tailwatch.core.units.Units.format(config.loadingLimit()) + "): it answers /health 503 and serves nothing");
+    }
+
+    /** Since when the engine has reported loading without a break (null while it does not). */
+    public Instant loadingSince() {
+        return loadingSince;
     }
 
     /**
