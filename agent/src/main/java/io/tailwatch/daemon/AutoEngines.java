@@ -29,7 +29,10 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     private static final Logger LOG = LoggerFactory.getLogger(AutoEngines.class);
     static final String HOST = "127.0.0.1";
 
-    private final DiscoveryConfig config;
+    private volatile DiscoveryConfig config;
+    /** The names of the engines this discovery added to the monitor. */
+    private final java.util.Set<String> discovered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private java.util.concurrent.ScheduledFuture<?> task;
     private final EngineMonitor engines;
     private final EngineSignalMonitor signals;
     private final Clock clock;
@@ -55,8 +58,39 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             return t;
         });
         LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.core.units.Units.format(config.interval()));
-        scheduler.scheduleWithFixedDelay(this::checkGuarded, 0, config.interval().toMillis(), TimeUnit.MILLISECONDS);
+        schedule(0);
         return this;
+    }
+
+    private synchronized void schedule(long firstDelayMillis) {
+        if (task != null) {
+            task.cancel(false);
+        }
+        task = scheduler.scheduleWithFixedDelay(this::checkGuarded, firstDelayMillis, config.interval().toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    DiscoveryConfig config() {
+        return config;
+    }
+
+    /** The names of the engines discovery found and watches. */
+    java.util.Set<String> added() {
+        return java.util.Set.copyOf(discovered);
+    }
+
+    /** A reload changed the discovery settings: they apply from a check now on. */
+    void reconfigure(DiscoveryConfig next) {
+        config = next;
+        LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.core.units.Units.format(next.interval()));
+        schedule(0);
+    }
+
+    /** A reload (changed or not): discovery runs again now. */
+    void reloaded() {
+        if (scheduler != null) {
+            scheduler.execute(this::checkGuarded);
+        }
     }
 
     List<Integer> ports() {
@@ -84,6 +118,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             if (watchedAs == null) {
                 EngineConfig named = engines.watch(e.name()) == null ? e : renamed(e, e.name() + "-" + e.port());
                 if (engines.add(named)) {
+                    discovered.add(named.name());
                     signals.add(named);
                     added.add(named.name());
                     watchedAs = named.name();

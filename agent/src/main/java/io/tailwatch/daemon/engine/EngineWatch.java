@@ -63,6 +63,8 @@ public final class EngineWatch {
     private volatile boolean neverReachedLogged;
     /** When the engine began to report loading without a break; null while it does not. */
     private volatile Instant loadingSince;
+    /** No longer watched (a reload dropped it): nothing more is published. */
+    private volatile boolean retired;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -304,6 +306,9 @@ public final class EngineWatch {
     }
 
     synchronized void publishEngine() {
+        if (retired) {
+            return;
+        }
         EngineHealth h = health;
         List<Point> points = new ArrayList<>();
         if (h != null) {
@@ -351,6 +356,9 @@ public final class EngineWatch {
     }
 
     synchronized void publishProbes() {
+        if (retired) {
+            return;
+        }
         String e = config.name();
         List<Point> points = new ArrayList<>();
         skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), reason, AttrKeys.ENGINE, e)));
@@ -417,5 +425,13 @@ public final class EngineWatch {
 
     void close() {
         client.close();
+    }
+
+    /** Stops publishing and takes this engine's series out of the hub (its alerts resolve at the next evaluation). */
+    synchronized void retire() {
+        retired = true;
+        hub.publish("engine/" + config.name(), List.of());
+        hub.publish("probe/" + config.name(), List.of());
+        close();
     }
 }
