@@ -7,11 +7,13 @@ import io.tailwatch.daemon.engine.EngineMonitor;
 import io.tailwatch.daemon.signals.EngineSignalMonitor;
 import io.tailwatch.daemon.status.StatusContributor;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -19,26 +21,43 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code engines: auto}: checks this host's loopback ports at start and every discovery interval and
- * watches every engine found (probes, health, engine-side signals), with the defaults of an engine
- * configured without options. An engine found once stays watched until the agent restarts: one that
- * was up and goes down is EngineDown like a configured one. Nothing found means nothing watched, so
+ * {@code engines: auto}: checks this host's loopback ports and watches every engine found (probes,
+ * health, engine-side signals), with the defaults of an engine configured without options. Checks run
+ * often right after start, after a reload and after a port opens (15 s, then 30 s, 1 m, 2 m, ... up to
+ * the discovery interval), and every {@link #PORT_WATCH} a TCP connect (nothing sent) tells which ports
+ * are open: a port that opens is checked at once, so an engine started later is found within about 15
+ * seconds without HTTP requests to every port each time. An engine found once stays watched: one that
+ * was up and goes down is EngineDown like a configured one (it may have crashed). A reload runs discovery
+ * again and forgets the found engines that are no longer there (their series go, their alerts resolve):
+ * that is how an operator says an engine is gone on purpose. Nothing found means nothing watched, so
  * nothing can page. One thread; each check is bounded by the discovery deadlines.
  */
 final class AutoEngines implements AutoCloseable, StatusContributor {
     private static final Logger LOG = LoggerFactory.getLogger(AutoEngines.class);
     static final String HOST = "127.0.0.1";
+    /** How often the ports are looked at (a TCP connect each, closed at once). */
+    static final Duration PORT_WATCH = Duration.ofSeconds(15);
+    static final int PORT_CONNECT_TIMEOUT_MILLIS = 200;
 
-    private final DiscoveryConfig config;
+    private volatile DiscoveryConfig config;
     private final EngineMonitor engines;
     private final EngineSignalMonitor signals;
     private final Clock clock;
     private final Function<List<Integer>, List<EngineDiscovery.Found>> scanner;
     /** Told of every engine added, so the process sampler finds its memory as for a listed one. */
     private final java.util.function.Consumer<EngineConfig> onAdded;
+    private final Function<List<Integer>, Set<Integer>> openPorts;
+    /** The names of the engines this discovery added to the monitor. */
+    private final Set<String> discovered = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private ScheduledThreadPoolExecutor scheduler;
     private volatile Instant lastCheck;
+    private volatile Instant nextCheck;
+    /** The wait after the next check: doubles after each, from {@link #PORT_WATCH} up to the interval. */
+    private volatile Duration backoff = PORT_WATCH;
+    private volatile Set<Integer> open;
+    private volatile boolean forgetAtNextCheck;
     private volatile List<Map<String, Object>> lastFound = List.of();
+    private volatile List<String> missing = List.of();
     private volatile String lastError;
 
     AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
@@ -49,12 +68,24 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
                 Function<List<Integer>, List<EngineDiscovery.Found>> scanner,
                 java.util.function.Consumer<EngineConfig> onAdded) {
+        this(config, engines, signals, clock, scanner, AutoEngines::openPorts, onAdded);
+    }
+
+    AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
+                Function<List<Integer>, List<EngineDiscovery.Found>> scanner, Function<List<Integer>, Set<Integer>> openPorts) {
+        this(config, engines, signals, clock, scanner, openPorts, e -> { });
+    }
+
+    AutoEngines(DiscoveryConfig config, EngineMonitor engines, EngineSignalMonitor signals, Clock clock,
+                Function<List<Integer>, List<EngineDiscovery.Found>> scanner, Function<List<Integer>, Set<Integer>> openPorts,
+                java.util.function.Consumer<EngineConfig> onAdded) {
         this.onAdded = onAdded;
         this.config = config;
         this.engines = engines;
         this.signals = signals;
         this.clock = clock;
         this.scanner = scanner;
+        this.openPorts = openPorts;
     }
 
     AutoEngines start() {
@@ -63,27 +94,94 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             t.setDaemon(true);
             return t;
         });
-        LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.core.units.Units.format(config.interval()));
-        scheduler.scheduleWithFixedDelay(this::checkGuarded, 0, config.interval().toMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("engines: auto; checking ports {} now, often at first, then every {}; a port that opens is checked"
+                + " within {}", ports(), io.tailwatch.core.units.Units.format(config.interval()),
+                io.tailwatch.core.units.Units.format(PORT_WATCH));
+        nextCheck = clock.instant();
+        scheduler.scheduleWithFixedDelay(this::tick, 0, PORT_WATCH.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
 
-    List<Integer> ports() {
-        return config.allPorts(EngineDiscovery.WELL_KNOWN_PORTS);
+    /** The ports of {@code ports} that accept a TCP connection on loopback now (nothing is sent). */
+    static Set<Integer> openPorts(List<Integer> ports) {
+        Set<Integer> out = new java.util.TreeSet<>();
+        for (int p : ports) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress(HOST, p), PORT_CONNECT_TIMEOUT_MILLIS);
+                out.add(p);
+            } catch (java.io.IOException e) {
+                // closed (refused) or not answering: not open
+            }
+        }
+        return out;
     }
 
-    private void checkGuarded() {
+    /** One look at the ports; a check when one is due or a port opened since the last look. */
+    private void tick() {
         try {
-            check();
-            lastError = null;
+            Set<Integer> now = openPorts.apply(ports());
+            Set<Integer> before = open;
+            open = Set.copyOf(now);
+            boolean opened = before != null && !before.containsAll(now);
+            if (opened) {
+                backoff = PORT_WATCH;
+            }
+            if (opened || !clock.instant().isBefore(nextCheck)) {
+                boolean forget = forgetAtNextCheck;
+                forgetAtNextCheck = false;
+                check(forget);
+                lastError = null;
+            }
         } catch (RuntimeException e) {
             lastError = e.toString();
             LOG.warn("engine discovery failed: {}", e.toString());
         }
     }
 
+    DiscoveryConfig config() {
+        return config;
+    }
+
+    /** The names of the engines discovery found and watches. */
+    Set<String> added() {
+        return Set.copyOf(discovered);
+    }
+
+    /** A reload changed the discovery settings: they apply from a check now on (which forgets what is gone). */
+    void reconfigure(DiscoveryConfig next) {
+        config = next;
+        LOG.info("engines: auto; checking ports {} now and every {}", ports(), io.tailwatch.core.units.Units.format(next.interval()));
+        reloaded();
+    }
+
+    /** A reload (changed or not): discovery runs again now, forgets found engines no longer there, then checks often again. */
+    void reloaded() {
+        forgetAtNextCheck = true;
+        backoff = PORT_WATCH;
+        nextCheck = clock.instant();
+        if (scheduler != null) {
+            try {
+                scheduler.execute(this::tick);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
+    }
+
+    List<Integer> ports() {
+        return config.allPorts(EngineDiscovery.WELL_KNOWN_PORTS);
+    }
+
     /** One check: scans the ports and adds every engine not watched yet. Returns the names added. */
-    synchronized List<String> check() {
+    List<String> check() {
+        return check(false);
+    }
+
+    /**
+     * One check; with {@code forget} (a reload) the engines discovery found before and that no longer answer
+     * as engines are forgotten: no longer watched, their series gone, so their alerts resolve.
+     */
+    synchronized List<String> check(boolean forget) {
         List<EngineDiscovery.Found> found = scanner.apply(ports());
         List<EngineConfig> configs = EngineDiscovery.engines(found);
         List<String> added = new ArrayList<>();
@@ -93,6 +191,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             if (watchedAs == null) {
                 EngineConfig named = engines.watch(e.name()) == null ? e : renamed(e, e.name() + "-" + e.port());
                 if (engines.add(named)) {
+                    discovered.add(named.name());
                     signals.add(named);
                     onAdded.accept(named);
                     added.add(named.name());
@@ -106,8 +205,33 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             m.put("api", e.api());
             seen.add(m);
         }
+        Set<String> there = new java.util.HashSet<>();
+        for (Map<String, Object> m : seen) {
+            there.add(String.valueOf(m.get("name")));
+        }
+        List<String> gone = new ArrayList<>();
+        for (String name : new java.util.TreeSet<>(discovered)) {
+            if (there.contains(name)) {
+                continue;
+            }
+            var w = engines.watch(name);
+            if (forget) {
+                engines.remove(name);
+                signals.remove(name);
+                discovered.remove(name);
+                LOG.info("engines: auto: {} at {} is no longer there; forgotten at the reload (no longer watched, its alerts"
+                        + " resolve)", name, w == null ? "?" : io.tailwatch.core.logging.Redact.url(w.config().url()));
+            } else {
+                gone.add(name);
+            }
+        }
+        missing = List.copyOf(gone);
         lastFound = List.copyOf(seen);
         lastCheck = clock.instant();
+        Duration wait = backoff;
+        nextCheck = lastCheck.plus(wait);
+        Duration doubled = wait.multipliedBy(2);
+        backoff = doubled.compareTo(config.interval()) > 0 ? config.interval() : doubled;
         return added;
     }
 
@@ -136,8 +260,14 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
         m.put("ports", ports());
         m.put("interval", io.tailwatch.core.units.Units.format(config.interval()));
         m.put("last_check", lastCheck);
+        m.put("next_check", nextCheck);
+        m.put("port_watch", io.tailwatch.core.units.Units.format(PORT_WATCH));
         m.put("last_found", lastFound);
         m.put("watching", engines.watches().stream().map(w -> w.config().name()).toList());
+        // Found before, not there at the last check: still paged (it may have crashed) until a reload forgets it.
+        m.put("missing", missing);
+        m.put("forget", "a reload (SIGHUP to process " + ProcessHandle.current().pid() + ") runs discovery again and forgets"
+                + " found engines that are no longer there");
         if (lastError != null) {
             m.put("error", lastError);
         }

@@ -29,49 +29,65 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Wires the agent: sources -> hub (immutable snapshots) -> rules -> exporters, plus the HTTP API.
  * Start order: exporters, HTTP (so a busy port fails fast), then the loops. Stop order reverses it
- * and ends with a final OTLP flush.
+ * and ends with a final OTLP flush. {@link #reconfigure} applies a reloaded config in place, restarting
+ * only the parts whose settings changed (docs/reliability.md, "Reload").
  */
 public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
 
-    private final Config config;
+    private volatile Config config;
     private final Map<String, String> env;
     private final Clock clock = Clock.systemUTC();
     private final MetricHub hub;
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-    private final List<StatusContributor> status = new ArrayList<>();
+    private final List<StatusContributor> status = new CopyOnWriteArrayList<>();
     private final List<Consumer<Javalin>> routes = new ArrayList<>();
-    private HostSampling host;
+    /** Held while the rules evaluate and while a reload swaps the evaluator. */
+    private final Object evaluation = new Object();
+    private final Function<Config, List<io.tailwatch.core.host.Sampler>> samplerSource;
+    private Map<String, String> resource;
+    private PrometheusExporter prometheus;
+    private volatile HostSampling host;
     private OtlpExporter otlp;
     private ApiServer http;
+    private volatile BasicAuthGuard guard;
+    private volatile ListenerSecurity security;
     private EngineSignalMonitor signals;
-    private BaselineStore baselines;
-    private RuleEngine rules;
+    private volatile BaselineStore baselines;
+    private volatile RuleEngine rules;
     private volatile WebhookSink webhook;
+    private String webhookExternalUrl;
     private EngineMonitor engines;
-    private AutoEngines auto;
-    private StatusHistory history;
-    private io.tailwatch.daemon.proxy.EngineProxies proxies;
-    private io.tailwatch.daemon.proxy.EngineProxies adopted;
-
-    private final List<io.tailwatch.core.host.Sampler> samplers;
+    private volatile AutoEngines auto;
+    private volatile StatusHistory history;
+    private volatile io.tailwatch.daemon.api.EngineRestartRoute restart;
+    private final java.util.concurrent.atomic.AtomicInteger reloads = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Instant lastReload;
+    private volatile List<String> lastRestarted = List.of();
+    /** The engines' metering proxies: kept across reloads with their connections, reconfigured in place. */
+    private volatile io.tailwatch.daemon.proxy.EngineProxies proxies;
 
     public Daemon(Config config, Map<String, String> env) {
-        this(config, env, HostSources.forThisHost(config));
+        this(config, env, HostSources::forThisHost);
     }
 
     /** With explicit samplers (tests, tools). */
     public Daemon(Config config, Map<String, String> env, List<io.tailwatch.core.host.Sampler> samplers) {
+        this(config, env, c -> samplers);
+    }
+
+    private Daemon(Config config, Map<String, String> env, Function<Config, List<io.tailwatch.core.host.Sampler>> samplers) {
         this.config = config;
         this.env = env;
-        this.samplers = List.copyOf(samplers);
+        this.samplerSource = samplers;
         this.hub = new MetricHub(clock, MetricHub.Limits.DEFAULT.withExpiry(seriesExpiry(config)));
     }
 
@@ -94,25 +110,21 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
-        PrometheusExporter prometheus = new PrometheusExporter(resource);
+        resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
+        prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
-        if (OtlpExporter.enabled(config.otlp().settings(), env)) {
-            otlp = OtlpExporter.start(config.otlp().settings(), hub, resource);
-            hub.addSink(otlp);
-            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
-        }
-        host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
-                hub, clock);
+        startOtlp(config);
+        host = newHost(config);
         status.add(new StatusContributor() {
             public String name() {
                 return "host";
             }
 
             public Object status() {
-                io.tailwatch.core.host.HostSnapshot latest = host.latest();
-                return HostStatus.of(latest, host.previousOf(latest));
+                HostSampling h = host;
+                io.tailwatch.core.host.HostSnapshot latest = h.latest();
+                return HostStatus.of(latest, h.previousOf(latest));
             }
         });
         engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
@@ -129,93 +141,63 @@ public final class Daemon implements AutoCloseable {
         });
         engines.addProbeListener(signals::onProbe);
         if (config.autoEngines()) {
-            auto = new AutoEngines(config.discovery(), engines, signals, clock,
-                    ports -> io.tailwatch.daemon.engine.EngineDiscovery.scan(AutoEngines.HOST, ports), this::followProcesses);
-            closeables.add(auto);
+            auto = newAuto(config);
             status.add(auto);
         }
         baselines = BaselineStore.open(config.alerts().baselineFile());
-        rules = new RuleEngine(config.rules(), RuleExport.interactiveScenarios(config), hub, baselines,
-                config.alerts().baselineMinSamples(), config.alerts().resolvedRetention(), config.alerts().runbookBaseUrl());
-        rules.exportBaselinesOf(() -> engines.watches().stream().map(w -> w.config().name()).toList());
-        host.addListener(snap -> {
-            // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
-            WebhookSink w = webhook;
-            if (w != null) {
-                hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
-            }
-            rules.evaluate(snap.at());
-        });
-        status.add(new AlertsStatus(rules, () -> webhook));
+        rules = newRules(config);
+        status.add(new AlertsStatus(() -> rules, () -> webhook));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
-        status.add(new ThresholdsStatus(config.rules()));
+        status.add(new StatusContributor() {
+            public String name() {
+                return "thresholds";
+            }
+
+            public Object status() {
+                return new ThresholdsStatus(config.rules()).status();
+            }
+        });
         history = new StatusHistory(config.host().interval());
-        host.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, host.previousOf(snap)), rules.signals()));
         routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
         routes.add(io.tailwatch.daemon.api.StatusPage::register);
-        Duration interval = config.host().interval();
-        ApiServer.Health health = () -> {
-            Map<String, Duration> stuck = host.stuck();
-            if (!stuck.isEmpty()) {
-                StringBuilder b = new StringBuilder("degraded:");
-                stuck.forEach((name, age) -> b.append(" sampler ").append(name).append(" stuck for ")
-                        .append(age.toSeconds()).append(" s;"));
-                return b.append(" the other samplers run").toString();
-            }
-            Instant last = host.lastCompleted();
-            if (last == null) {
-                return "no host sample completed yet";
-            }
-            Duration age = Duration.between(last, clock.instant());
-            if (age.compareTo(interval.multipliedBy(3)) > 0) {
-                return "last host sample completed " + age.toSeconds() + " s ago (interval " + interval.toSeconds() + " s)";
-            }
-            return null;
-        };
-        routes.add(io.tailwatch.daemon.api.EngineRestartRoute.of(config, env));
-        LiveWebConfig web = null;
-        if (config.server().webConfigFile() != null) {
-            try {
-                web = LiveWebConfig.load(config.server().webConfigFile());
-            } catch (io.tailwatch.core.config.ConfigException e) {
-                closeQuietly();
-                throw new WebConfigFailure(e.getMessage());
-            }
-        }
-        boolean token = config.server().authToken() != null;
+        restart = io.tailwatch.daemon.api.EngineRestartRoute.of(config, env);
+        routes.add(io.tailwatch.daemon.api.EngineRestartRoute.live(() -> restart));
+        LiveWebConfig web;
         try {
-            http = new ApiServer(prometheus, health, status, config.server().authToken(), config.server().allowedHosts(),
-                    routes, ResourceInfo::version);
-            if (web != null) {
-                BasicAuthGuard guard = new BasicAuthGuard(web, token);
-                guard.publishTo(hub);
-                host.addListener(snap -> guard.publishTo(hub));
-                http.withWebConfig(web, guard);
-            }
-            http.start(config.server().host(), config.server().port());
+            web = webConfig(config);
+            http = startHttp(config, web);
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
         }
-        ListenerSecurity security = new ListenerSecurity(config.server().host(), http.port(), web, token);
-        status.add(security);
-        if (security.warning() != null) {
-            LOG.warn("{}", security.warning());
-        }
-        String scheme = security.tls() ? "https://" : "http://";
-        if (config.alerts().webhook().enabled()) {
-            webhook = new WebhookSink(config.alerts().webhook(),
-                    scheme + io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()), clock);
-            rules.addListener(webhook);
-            closeables.add(webhook);
-        }
+        status.add(new StatusContributor() {
+            public String name() {
+                return security.name();
+            }
+
+            public Object status() {
+                return security.status();
+            }
+        });
+        status.add(new StatusContributor() {
+            public String name() {
+                return "reload";
+            }
+
+            public Object status() {
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("reloads", reloads.get());
+                m.put("last", lastReload);
+                m.put("restarted", lastRestarted);
+                return m;
+            }
+        });
+        startWebhook(config);
+        rules.addListener(this::notifyWebhook);
         // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
-        proxies = adopted != null ? adopted.rebind(hub, web) : new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
-        adopted = null;
+        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
         proxies.reconfigure(config.engines());
         status.add(proxies);
-        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
-        host.addListener(snap -> p.publish());
         host.start();
         engines.start();
         signals.start();
@@ -226,6 +208,287 @@ public final class Daemon implements AutoCloseable {
                 io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()),
                 (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
+    }
+
+    private HostSampling newHost(Config c) {
+        HostSampling h = new HostSampling(samplerSource.apply(c), c.host().interval(), c.host().timeout(), hub, clock);
+        h.addListener(snap -> {
+            // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
+            WebhookSink w = webhook;
+            if (w != null) {
+                hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
+            }
+            synchronized (evaluation) {
+                rules.evaluate(snap.at());
+            }
+        });
+        h.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, h.previousOf(snap)), rules.signals()));
+        h.addListener(snap -> {
+            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+            if (p != null) {
+                p.publish();
+            }
+        });
+        h.addListener(snap -> {
+            BasicAuthGuard g = guard;
+            if (g != null) {
+                g.publishTo(hub);
+            }
+        });
+        return h;
+    }
+
+    private AutoEngines newAuto(Config c) {
+        return new AutoEngines(c.discovery(), engines, signals, clock,
+                ports -> io.tailwatch.daemon.engine.EngineDiscovery.scan(AutoEngines.HOST, ports), this::followProcesses);
+    }
+
+    /** A discovered engine's processes are sampled like a listed engine's (found by its port first). */
+    private void followProcesses(io.tailwatch.core.config.EngineConfig e) {
+        for (io.tailwatch.core.host.Sampler s : host.samplers()) {
+            if (s instanceof io.tailwatch.core.host.EngineProcessSampler p) {
+                p.add(e);
+            }
+        }
+    }
+
+    private RuleEngine newRules(Config c) {
+        RuleEngine r = new RuleEngine(c.rules(), RuleExport.interactiveScenarios(c), hub, baselines,
+                c.alerts().baselineMinSamples(), c.alerts().resolvedRetention(), c.alerts().runbookBaseUrl());
+        r.exportBaselinesOf(() -> engines.watches().stream().map(w -> w.config().name()).toList());
+        return r;
+    }
+
+    /** Every transition goes to the webhook in force (a reload may replace it, never the evaluator's listener). */
+    private void notifyWebhook(io.tailwatch.daemon.alerts.Transition t) {
+        WebhookSink w = webhook;
+        if (w != null) {
+            w.accept(t);
+        }
+    }
+
+    private void startOtlp(Config c) {
+        if (OtlpExporter.enabled(c.otlp().settings(), env)) {
+            otlp = OtlpExporter.start(c.otlp().settings(), hub, resource);
+            hub.addSink(otlp);
+            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
+        }
+    }
+
+    private void stopOtlp() {
+        if (otlp != null) {
+            hub.removeSink(otlp);
+            otlp.close();
+            otlp = null;
+        }
+    }
+
+    private void startWebhook(Config c) {
+        String scheme = security.tls() ? "https://" : "http://";
+        webhookExternalUrl = scheme + io.tailwatch.core.config.HostPort.format(c.server().host(), http.port());
+        if (c.alerts().webhook().enabled()) {
+            webhook = new WebhookSink(c.alerts().webhook(), webhookExternalUrl, clock);
+        }
+    }
+
+    private static LiveWebConfig webConfig(Config c) {
+        if (c.server().webConfigFile() == null) {
+            return null;
+        }
+        try {
+            return LiveWebConfig.load(c.server().webConfigFile());
+        } catch (io.tailwatch.core.config.ConfigException e) {
+            throw new WebConfigFailure(e.getMessage());
+        }
+    }
+
+    /** Starts a listener for {@code c}'s server settings; the daemon's listener fields change only when it answers. */
+    private ApiServer startHttp(Config c, LiveWebConfig web) {
+        boolean token = c.server().authToken() != null;
+        ApiServer.Health health = () -> {
+            HostSampling h = host;
+            Duration interval = config.host().interval();
+            Map<String, Duration> stuck = h.stuck();
+            if (!stuck.isEmpty()) {
+                StringBuilder b = new StringBuilder("degraded:");
+                stuck.forEach((name, age) -> b.append(" sampler ").append(name).append(" stuck for ")
+                        .append(age.toSeconds()).append(" s;"));
+                return b.append(" the other samplers run").toString();
+            }
+            Instant last = h.lastCompleted();
+            if (last == null) {
+                return "no host sample completed yet";
+            }
+            Duration age = Duration.between(last, clock.instant());
+            if (age.compareTo(interval.multipliedBy(3)) > 0) {
+                return "last host sample completed " + age.toSeconds() + " s ago (interval " + interval.toSeconds() + " s)";
+            }
+            return null;
+        };
+        ApiServer server = new ApiServer(prometheus, health, status, c.server().authToken(), c.server().allowedHosts(),
+                routes, ResourceInfo::version);
+        BasicAuthGuard g = null;
+        if (web != null) {
+            g = new BasicAuthGuard(web, token);
+            server.withWebConfig(web, g);
+        }
+        server.start(c.server().host(), c.server().port());
+        if (g != null) {
+            g.publishTo(hub);
+        } else if (guard != null) {
+            hub.publish("http-auth", List.of());
+        }
+        guard = g;
+        security = new ListenerSecurity(c.server().host(), server.port(), web, token);
+        if (security.warning() != null) {
+            LOG.warn("{}", security.warning());
+        }
+        return server;
+    }
+
+    /** A reload that changed nothing: the running config stays, whole (the reason is logged). */
+    public static final class Kept extends RuntimeException {
+        public Kept(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Applies {@code next} in place: what its settings do not change keeps running with its state (alert
+     * instances and their {@code for} timers, probe windows, engines' reached state, baselines, the status
+     * page's hour, the listener and its connections); a changed part is restarted alone, the listener only
+     * when the server settings change. Throws {@link Kept} when the new listener cannot start while the
+     * old one still serves (nothing changed then); any other exception leaves the daemon to be closed.
+     *
+     * @return what was restarted, for the log (empty: nothing)
+     */
+    public synchronized List<String> reconfigure(Config next) {
+        Config prev = config;
+        List<String> restarted = new ArrayList<>();
+        if (!next.server().equals(prev.server())) {
+            LiveWebConfig web;
+            try {
+                web = webConfig(next);
+            } catch (WebConfigFailure e) {
+                throw new Kept(e.getMessage());
+            }
+            // The port the listener is bound to (a config with port 0 got one at start) is given back first.
+            boolean sameAddress = next.server().port() == http.port() && next.server().host().equals(prev.server().host());
+            ApiServer old = http;
+            if (sameAddress) {
+                old.close();
+                http = startHttp(next, web);
+            } else {
+                try {
+                    http = startHttp(next, web);
+                } catch (RuntimeException e) {
+                    throw new Kept("the listener cannot start on "
+                            + io.tailwatch.core.config.HostPort.format(next.server().host(), next.server().port())
+                            + " (" + e.getMessage() + ")");
+                }
+                old.close();
+            }
+            restarted.add("listener");
+            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+            if (p != null) {
+                p.rebind(hub, web);
+            }
+        }
+        config = next;
+        hub.expireAfter(seriesExpiry(next));
+        if (!next.host().equals(prev.host())) {
+            HostSampling old = host;
+            HostSampling h = newHost(next);
+            if (!next.host().interval().equals(prev.host().interval())) {
+                history = new StatusHistory(next.host().interval());
+            }
+            host = h;
+            old.close();
+            h.start();
+            restarted.add("host sampling");
+        }
+        if (!next.otlp().equals(prev.otlp())) {
+            stopOtlp();
+            startOtlp(next);
+            restarted.add("otlp");
+        }
+        restarted.addAll(reconcileEngines(next));
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        if (p != null) {
+            // Kept where an engine's proxy settings are the same: its clients' connections stay open.
+            p.reconfigure(next.engines());
+        }
+        String external = (security.tls() ? "https://" : "http://")
+                + io.tailwatch.core.config.HostPort.format(next.server().host(), http.port());
+        boolean webhookChanged = !next.alerts().webhook().equals(prev.alerts().webhook()) || !external.equals(webhookExternalUrl);
+        if (webhookChanged) {
+            WebhookSink old = webhook;
+            webhook = null;
+            if (old != null) {
+                old.close();
+            }
+            startWebhook(next);
+            restarted.add("webhook");
+        }
+        if (!next.rules().equals(prev.rules()) || !next.alerts().equals(prev.alerts())
+                || !RuleExport.interactiveScenarios(next).equals(RuleExport.interactiveScenarios(prev))) {
+            if (!java.util.Objects.equals(next.alerts().baselineFile(), prev.alerts().baselineFile())) {
+                baselines = BaselineStore.open(next.alerts().baselineFile());
+            }
+            RuleEngine r = newRules(next);
+            r.addListener(this::notifyWebhook);
+            synchronized (evaluation) {
+                r.adopt(rules, clock.instant());
+                rules = r;
+            }
+            restarted.add("rules");
+        }
+        restart = io.tailwatch.daemon.api.EngineRestartRoute.of(next, env);
+        AutoEngines a = auto;
+        if (a != null && !restarted.contains("discovery")) {
+            a.reloaded();
+        }
+        lastRestarted = List.copyOf(restarted);
+        lastReload = clock.instant();
+        reloads.incrementAndGet();
+        return restarted;
+    }
+
+    /** Keeps every watched engine the new config still has (unchanged), drops the others, adds the new ones. */
+    private List<String> reconcileEngines(Config next) {
+        List<String> changes = new ArrayList<>();
+        AutoEngines a = auto;
+        java.util.Set<String> discovered = a == null ? java.util.Set.of() : a.added();
+        for (io.tailwatch.daemon.engine.EngineWatch w : engines.watches()) {
+            String name = w.config().name();
+            boolean keep = discovered.contains(name) ? next.autoEngines() : next.engines().contains(w.config());
+            if (!keep) {
+                engines.remove(name);
+                signals.remove(name);
+                changes.add("engine " + name + " dropped");
+            }
+        }
+        for (io.tailwatch.core.config.EngineConfig e : next.engines()) {
+            if (engines.watch(e.name()) == null && engines.add(e)) {
+                signals.add(e);
+                changes.add("engine " + e.name() + " (re)started");
+            }
+        }
+        if (next.autoEngines() && a == null) {
+            auto = newAuto(next);
+            status.add(2, auto);
+            auto.start();
+            changes.add("discovery");
+        } else if (!next.autoEngines() && a != null) {
+            auto = null;
+            status.remove(a);
+            a.close();
+            changes.add("discovery stopped");
+        } else if (a != null && !next.discovery().equals(a.config())) {
+            a.reconfigure(next.discovery());
+            changes.add("discovery");
+        }
+        return changes;
     }
 
     /** The web config file cannot be used (it changed between the config check and the start). */
@@ -263,15 +526,6 @@ public final class Daemon implements AutoCloseable {
         return baselines;
     }
 
-    /** A discovered engine's processes are sampled like a listed engine's (found by its port first). */
-    private void followProcesses(io.tailwatch.core.config.EngineConfig e) {
-        for (io.tailwatch.core.host.Sampler s : samplers) {
-            if (s instanceof io.tailwatch.core.host.EngineProcessSampler p) {
-                p.add(e);
-            }
-        }
-    }
-
     public EngineMonitor engines() {
         return engines;
     }
@@ -290,42 +544,26 @@ public final class Daemon implements AutoCloseable {
         closeQuietly();
     }
 
-    /**
-     * Runs on the proxies of the daemon this one replaces (a reload): a proxy whose listener is unchanged keeps
-     * its connections. Call before {@link #start()}.
-     */
-    public Daemon adoptProxies(io.tailwatch.daemon.proxy.EngineProxies kept) {
-        this.adopted = kept;
-        return this;
-    }
-
-    /** Takes the proxies out of this daemon, so {@link #close()} leaves them running (for the next daemon). */
-    public io.tailwatch.daemon.proxy.EngineProxies detachProxies() {
-        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
-        proxies = null;
-        return p;
-    }
-
-    /** The engines' metering proxies (none when no engine has one). */
+    /** The engines' metering proxies (none running when no engine has one). */
     public io.tailwatch.daemon.proxy.EngineProxies proxies() {
         return proxies;
     }
 
     private void closeQuietly() {
-        if (proxies != null) {
-            proxies.close();
-        }
-        if (adopted != null) {
-            // Handed over but this daemon did not get as far as running them.
-            adopted.close();
-            adopted = null;
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        if (p != null) {
+            p.close();
         }
         if (http != null) {
             http.close();
         }
-        for (int i = closeables.size() - 1; i >= 0; i--) {
+        WebhookSink w = webhook;
+        AutoEngines a = auto;
+        for (AutoCloseable c : new AutoCloseable[] {w, a}) {
             try {
-                closeables.get(i).close();
+                if (c != null) {
+                    c.close();
+                }
             } catch (Exception e) {
                 LOG.warn("error while stopping: {}", e.toString());
             }

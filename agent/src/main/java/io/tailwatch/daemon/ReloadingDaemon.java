@@ -4,6 +4,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.ConfigException;
 import io.tailwatch.metrics.OtlpExporter;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -12,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The running daemon and the config it runs, replaced on a reload the way Prometheus does it: the next
  * config is read and validated first; on any problem the running config stays and the log says why; a
- * valid config replaces the running daemon, and if the new one cannot start the previous config is started
- * again (and if that fails too, {@code giveUp} runs: the process cannot serve).
+ * valid config is applied to the running daemon in place ({@link Daemon#reconfigure}: only what changed
+ * restarts, the rest keeps its state), and if it cannot be applied the previous config is started again
+ * on a fresh daemon (and if that fails too, {@code giveUp} runs: the process cannot serve).
  */
 public final class ReloadingDaemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingDaemon.class);
@@ -78,6 +80,13 @@ public final class ReloadingDaemon implements AutoCloseable {
         }
     }
 
+    /** The running daemon (tests). */
+    Daemon daemon() {
+        synchronized (lock) {
+            return daemon;
+        }
+    }
+
     /** The port the running daemon's API listens on. */
     public int port() {
         synchronized (lock) {
@@ -113,15 +122,16 @@ public final class ReloadingDaemon implements AutoCloseable {
                 return;
             }
             Config previous = running;
-            // The proxies outlive the daemon: their clients' connections stay open across the reload.
-            io.tailwatch.daemon.proxy.EngineProxies proxies = daemon.detachProxies();
-            daemon.close();
             try {
-                daemon = factory.apply(next).adoptProxies(proxies).start();
+                List<String> restarted = daemon.reconfigure(next);
                 running = next;
-                LOG.info("config reloaded from {}", sourceName);
+                LOG.info("config reloaded from {}: {}", sourceName, restarted.isEmpty()
+                        ? "no setting changed, everything kept" : "restarted " + String.join(", ", restarted) + "; everything else kept");
+            } catch (Daemon.Kept e) {
+                LOG.warn(KEEPING + "{}", e.getMessage());
             } catch (RuntimeException e) {
                 LOG.error("the reloaded config cannot start ({}); starting the previous config again", e.getMessage());
+                daemon.close();
                 try {
                     daemon = factory.apply(previous).start();
                 } catch (RuntimeException again) {

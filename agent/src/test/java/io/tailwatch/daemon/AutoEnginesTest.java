@@ -92,4 +92,82 @@ class AutoEnginesTest {
             }
         }
     }
+    private static final Sampler NONE = new Sampler() {
+        public String name() {
+            return "none";
+        }
+
+        public List<io.tailwatch.metrics.Point> sample() {
+            return List.of();
+        }
+    };
+
+    @Test
+    void an_engine_started_after_the_agent_is_found_within_a_minute_and_status_says_when_discovery_runs_next() throws Exception {
+        int port = freePort();
+        // The shipped interval (5m): without the port watch the simulator would wait up to five minutes.
+        Config cfg = Config.parse("server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines: auto\ndiscovery:\n"
+                + "  well_known_ports: false\n  ports: [" + port + "]\n  interval: 5m\n", "test", Map.of());
+        try (Daemon d = new Daemon(cfg, Map.of(), List.of(NONE)).start()) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> new ObjectMapper().readTree(DaemonTest.get(d, "/api/v1/status").body())
+                    .path("discovery").hasNonNull("last_check"));
+            JsonNode disc = new ObjectMapper().readTree(DaemonTest.get(d, "/api/v1/status").body()).path("discovery");
+            java.time.Instant last = java.time.Instant.parse(disc.path("last_check").asText());
+            java.time.Instant next = java.time.Instant.parse(disc.path("next_check").asText());
+            // Often right after start: the next check 15 s after the first, not the 5m interval.
+            assertThat(Duration.between(last, next)).isEqualTo(AutoEngines.PORT_WATCH);
+            assertThat(disc.path("port_watch").asText()).isEqualTo("15s");
+            assertThat(d.engines().watches()).isEmpty();
+            long started = System.nanoTime();
+            try (EngineSimulator sim = EngineSimulator.start("openai", "llamacpp", "127.0.0.1", port, SimulatorOptions.defaults("openai"))) {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                        .until(() -> d.engines().watch("llamacpp") != null);
+                long tookSeconds = Duration.ofNanos(System.nanoTime() - started).toSeconds();
+                assertThat(tookSeconds).as("found %d s after it started", tookSeconds).isLessThan(60);
+                String screen = io.tailwatch.tools.runbook.StatusScreen.discovery(
+                        new ObjectMapper().readTree(DaemonTest.get(d, "/api/v1/status").body()).path("discovery"),
+                        java.time.Instant.now().toString());
+                assertThat(screen.replaceAll("\\s+", " ")).contains("DISCOVERY engines: auto; next check ")
+                        .contains("a port that opens is checked within 15s");
+            }
+        }
+    }
+
+    @Test
+    void a_found_engine_that_stopped_keeps_paging_until_a_reload_forgets_it_and_its_alert_resolves() throws Exception {
+        String yaml = "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines: auto\ndiscovery:\n"
+                + "  well_known_ports: false\n  ports: [%d]\n  interval: 5m\nrules:\n  EngineDown: {for: 0s}\n";
+        EngineSimulator sim = EngineSimulator.start("openai", "llamacpp", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
+        Config cfg = Config.parse(yaml.formatted(sim.port()), "test", Map.of());
+        List<io.tailwatch.daemon.alerts.Transition> transitions = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (ReloadingDaemon r = ReloadingDaemon.start(cfg, () -> cfg, "test", Map.of(), c -> new Daemon(c, Map.of(), List.of(NONE)),
+                () -> { })) {
+            Daemon d = r.daemon();
+            d.rules().addListener(transitions::add);
+            await().atMost(Duration.ofSeconds(30)).until(() -> d.engines().watch("llamacpp") != null
+                    && "up".equals(d.engines().watch("llamacpp").state()));
+            sim.close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> d.rules().alerts().stream()
+                    .anyMatch(a -> a.name().equals("EngineDown") && a.state() == io.tailwatch.core.rules.AlertState.FIRING));
+            // Still watched and paging (it may have crashed); the port watch and later checks do not forget it.
+            await().atMost(Duration.ofSeconds(40)).until(() -> {
+                JsonNode disc = new ObjectMapper().readTree(DaemonTest.get(d, "/api/v1/status").body()).path("discovery");
+                return disc.path("missing").toString().equals("[\"llamacpp\"]");
+            });
+            assertThat(d.engines().watch("llamacpp")).isNotNull();
+            JsonNode disc = new ObjectMapper().readTree(DaemonTest.get(d, "/api/v1/status").body()).path("discovery");
+            assertThat(io.tailwatch.tools.runbook.StatusScreen.discovery(disc, java.time.Instant.now().toString()).replaceAll("\\s+", " "))
+                    .contains("hint: llamacpp was found before and no longer answers; still paged as EngineDown")
+                    .contains("If gone on purpose: a reload (SIGHUP to process " + ProcessHandle.current().pid() + ")");
+
+            // The operator says it is gone: a reload, with the config unchanged, forgets it and resolves its alert.
+            r.reload();
+            await().atMost(Duration.ofSeconds(20)).until(() -> d.engines().watch("llamacpp") == null);
+            await().atMost(Duration.ofSeconds(20)).until(() -> transitions.stream().anyMatch(t ->
+                    t.alert().name().equals("EngineDown") && t.to() == io.tailwatch.core.rules.AlertState.RESOLVED));
+            assertThat(d.hub().snapshot().value(EngineMetrics.UP, AttrKeys.ENGINE, "llamacpp")).isNull();
+        } finally {
+            sim.close();
+        }
+    }
 }

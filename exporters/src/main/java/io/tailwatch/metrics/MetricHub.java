@@ -66,7 +66,7 @@ public final class MetricHub {
     }
 
     private final Clock clock;
-    private final Limits limits;
+    private volatile Limits limits;
     private final Map<String, List<Point>> byProducer = new ConcurrentHashMap<>();
     private final List<MetricSink> sinks = new CopyOnWriteArrayList<>();
     /** Histogram state by series, guarded by {@code this}. */
@@ -110,6 +110,11 @@ public final class MetricHub {
 
     public Limits limits() {
         return limits;
+    }
+
+    /** From now on a histogram series not recorded for {@code expiry} is removed (a reloaded config's windows). */
+    public void expireAfter(Duration expiry) {
+        limits = limits.withExpiry(expiry);
     }
 
     /** Where the dropped-series warnings go (tests); the default is this class's logger. */

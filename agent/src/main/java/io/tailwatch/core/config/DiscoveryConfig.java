@@ -6,14 +6,15 @@ import java.util.List;
 
 /**
  * Engine discovery for {@code engines: auto}: the well-known loopback ports (Ollama 11434,
- * mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000) plus {@code ports}, checked at start and
- * every {@code interval}. An engine found once stays watched until the agent restarts, so one that
- * goes down later is EngineDown as any other; an empty result watches nothing and pages nobody.
+ * mlx_lm.server and llama.cpp 8080, LM Studio 1234, vLLM 8000) plus {@code ports}, checked often at start,
+ * after a reload and when a port opens, then every {@code interval}. An engine found once stays watched
+ * until a reload finds it gone, so one that goes down later is EngineDown as any other; an empty result
+ * watches nothing and pages nobody.
  *
  * @param auto      {@code engines: auto} was given
  * @param wellKnown check the well-known ports (false: only {@code ports})
  * @param ports     more loopback ports to check
- * @param interval  how often to look again (each request has its own 2 s deadline)
+ * @param interval  how often to look again once the first checks are done (each request has its own 2 s deadline)
  */
 public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval) {
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);

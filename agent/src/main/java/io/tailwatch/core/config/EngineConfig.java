@@ -23,11 +23,12 @@ import java.util.regex.Pattern;
  * @param connectTimeout the deadline to connect to the engine, for every request to it (probes of every
  *                       scenario, health checks, signal reads)
  * @param proxy          the engine's metering proxy, or null (off: the default)
+ * @param loadingLimit   how long the engine may report loading (health 503) before it is down
  */
 public record EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
                            Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
                            List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout,
-                           ProxyConfig proxy) {
+                           ProxyConfig proxy, Duration loadingLimit) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
     /** Health-check deadline when the config sets none (capped at the health interval). */
@@ -35,12 +36,20 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     /** Connect deadline when the config sets none. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
-    /** Without a proxy. */
+    /**
+     * How long an engine may report that it is loading (an OpenAI-compatible server answering /health 503)
+     * before it counts as down, when the config sets no {@code health.loading_limit}.
+     */
+    public static final Duration DEFAULT_LOADING_LIMIT = Duration.ofMinutes(10);
+    static final Duration MIN_LOADING_LIMIT = Duration.ofSeconds(10);
+    static final Duration MAX_LOADING_LIMIT = Duration.ofHours(6);
+
+    /** Without a proxy, with the default loading limit. */
     public EngineConfig(String name, String api, URI url, String model, String apiKey, Duration healthInterval,
                         Duration healthTimeout, boolean skipWhenPressureCritical, List<Scenario> scenarios,
                         List<String> processNames, String launchdLabel, Signals signals, Duration connectTimeout) {
         this(name, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical, scenarios,
-                processNames, launchdLabel, signals, connectTimeout, null);
+                processNames, launchdLabel, signals, connectTimeout, null, DEFAULT_LOADING_LIMIT);
     }
 
     /** With the default connect timeout. */
@@ -62,12 +71,13 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
     public EngineConfig {
         signals = signals == null ? Signals.DEFAULT : signals;
         connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+        loadingLimit = loadingLimit == null ? DEFAULT_LOADING_LIMIT : loadingLimit;
     }
 
     /** A copy named {@code newName}, everything else the same. */
     public EngineConfig withName(String newName) {
         return new EngineConfig(newName, api, url, model, apiKey, healthInterval, healthTimeout, skipWhenPressureCritical,
-                scenarios, processNames, launchdLabel, signals, connectTimeout, proxy);
+                scenarios, processNames, launchdLabel, signals, connectTimeout, proxy, loadingLimit);
     }
 
     /**
@@ -233,6 +243,10 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         if (hTimeout.compareTo(hInterval) > 0) {
             health.problem("timeout", "must not be longer than health.interval (" + Units.format(hInterval) + ")");
         }
+        Duration loadingLimit = health.duration("loading_limit", DEFAULT_LOADING_LIMIT, MIN_LOADING_LIMIT, MAX_LOADING_LIMIT);
+        if (loadingLimit.compareTo(hInterval) < 0) {
+            health.problem("loading_limit", "must not be shorter than health.interval (" + Units.format(hInterval) + ")");
+        }
         health.finish();
         boolean skip = s.bool("skip_when_pressure_critical", true);
         Duration connect = s.has("connect_timeout")
@@ -269,7 +283,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
             return null;
         }
         return new EngineConfig(name, api, url, model, apiKey, hInterval, hTimeout, skip, List.copyOf(scenarios),
-                List.copyOf(processNames), label, signals, connect, proxy);
+                List.copyOf(processNames), label, signals, connect, proxy, loadingLimit);
     }
 
     static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(10);

@@ -264,7 +264,35 @@ public record WebConfig(Path file, Tls tls, Map<String, String> users, Map<Strin
         for (int i = hi; i >= lo; i--) {
             out.add(VERSIONS.get(VERSION_ORDER.get(i)));
         }
+        // The JDK leaves out what jdk.tls.disabledAlgorithms names (TLS 1.0 and 1.1 by default) without a
+        // word at start-up; every handshake of such a version would fail, so the config is refused here.
+        List<String> served = servedProtocols();
+        List<String> lowest = VERSION_ORDER.stream().filter(v -> served.contains(VERSIONS.get(v))).toList();
+        String floor = lowest.isEmpty() ? "none" : lowest.get(0);
+        if (!served.contains(VERSIONS.get(max))) {
+            s.problem("max_version", "max_version " + max + ": this Java serves no TLS version up to " + max
+                    + " (disabled by jdk.tls.disabledAlgorithms); the lowest it serves is " + floor);
+            return List.of();
+        }
+        if (!served.contains(VERSIONS.get(min))) {
+            s.problem("min_version", "min_version " + min + ": this Java does not serve " + min
+                    + " (disabled by jdk.tls.disabledAlgorithms); the lowest it serves is " + floor + ", set min_version: " + floor);
+            return List.of();
+        }
         return out;
+    }
+
+    /** The TLS versions a server socket of this runtime offers: the JDK's defaults, less what its security properties disable. */
+    static List<String> servedProtocols() {
+        try {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, null, null);
+            javax.net.ssl.SSLEngine engine = ctx.createSSLEngine();
+            engine.setUseClientMode(false);
+            return List.of(engine.getEnabledProtocols());
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -289,7 +317,8 @@ public record WebConfig(Path file, Tls tls, Map<String, String> users, Map<Strin
             }
             if (!supported.contains(n) || n.startsWith("TLS_AES_") || n.startsWith("TLS_CHACHA20_")) {
                 s.problem("cipher_suites", "cipher_suites[" + i + "]: '" + names.get(i)
-                        + "' is not a TLS 1.2 cipher suite this Java supports");
+                        + "' is not a TLS 1.2 cipher suite this Java serves (unknown, TLS 1.3 only, or disabled by"
+                        + " jdk.tls.disabledAlgorithms)");
             } else {
                 out.add(n);
             }

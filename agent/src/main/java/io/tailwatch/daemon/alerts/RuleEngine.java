@@ -71,6 +71,8 @@ public final class RuleEngine {
             Expr.select(HostMetrics.PAGING_USAGE, PagingState.USED), Rules.SWAP_GROWTH_SPAN);
     private final Map<String, State> states = new LinkedHashMap<>();
     private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
+    /** Transitions a reload caused (firing alerts of rules it disabled, resolved), told at the next evaluation. */
+    private final List<Transition> carried = new ArrayList<>();
     private volatile List<Alert> alerts = List.of();
     private volatile Signals signals = Signals.EMPTY;
 
@@ -114,6 +116,54 @@ public final class RuleEngine {
         return rules.stream().map(c -> c.def().name()).toList();
     }
 
+    /**
+     * Takes over the alert instances of {@code previous}, the evaluator of the config a reload replaces:
+     * an instance of a rule this one evaluates keeps its state, its {@code for} timer and its evidence
+     * (the next evaluation judges it by the new settings: a condition that no longer holds resolves it,
+     * and the webhook hears so); a firing instance of a rule no longer enabled is resolved at {@code now},
+     * told to the listeners at the next evaluation. Call before this evaluator runs.
+     */
+    public void adopt(RuleEngine previous, Instant now) {
+        Map<String, State> old;
+        Map<String, Alert> views = new LinkedHashMap<>();
+        synchronized (previous) {
+            old = new LinkedHashMap<>(previous.states);
+            synchronized (previous.carried) {
+                carried.addAll(previous.carried);
+            }
+            for (Map.Entry<String, State> e : old.entrySet()) {
+                views.put(e.getKey(), previous.view(e.getValue(), previous.compiled(e.getValue().def)));
+            }
+        }
+        synchronized (this) {
+            for (Map.Entry<String, State> e : old.entrySet()) {
+                State st = e.getValue();
+                if (find(st.def) != null) {
+                    states.put(e.getKey(), st);
+                } else if (st.state == AlertState.FIRING) {
+                    Alert a = views.get(e.getKey());
+                    Alert resolved = new Alert(a.name(), AlertState.RESOLVED, a.severity(), now, a.activeAt(), a.firedAt(), now,
+                            a.value(), a.valueText(), a.threshold(), a.thresholdText(), a.labels(), a.evidence(), a.summary(),
+                            a.description(), a.runbook());
+                    synchronized (carried) {
+                        carried.add(new Transition(AlertState.FIRING, AlertState.RESOLVED, resolved));
+                    }
+                }
+            }
+            alerts = render();
+        }
+        signals = previous.signals;
+    }
+
+    private Compiled find(RuleDef def) {
+        for (Compiled c : rules) {
+            if (c.def() == def) {
+                return c;
+            }
+        }
+        return null;
+    }
+
     /** One evaluation cycle at {@code now}; returns the transitions it caused. */
     public List<Transition> evaluate(Instant now) {
         if (baselines != null) {
@@ -128,6 +178,10 @@ public final class RuleEngine {
         Signals sig = Signals.of(snap, change, interactive);
         signals = sig;
         List<Transition> out = new ArrayList<>();
+        synchronized (carried) {
+            out.addAll(carried);
+            carried.clear();
+        }
         synchronized (this) {
             for (Compiled c : rules) {
                 evaluateRule(c, snap, sig, now, out);
@@ -220,12 +274,11 @@ public final class RuleEngine {
     }
 
     private Compiled compiled(RuleDef def) {
-        for (Compiled c : rules) {
-            if (c.def() == def) {
-                return c;
-            }
+        Compiled c = find(def);
+        if (c == null) {
+            throw new IllegalStateException(def.name());
         }
-        throw new IllegalStateException(def.name());
+        return c;
     }
 
     private List<Alert> render() {

@@ -35,6 +35,11 @@ public final class EngineRestartRoute implements Consumer<Javalin> {
                 new EngineRestart(config, new Launchctl(env), "gui/" + UserId.current()));
     }
 
+    /** The route served by whichever route {@code current} gives at each request (a reload replaces it). */
+    public static Consumer<Javalin> live(java.util.function.Supplier<EngineRestartRoute> current) {
+        return app -> app.post(PATH, ctx -> current.get().handle(ctx));
+    }
+
     @Override
     public void accept(Javalin app) {
         app.post(PATH, this::handle);

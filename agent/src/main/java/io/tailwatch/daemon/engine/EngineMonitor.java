@@ -33,6 +33,8 @@ public final class EngineMonitor implements AutoCloseable {
     private final int windowMax;
     private final List<java.util.function.BiConsumer<String, io.tailwatch.core.probe.ProbeResult>> probeListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.Map<EngineWatch, java.util.concurrent.ScheduledFuture<?>> healthTasks =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private ScheduledThreadPoolExecutor scheduler;
     private volatile boolean closed;
     private boolean started;
@@ -111,20 +113,42 @@ public final class EngineMonitor implements AutoCloseable {
             scheduler.setCorePoolSize(Math.min(8, watches.size() + 1));
         }
         long h = w.config().healthInterval().toMillis();
-        scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),
-                ThreadLocalRandom.current().nextLong(0, Math.min(h, 500) + 1), h, TimeUnit.MILLISECONDS);
+        healthTasks.put(w, scheduler.scheduleWithFixedDelay(() -> guarded(w, "health check", w::checkHealth),
+                ThreadLocalRandom.current().nextLong(0, Math.min(h, 500) + 1), h, TimeUnit.MILLISECONDS));
         for (EngineConfig.Scenario s : w.config().scenarios()) {
             long first = Math.min(s.interval().toMillis(), MAX_FIRST_DELAY.toMillis());
             scheduleProbe(w, s, ThreadLocalRandom.current().nextLong(first / 5, first + 1));
         }
     }
 
+    /**
+     * Stops watching the engine named {@code name} (a reload left it out, or discovery no longer finds it):
+     * its checks and probes end and its series leave the hub. False when no engine of that name is watched.
+     */
+    public synchronized boolean remove(String name) {
+        EngineWatch w = watch(name);
+        if (w == null) {
+            return false;
+        }
+        watches.remove(w);
+        java.util.concurrent.ScheduledFuture<?> health = healthTasks.remove(w);
+        if (health != null) {
+            health.cancel(false);
+        }
+        w.retire();
+        LOG.info("no longer watching engine {}", name);
+        return true;
+    }
+
     private void scheduleProbe(EngineWatch w, EngineConfig.Scenario s, long delayMillis) {
-        if (closed) {
+        if (closed || !watches.contains(w)) {
             return;
         }
         try {
             scheduler.schedule(() -> {
+                if (!watches.contains(w)) {
+                    return;
+                }
                 try {
                     guarded(w, "probe " + s.name(), () -> notifyProbe(w, w.probe(s.name())));
                 } finally {

@@ -73,6 +73,10 @@ public final class EngineWatch {
     static final int FACTS_PER_CHECK = 2;
     /** Whether the engine refused the agent's key (or its lack of one) at the last health check. */
     private volatile boolean keyRefusedLogged;
+    /** When the engine began to report loading without a break; null while it does not. */
+    private volatile Instant loadingSince;
+    /** No longer watched (a reload dropped it): nothing more is published. */
+    private volatile boolean retired;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -151,7 +155,7 @@ public final class EngineWatch {
 
     /** Runs one health and inventory check and publishes the engine's series. */
     public EngineHealth checkHealth() {
-        EngineHealth h = client.health(config.healthTimeout());
+        EngineHealth h = pastLoadingLimit(client.health(config.healthTimeout()));
         EngineHealth before = health;
         health = h;
         if (h.up() || h.needsKey()) {
@@ -194,6 +198,35 @@ public final class EngineWatch {
         publishEngine();
         publishProbes();
         return h;
+    }
+
+    /**
+     * Loading is bounded: an engine that has reported loading for longer than its {@code health.loading_limit}
+     * (an OpenAI-compatible server answering /health 503 forever) is down, so EngineDown can page it.
+     */
+    private EngineHealth pastLoadingLimit(EngineHealth h) {
+        if (!h.loading()) {
+            loadingSince = null;
+            return h;
+        }
+        Instant now = clock.instant();
+        Instant since = loadingSince;
+        if (since == null) {
+            loadingSince = now;
+            return h;
+        }
+        Duration loading = Duration.between(since, now);
+        if (loading.compareTo(config.loadingLimit()) <= 0) {
+            return h;
+        }
+        return EngineHealth.down(h.checkedAt(), h.provider(), "still loading after "
+                + io.tailwatch.core.units.Units.format(loading) + ", longer than health.loading_limit ("
+                + io.tailwatch.core.units.Units.format(config.loadingLimit()) + "): it answers /health 503 and serves nothing");
+    }
+
+    /** Since when the engine has reported loading without a break (null while it does not). */
+    public Instant loadingSince() {
+        return loadingSince;
     }
 
     /**
@@ -332,6 +365,9 @@ public final class EngineWatch {
     }
 
     synchronized void publishEngine() {
+        if (retired) {
+            return;
+        }
         EngineHealth h = health;
         List<Point> points = new ArrayList<>();
         if (h != null) {
@@ -383,6 +419,9 @@ public final class EngineWatch {
     }
 
     synchronized void publishProbes() {
+        if (retired) {
+            return;
+        }
         String e = config.name();
         List<Point> points = new ArrayList<>();
         skipped.forEach((reason, n) -> points.add(Point.of(ProbeMetrics.PROBES_SKIPPED, n.get(), reason, AttrKeys.ENGINE, e)));
@@ -449,5 +488,13 @@ public final class EngineWatch {
 
     void close() {
         client.close();
+    }
+
+    /** Stops publishing and takes this engine's series out of the hub (its alerts resolve at the next evaluation). */
+    synchronized void retire() {
+        retired = true;
+        hub.publish("engine/" + config.name(), List.of());
+        hub.publish("probe/" + config.name(), List.of());
+        close();
     }
 }

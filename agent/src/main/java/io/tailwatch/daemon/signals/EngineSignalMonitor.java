@@ -26,6 +26,7 @@ public final class EngineSignalMonitor implements AutoCloseable {
     private final Map<String, EngineSignalWatch> watches = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
     private final MetricHub hub;
     private final Clock clock;
+    private final Map<String, java.util.concurrent.ScheduledFuture<?>> tasks = new java.util.concurrent.ConcurrentHashMap<>();
     private ScheduledThreadPoolExecutor scheduler;
     private boolean started;
     private boolean closed;
@@ -75,13 +76,27 @@ public final class EngineSignalMonitor implements AutoCloseable {
         long active = watches().stream().filter(x -> x.config().signals().source() != SignalSourceSetting.NONE).count();
         scheduler.setCorePoolSize((int) Math.max(1, Math.min(4, active)));
         long every = w.config().signals().interval().toMillis();
-        scheduler.scheduleWithFixedDelay(() -> {
+        tasks.put(w.config().name(), scheduler.scheduleWithFixedDelay(() -> {
             try {
                 w.poll();
             } catch (RuntimeException e) {
                 LOG.error("engine {}: signal read failed", w.config().name(), e);
             }
-        }, ThreadLocalRandom.current().nextLong(0, Math.min(every, 1000) + 1), every, TimeUnit.MILLISECONDS);
+        }, ThreadLocalRandom.current().nextLong(0, Math.min(every, 1000) + 1), every, TimeUnit.MILLISECONDS));
+    }
+
+    /** Stops reading the signals of {@code engine} and takes its series out of the hub; false when not read. */
+    public synchronized boolean remove(String engine) {
+        EngineSignalWatch w = watches.remove(engine);
+        if (w == null) {
+            return false;
+        }
+        java.util.concurrent.ScheduledFuture<?> f = tasks.remove(engine);
+        if (f != null) {
+            f.cancel(false);
+        }
+        w.retire();
+        return true;
     }
 
     public EngineSignalWatch watch(String engine) {

@@ -35,6 +35,9 @@ public final class EngineSignalWatch {
     private final EngineConfig config;
     private final EngineEndpoint endpoint;
     private final MetricHub hub;
+    /** Held while publishing, so a retired engine's series cannot come back. */
+    private final Object published = new Object();
+    private volatile boolean retired;
     private final Clock clock;
     private final HeaderTimeEstimate estimate;
     private final Duration deadline;
@@ -165,7 +168,23 @@ public final class EngineSignalWatch {
         m.merge(t, 1L, Long::sum);
     }
 
+    /** Stops publishing and takes this engine's signal series out of the hub. */
+    void retire() {
+        synchronized (published) {
+            retired = true;
+            hub.publish("signals/" + config.name(), List.of());
+        }
+    }
+
     private void publish() {
+        synchronized (published) {
+            if (!retired) {
+                hub.publish("signals/" + config.name(), points());
+            }
+        }
+    }
+
+    private List<Point> points() {
         String e = config.name();
         State s = state;
         List<Point> points = new ArrayList<>(s.signals().points(e));
@@ -180,6 +199,6 @@ public final class EngineSignalWatch {
         }
         failures.forEach((kind, byType) -> byType.forEach((type, n) -> points.add(Point.of(
                 EngineSideMetrics.SIGNAL_FAILURES, n, AttrKeys.ENGINE, e, AttrKeys.SIGNAL_SOURCE, kind, AttrKeys.ERROR_TYPE, type))));
-        hub.publish("signals/" + e, points);
+        return points;
     }
 }

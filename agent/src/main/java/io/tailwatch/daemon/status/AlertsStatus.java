@@ -10,10 +10,15 @@ import java.util.function.Supplier;
 
 /** The "alerts" part of /api/v1/status: counts, the alerts (worst first), the figures behind them, webhook counters. */
 public final class AlertsStatus implements StatusContributor {
-    private final RuleEngine rules;
+    private final Supplier<RuleEngine> rules;
     private final Supplier<WebhookSink> webhook;
 
     public AlertsStatus(RuleEngine rules, Supplier<WebhookSink> webhook) {
+        this(() -> rules, webhook);
+    }
+
+    /** With the evaluator in force at each call (a reload replaces it). */
+    public AlertsStatus(Supplier<RuleEngine> rules, Supplier<WebhookSink> webhook) {
         this.rules = rules;
         this.webhook = webhook;
     }
@@ -25,6 +30,7 @@ public final class AlertsStatus implements StatusContributor {
 
     @Override
     public Object status() {
+        RuleEngine rules = this.rules.get();
         Map<String, Object> m = new LinkedHashMap<>();
         long firing = rules.alerts().stream().filter(a -> a.state() == AlertState.FIRING).count();
         long pending = rules.alerts().stream().filter(a -> a.state() == AlertState.PENDING).count();

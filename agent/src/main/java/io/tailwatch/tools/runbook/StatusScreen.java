@@ -85,6 +85,7 @@ public final class StatusScreen {
             }
             b.append(TextFit.pieces(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory).stripTrailing(), detail, "      ", WIDTH));
         }
+        b.append(discovery(status.path("discovery"), now));
         List<Signals.Window> windows = new ArrayList<>(s.windows());
         windows.sort(Comparator.comparingDouble(StatusScreen::badness).reversed());
         b.append('\n').append("WINDOWS").append(windows.isEmpty() ? "  no probe windows yet\n" : "\n");
@@ -106,6 +107,40 @@ public final class StatusScreen {
                     Diagnosis.fmt0(w.samples()), Diagnosis.secs(w.baselineP95())));
         }
         return b.toString();
+    }
+
+    /**
+     * With {@code engines: auto}: when discovery runs next, and for found engines no longer there (still
+     * paged: they may have crashed) how to forget them. Empty without discovery.
+     */
+    public static String discovery(JsonNode d, String now) {
+        if (d.isMissingNode() || d.isNull()) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder();
+        String next = d.path("next_check").asText("");
+        String when = next.isEmpty() ? "when the first check is done"
+                : "next check " + localTime(next) + " (" + until(next, now) + ")";
+        b.append('\n').append(TextFit.words("DISCOVERY  ", "engines: auto; " + when + "; a port that opens is checked within "
+                + d.path("port_watch").asText("?"), "           ", WIDTH));
+        List<String> missing = new ArrayList<>();
+        d.path("missing").forEach(m -> missing.add(m.asText()));
+        if (!missing.isEmpty()) {
+            b.append(TextFit.words("  hint: ", String.join(", ", missing) + (missing.size() == 1 ? " was" : " were")
+                    + " found before and no longer answer" + (missing.size() == 1 ? "s" : "") + "; still paged as EngineDown"
+                    + " (it may have crashed). If gone on purpose: " + d.path("forget").asText(""), "        ", WIDTH));
+        }
+        return b.toString();
+    }
+
+    /** "in 42 s", "in 3 min", or "due" for a time at or before {@code now}. */
+    static String until(String at, String now) {
+        try {
+            long s = java.time.Duration.between(java.time.Instant.parse(now), java.time.Instant.parse(at)).toSeconds();
+            return s <= 0 ? "due" : s < 120 ? "in " + s + " s" : "in " + (s / 60) + " min";
+        } catch (RuntimeException e) {
+            return "?";
+        }
     }
 
     /** Worse windows first: the larger of p95/baseline and p99/p95, plus errors. */

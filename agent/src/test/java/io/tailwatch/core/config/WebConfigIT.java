@@ -287,4 +287,24 @@ class WebConfigIT {
         assertThat(r.exitCode()).isEqualTo(2);
         assertThat(r.stderr()).contains("bad-yaml.yml").contains("YAML");
     }
+    @Test
+    void aTlsVersionOrCipherTheRuntimeDisablesIsRefusedByConfigCheckAndAtStartNamingTheKey() throws Exception {
+        String[][] cases = {
+                {"min_version: TLS10", "tls_server_config.min_version", "TLS10"},
+                {"min_version: TLS10, max_version: TLS11", "tls_server_config.max_version", "TLS11"},
+                {"max_version: TLS12, cipher_suites: [TLS_RSA_WITH_3DES_EDE_CBC_SHA]", "tls_server_config.cipher_suites",
+                        "disabled by jdk.tls.disabledAlgorithms"}};
+        for (int i = 0; i < cases.length; i++) {
+            Path web = dir.resolve("old-tls-" + i + ".yml");
+            Files.writeString(web, "tls_server_config: {cert_file: server.crt, key_file: server.key, " + cases[i][0] + "}\n");
+            Path config = dir.resolve("old-tls-" + i + ".yaml");
+            Files.writeString(config, "server: {listen: 127.0.0.1:0, web_config_file: " + web + "}\n");
+            AgentProcess.Result check = AgentProcess.run(Map.of(), "config", "check", config.toString());
+            assertThat(check.exitCode()).as(cases[i][0]).isEqualTo(2);
+            assertThat(check.stdout() + check.stderr()).as(cases[i][0]).contains(cases[i][1]).contains(cases[i][2]);
+            AgentProcess.Result run = AgentProcess.run(Map.of(), "run", "--listen", "127.0.0.1:0", "--web-config-file", web.toString());
+            assertThat(run.exitCode()).as(cases[i][0]).isEqualTo(2);
+            assertThat(run.stderr()).as(cases[i][0]).contains(cases[i][1]).contains(cases[i][2]);
+        }
+    }
 }

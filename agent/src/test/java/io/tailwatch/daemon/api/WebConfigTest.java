@@ -99,7 +99,7 @@ class WebConfigTest {
     }
 
     @Test
-    void everyProblemNamesItsKey() {
+    void everyProblemNamesItsKey() throws Exception {
         assertThat(problems("basic_auth_users: {alice: plain-text}\n"))
                 .contains("basic_auth_users.alice: not a bcrypt hash").doesNotContain("plain-text");
         assertThat(problems("tls_server_config: {cert_file: nope.crt, key_file: ec.key}\n"))
@@ -117,6 +117,16 @@ class WebConfigTest {
                 .contains("tls_server_config.min_version");
         assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: SSL3}\n"))
                 .contains("tls_server_config.min_version: expected one of TLS10");
+        // The JDK disables TLS 1.0 and 1.1 (jdk.tls.disabledAlgorithms): a listener could not serve them.
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: TLS11}\n"))
+                .contains("tls_server_config.min_version: min_version TLS11: this Java does not serve TLS11")
+                .contains("set min_version: TLS12");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: TLS10, max_version: TLS11}\n"))
+                .contains("tls_server_config.max_version").contains("no TLS version up to TLS11");
+        assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, cipher_suites: [TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA]}\n"))
+                .contains("tls_server_config.cipher_suites").contains("disabled by jdk.tls.disabledAlgorithms");
+        assertThat(load("tls_server_config: {cert_file: ec.crt, key_file: ec.key, min_version: TLS12, max_version: TLS12}\n")
+                .tls().protocols()).containsExactly("TLSv1.2");
         assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ec.key, cipher_suites: [TLS_FOO]}\n"))
                 .contains("tls_server_config.cipher_suites").contains("TLS_FOO");
         assertThat(problems("tls_server_config: {cert_file: ec.crt, key_file: ca.crt}\n"))
