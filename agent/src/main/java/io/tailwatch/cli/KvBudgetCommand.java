@@ -6,6 +6,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.kv.HfCheckpoint;
 import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.kv.KvPlan;
 import io.tailwatch.core.kv.ModelShape;
 import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.probe.EngineApi;
@@ -113,38 +114,13 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--json", description = "Print JSON: bytes_per_token, contexts[] {tokens, bytes}, safe_max_tokens.")
     boolean json;
 
-    /** What is sized: per-layer bytes per token and each layer's window (0 = whole context). */
-    record Sizing(String description, long layerBytesPerToken, List<Integer> windows, List<Integer> noCache,
-                  boolean estimate, String estimateNote) {
-        long bytesPerToken() {
-            return KvCacheMath.windowedContextBytes(1, layerBytesPerToken, windows, noCache);
-        }
-
-        /** Per token beyond every window: the full-attention layers only. */
-        long bytesPerTokenBeyondWindows() {
-            long n = 0;
-            for (int i = 0; i < windows.size(); i++) {
-                n += windows.get(i) == 0 && !noCache.contains(i) ? 1 : 0;
-            }
-            return n * layerBytesPerToken;
-        }
-
-        long contextBytes(long tokens) {
-            return KvCacheMath.windowedContextBytes(tokens, layerBytesPerToken, windows, noCache);
-        }
-
-        /** Every layer caching the whole context: the upper bound for an engine that ignores the windows. */
-        long contextBytesUpperBound(long tokens) {
-            return Math.multiplyExact(tokens, bytesPerToken());
-        }
-    }
-
     @Override
     protected int run(PrintWriter out, PrintWriter err) {
         this.out = out;
         this.err = err;
         double bpe;
-        Sizing sizing;
+        KvPlan.Sizing sizing;
+        KvPlan plan;
         List<Long> contexts;
         Long memoryBytes = null;
         String memorySource = null;
@@ -200,26 +176,16 @@ public final class KvBudgetCommand extends PrintingCommand {
                 if (layers == null || kvHeads == null || headDim == null) {
                     throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
                 }
-                long perLayer = KvCacheMath.bytesPerToken(1, kvHeads, headDim, bpe);
-                sizing = new Sizing(String.format(Locale.ROOT, "%d layers x %d KV heads x head dim %d x 2 (K and V) x %s B",
-                        layers, kvHeads, headDim, trim(bpe)), perLayer, java.util.Collections.nCopies(layers, 0), List.of(),
-                        false, null);
+                sizing = KvPlan.explicit(layers, kvHeads, headDim, bpe);
             } else if (checkpoint) {
-                sizing = sizing(ckpt, bpe, bpeSource);
+                sizing = KvPlan.checkpoint(ckpt, bpe, bpeSource);
                 modelContext = ckpt.contextLength();
                 if (ckpt.weightsBytes() != null) {
                     weightsBytes = ckpt.weightsBytes();
                     weightsSource = "the checkpoint's safetensors files";
                 }
             } else {
-                ModelShape shape = shapeFromEngine();
-                long perToken = KvCacheMath.bytesPerToken(shape.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
-                        shape.keyLength(), shape.valueLength(), bpe);
-                boolean uniform = shape.kvHeadsPerLayer().stream().distinct().count() == 1;
-                sizing = new Sizing(String.format(Locale.ROOT, "%s (%s): %d layers, KV heads %s, key %d + value %d, %s B per element",
-                        model, shape.architecture(), shape.layers(),
-                        uniform ? String.valueOf(shape.kvHeadsPerLayer().get(0)) : shape.kvHeadsPerLayer().toString(),
-                        shape.keyLength(), shape.valueLength(), trim(bpe)), perToken, List.of(0), List.of(), false, null);
+                sizing = KvPlan.shape(model, shapeFromEngine(), bpe);
             }
             if (server != null) {
                 if (server.weightsBytes() != null) {
@@ -250,13 +216,12 @@ public final class KvBudgetCommand extends PrintingCommand {
                     memorySource = "this host";
                 }
             }
-            if (memoryBytes != null && weightsBytes != null) {
-                long budget = KvCacheMath.budgetBytes(memoryBytes, weightsBytes, bytes("--os-reserve", osReserve),
-                        bytes("--runtime", runtime), safety);
-                long max = KvCacheMath.windowedSafeMaxTokens(budget, sizing.layerBytesPerToken(), sizing.windows(),
-                        sizing.noCache());
-                unlimited = max < 0;
-                safeMax = unlimited ? null : max;
+            plan = new KvPlan(sizing, memoryBytes, weightsBytes, null, bytes("--os-reserve", osReserve),
+                    bytes("--runtime", runtime), safety);
+            KvPlan.Ceiling binding = plan.binding();
+            if (binding != null) {
+                unlimited = binding.unlimited();
+                safeMax = unlimited ? null : binding.safeMaxTokens();
             }
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
@@ -367,42 +332,6 @@ public final class KvBudgetCommand extends PrintingCommand {
             out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
         }
         return TailwatchCommand.EXIT_OK;
-    }
-
-    /** The checkpoint's layers, windows and a sentence saying what the estimate assumes. */
-    static Sizing sizing(HfCheckpoint c, double bpe, String bpeSource) {
-        long perLayer = KvCacheMath.bytesPerToken(1, c.kvHeads(), c.headDim(), bpe);
-        int sliding = c.slidingLayers();
-        String layersText = c.layers() + " layers";
-        List<String> kinds = new ArrayList<>();
-        if (sliding > 0) {
-            int w = c.windows().stream().filter(x -> x > 0).findFirst().orElse(0);
-            kinds.add(sliding + " with a " + w + "-token sliding window");
-            kinds.add(c.fullLayers() + " full");
-        }
-        if (!c.otherLayers().isEmpty()) {
-            kinds.add(c.otherLayers().size() + " without a growing KV cache");
-        }
-        if (!kinds.isEmpty()) {
-            layersText += " (" + String.join(", ", kinds) + ")";
-        }
-        String desc = String.format(Locale.ROOT, "%s%s: %s x %d KV heads x head dim %d x 2 (K and V) x %s B%s%s",
-                c.modelType() == null ? "model" : c.modelType(), " from " + c.source(), layersText, c.kvHeads(), c.headDim(),
-                trim(bpe), bpeSource, c.quantization() == null ? "" : "; weights quantized " + c.quantization());
-        String note = null;
-        if (c.mixed()) {
-            List<String> parts = new ArrayList<>();
-            if (sliding > 0) {
-                parts.add(sliding + " of " + c.layers() + " layers keep only a sliding window; the figures assume the engine caches "
-                        + "just that window for them (mlx_lm's rotating cache and llama.cpp's SWA cache do; an engine that "
-                        + "caches every layer in full needs the larger figure shown beside each context)");
-            }
-            if (!c.otherLayers().isEmpty()) {
-                parts.add("layers " + c.otherLayers() + " are not attention layers and are counted as keeping no per-token cache");
-            }
-            note = String.join("; ", parts);
-        }
-        return new Sizing(desc, perLayer, c.windows(), c.otherLayers(), c.mixed(), note);
     }
 
     /** Total memory as this agent reads it (the same samplers as the daemon); null when unknown. */
