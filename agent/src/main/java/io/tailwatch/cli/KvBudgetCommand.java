@@ -96,6 +96,12 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--memory", paramLabel = "SIZE", description = "Total memory of the host, e.g. 192GiB (default: read from this host).")
     String memory;
 
+    @Option(names = "--gpu-limit", paramLabel = "SIZE", description = "GPU working-set limit, e.g. 107.52GiB (Metal's "
+            + "recommendedMaxWorkingSetSize, which iogpu.wired_limit_mb raises), or none. Default: this Mac's, when --memory "
+            + "is read from this host too; none elsewhere. The KV budget is then the tighter of (memory - OS - weights - "
+            + "runtime) x safety and (limit - weights - runtime) x safety.")
+    String gpuLimit;
+
     @Option(names = "--weights", paramLabel = "SIZE", description = "Model weights in memory, e.g. 10GiB (default for a checkpoint: its safetensors files).")
     String weights;
 
@@ -124,6 +130,8 @@ public final class KvBudgetCommand extends PrintingCommand {
         List<Long> contexts;
         Long memoryBytes = null;
         String memorySource = null;
+        Long gpuLimitBytes = null;
+        String gpuLimitSource = null;
         Long weightsBytes = null;
         String weightsSource = null;
         Long safeMax = null;
@@ -207,16 +215,30 @@ public final class KvBudgetCommand extends PrintingCommand {
                 weightsBytes = bytes("--weights", weights);
                 weightsSource = null;
             }
+            boolean noLimit = gpuLimit != null && gpuLimit.strip().equalsIgnoreCase("none");
+            if (gpuLimit != null && !noLimit) {
+                gpuLimitBytes = bytes("--gpu-limit", gpuLimit);
+                if (gpuLimitBytes <= 0) {
+                    throw new IllegalArgumentException("--gpu-limit must be > 0 or none, got " + LogGuard.escape(gpuLimit, 40));
+                }
+            }
             if (memory != null) {
                 memoryBytes = bytes("--memory", memory);
             } else {
-                Double total = hostMemory();
+                io.tailwatch.core.host.HostSnapshot host = hostSample();
+                Double total = host.memoryTotal();
                 if (total != null) {
                     memoryBytes = total.longValue();
                     memorySource = "this host";
                 }
+                // The limit of the machine whose memory is used: never this Mac's beside another's --memory.
+                Double limit = host.gpuMemoryLimit();
+                if (gpuLimit == null && limit != null) {
+                    gpuLimitBytes = limit.longValue();
+                    gpuLimitSource = "this Mac's Metal recommendedMaxWorkingSetSize";
+                }
             }
-            plan = new KvPlan(sizing, memoryBytes, weightsBytes, null, bytes("--os-reserve", osReserve),
+            plan = new KvPlan(sizing, memoryBytes, weightsBytes, gpuLimitBytes, bytes("--os-reserve", osReserve),
                     bytes("--runtime", runtime), safety);
             KvPlan.Ceiling binding = plan.binding();
             if (binding != null) {
@@ -252,6 +274,25 @@ public final class KvBudgetCommand extends PrintingCommand {
             root.put("kv_cache_stops_growing", unlimited);
             putOrNull(root, "model_context_length", modelContext);
             putOrNull(root, "memory_bytes", memoryBytes);
+            putOrNull(root, "gpu_limit_bytes", gpuLimitBytes);
+            KvPlan.Ceiling bound = plan.binding();
+            if (bound == null) {
+                root.putNull("binding");
+            } else {
+                root.put("binding", bound.kind().wireName());
+            }
+            ArrayNode ceilings = root.putArray("ceilings");
+            for (KvPlan.Ceiling c : plan.ceilings()) {
+                ObjectNode x = ceilings.addObject();
+                x.put("kind", c.kind().wireName());
+                x.put("ceiling_bytes", c.ceilingBytes());
+                x.put("budget_bytes", c.budgetBytes());
+                if (c.unlimited()) {
+                    x.putNull("safe_max_tokens");
+                } else {
+                    x.put("safe_max_tokens", c.safeMaxTokens());
+                }
+            }
             putOrNull(root, "weights_bytes", weightsBytes);
             root.put("architecture", sizing.description());
             if (server != null) {
@@ -304,20 +345,37 @@ public final class KvBudgetCommand extends PrintingCommand {
         if (sizing.estimate()) {
             out.println("estimate: " + sizing.estimateNote());
         }
-        if (memoryBytes == null || weightsBytes == null) {
-            out.println("no safe maximum: " + (memoryBytes == null ? "this host's memory is unknown; give --memory SIZE"
+        KvPlan.Ceiling bound = plan.binding();
+        if (bound == null) {
+            out.println("no safe maximum: " + (weightsBytes != null ? "this host's memory is unknown; give --memory SIZE"
                     : "the weights' size is unknown; give --weights SIZE"));
             return TailwatchCommand.EXIT_OK;
         }
-        String mem = memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")";
         String w = weights != null ? weights : Units.formatBytes(weightsBytes) + " (" + weightsSource + ")";
+        KvPlan.Ceiling byMemory = plan.memoryCeiling();
+        KvPlan.Ceiling byGpu = plan.gpuCeiling();
+        String memText = byMemory == null ? null : String.format(Locale.ROOT, "(%s - %s OS - %s weights - %s runtime) x %s",
+                memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")", osReserve, w, runtime,
+                trim(safety));
+        String gpuText = byGpu == null ? null : String.format(Locale.ROOT, "(%s GPU limit - %s weights - %s runtime) x %s",
+                gpuLimit != null ? gpuLimit : Units.formatBytes(gpuLimitBytes) + " (" + gpuLimitSource + ")", w, runtime,
+                trim(safety));
+        if (byMemory != null && byGpu != null) {
+            out.printf(Locale.ROOT, "total memory:          %s = %s of KV cache, %s%n", memText,
+                    Units.formatBytes(byMemory.budgetBytes()), tokens(byMemory));
+            out.printf(Locale.ROOT, "GPU working-set limit: %s = %s of KV cache, %s%n", gpuText,
+                    Units.formatBytes(byGpu.budgetBytes()), tokens(byGpu));
+            out.printf(Locale.ROOT, "binds: the %s (%s less for the KV cache than the %s)%n", bound.kind().text(),
+                    Units.formatBytes(Math.abs(byMemory.budgetBytes() - byGpu.budgetBytes())),
+                    byGpu.equals(bound) ? byMemory.kind().text() : byGpu.kind().text());
+        }
+        String fits = bound.kind() == KvPlan.CeilingKind.GPU_LIMIT ? gpuText : memText;
         if (unlimited) {
-            out.printf(Locale.ROOT, "every layer keeps a window that fits in (%s - %s OS - %s weights - %s runtime) x %s: "
-                    + "the KV cache stops growing, no context length is limited by it%n", mem, osReserve, w, runtime, trim(safety));
+            out.printf(Locale.ROOT, "every layer keeps a window that fits in %s: "
+                    + "the KV cache stops growing, no context length is limited by it%n", fits);
             return TailwatchCommand.EXIT_OK;
         }
-        out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
-                safeMax, mem, osReserve, w, runtime, trim(safety));
+        out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits %s%n", safeMax, fits);
         if (server != null) {
             out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
                     server.totalSlots() == null ? "slots" : slots(server.totalSlots()));
@@ -334,15 +392,19 @@ public final class KvBudgetCommand extends PrintingCommand {
         return TailwatchCommand.EXIT_OK;
     }
 
-    /** Total memory as this agent reads it (the same samplers as the daemon); null when unknown. */
-    private Double hostMemory() {
+    /** One sample of this host, as the daemon takes it: total memory and, on a Mac, the GPU limit. */
+    private io.tailwatch.core.host.HostSnapshot hostSample() {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             throw new IllegalArgumentException("config problems (see above)");
         }
         try (HostReader host = new HostReader(cfg, null)) {
-            return host.read().memoryTotalBytes();
+            return host.sample();
         }
+    }
+
+    private static String tokens(KvPlan.Ceiling c) {
+        return c.unlimited() ? "no context limited" : c.safeMaxTokens() + " tokens";
     }
 
     private static void putOrNull(ObjectNode o, String key, Long v) {

@@ -50,7 +50,8 @@ public final class AttrValues {
             Map.entry(Percentile.class, AttrKeys.PERCENTILE),
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
-            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON));
+            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
+            Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -152,4 +153,10 @@ public final class AttrValues {
 
     /** {@code tailwatch.http.auth.failure.reason}: why basic authentication refused a request. */
     public enum AuthFailureReason implements AttrValue { MISSING, MALFORMED, UNKNOWN_USER, WRONG_PASSWORD }
+
+    /**
+     * macOS IOAccelerator PerformanceStatistics: in_use ("In use system memory", what GPU work holds
+     * now), allocated ("Alloc system memory", what the GPU driver has allocated, in use or not).
+     */
+    public enum GpuMemoryState implements AttrValue { IN_USE, ALLOCATED }
 }

@@ -229,14 +229,16 @@ public record KvPlan(Sizing sizing, Long memoryBytes, Long weightsBytes, Long gp
 
     /**
      * The headroom of one loaded model. {@code bytesPerToken} null or not positive: no token figure.
+     * {@code footprintHoldsContext}: the footprint already holds the context's KV cache (Ollama's size
+     * does: it allocates the cache for its context when it loads the model), so it is not added again.
      * Available memory counts as the memory ceiling (what can still be allocated before paging), the
      * GPU limit minus what the model already holds as the GPU one; the smaller binds.
      */
-    public static Headroom headroom(Double bytesPerToken, Double footprintBytes, Long contextTokens, Double gpuLimitBytes,
-                                    Double availableBytes) {
+    public static Headroom headroom(Double bytesPerToken, Double footprintBytes, boolean footprintHoldsContext,
+                                    Long contextTokens, Double gpuLimitBytes, Double availableBytes) {
         boolean shape = bytesPerToken != null && bytesPerToken > 0;
         Double kv = shape && contextTokens != null ? bytesPerToken * contextTokens : null;
-        Double used = footprintBytes == null ? null : footprintBytes + (kv == null ? 0 : kv);
+        Double used = footprintBytes == null ? null : footprintBytes + (kv == null || footprintHoldsContext ? 0 : kv);
         Double share = used != null && gpuLimitBytes != null && gpuLimitBytes > 0 ? used / gpuLimitBytes : null;
         Double gpuLeft = used != null && gpuLimitBytes != null && gpuLimitBytes > 0 ? gpuLimitBytes - used : null;
         Long tokens = null;
