@@ -247,7 +247,7 @@ class StatusPageIT {
             assertThat(mac.path("bars").asInt()).isEqualTo(1);
             assertThat(mac.path("share").asDouble()).isCloseTo(105 / 107.52, org.assertj.core.data.Offset.offset(1e-9));
             assertThat(mac.path("width").asText()).isEqualTo("97.66%");
-            assertThat(mac.path("tick").asText()).isEqualTo("90.00%");
+            assertThat(mac.path("tick").asText()).isEqualTo("90%");
             assertThat(mac.path("bad").asInt()).isEqualTo(1);
 
             screenshot(browser, "laptop", 1366, 900, false);
