@@ -64,35 +64,32 @@ class GpuMemoryLimitNearTest {
         return fired;
     }
 
-    @Test
-    void a_model_at_93_percent_of_a_6_gib_limit_fires_and_its_headroom_is_bound_by_the_gpu() throws Exception {
+    /** The share and headroom the model ends with under {@code gpuLimit}, and whether the rule fired. */
+    void check(double gpuLimit, double headroomTokens, boolean fires) throws Exception {
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama"))) {
             MetricHub hub = new MetricHub();
-            Set<String> fired = run(6 * GIB, hub, sim);
+            Set<String> fired = run(gpuLimit, hub, sim);
             MetricSnapshot s = hub.snapshot();
             String model = SimulatorOptions.defaults("ollama").model();
-            // 5,994,495,152 / 6,442,450,944 = 0.93047 (the size holds the context's KV: nothing added)
+            // the size holds the context's KV cache: nothing is added to it
             assertThat(s.value(EngineMetrics.GPU_MEMORY_SHARE, AttrKeys.ENGINE, "sim", AttrKeys.MODEL, model))
-                    .isCloseTo(SIZE / (6 * GIB), org.assertj.core.data.Offset.offset(1e-12));
-            // GPU left 447,955,792 bytes / 131,072 = 3,417.6 tokens, far below the 16 GiB available
-            assertThat(s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, "sim", AttrKeys.MODEL, model)).isEqualTo(3417.0);
-            assertThat(fired).contains("GpuMemoryLimitNear");
+                    .isCloseTo(SIZE / gpuLimit, org.assertj.core.data.Offset.offset(1e-12));
+            assertThat(s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, "sim", AttrKeys.MODEL, model)).isEqualTo(headroomTokens);
+            assertThat(fired.contains("GpuMemoryLimitNear")).isEqualTo(fires);
         }
     }
 
     @Test
+    void a_model_at_93_percent_of_a_6_gib_limit_fires_and_its_headroom_is_bound_by_the_gpu() throws Exception {
+        // 5,994,495,152 / 6,442,450,944 = 0.93047; GPU left 447,955,792 bytes / 131,072 = 3,417.6 tokens,
+        // far below the 16 GiB available
+        check(6 * GIB, 3417.0, true);
+    }
+
+    @Test
     void the_same_model_under_a_48_gib_limit_stays_silent_and_memory_binds() throws Exception {
-        try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama"))) {
-            MetricHub hub = new MetricHub();
-            Set<String> fired = run(48 * GIB, hub, sim);
-            MetricSnapshot s = hub.snapshot();
-            String model = SimulatorOptions.defaults("ollama").model();
-            assertThat(s.value(EngineMetrics.GPU_MEMORY_SHARE, AttrKeys.ENGINE, "sim", AttrKeys.MODEL, model))
-                    .isCloseTo(SIZE / (48 * GIB), org.assertj.core.data.Offset.offset(1e-12));
-            // 16 GiB available / 128 KiB = 131,072 tokens < (48 GiB - 5.58 GiB) / 128 KiB
-            assertThat(s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, "sim", AttrKeys.MODEL, model)).isEqualTo(131_072.0);
-            assertThat(fired).doesNotContain("GpuMemoryLimitNear");
-        }
+        // 0.1163 of the limit; 16 GiB available / 128 KiB = 131,072 tokens < (48 GiB - 5.58 GiB) / 128 KiB
+        check(48 * GIB, 131_072.0, false);
     }
 
     @Test
