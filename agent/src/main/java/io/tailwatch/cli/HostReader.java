@@ -65,6 +65,11 @@ final class HostReader implements AutoCloseable {
         return HostFigures.of(sampling.sampleOnce(), engine);
     }
 
+    /** One fresh sample, whole. */
+    io.tailwatch.core.host.HostSnapshot sample() {
+        return sampling.sampleOnce();
+    }
+
     @Override
     public void close() {
         sampling.close();

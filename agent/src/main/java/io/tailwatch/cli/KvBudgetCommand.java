@@ -6,6 +6,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.kv.HfCheckpoint;
 import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.kv.KvPlan;
 import io.tailwatch.core.kv.ModelShape;
 import io.tailwatch.core.logging.LogGuard;
 import io.tailwatch.core.probe.EngineApi;
@@ -95,6 +96,12 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--memory", paramLabel = "SIZE", description = "Total memory of the host, e.g. 192GiB (default: read from this host).")
     String memory;
 
+    @Option(names = "--gpu-limit", paramLabel = "SIZE", description = "GPU working-set limit, e.g. 107.52GiB (Metal's "
+            + "recommendedMaxWorkingSetSize, which iogpu.wired_limit_mb raises), or none. Default: this Mac's, when --memory "
+            + "is read from this host too; none elsewhere. The KV budget is then the tighter of (memory - OS - weights - "
+            + "runtime) x safety and (limit - weights - runtime) x safety.")
+    String gpuLimit;
+
     @Option(names = "--weights", paramLabel = "SIZE", description = "Model weights in memory, e.g. 10GiB (default for a checkpoint: its safetensors files).")
     String weights;
 
@@ -113,41 +120,18 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--json", description = "Print JSON: bytes_per_token, contexts[] {tokens, bytes}, safe_max_tokens.")
     boolean json;
 
-    /** What is sized: per-layer bytes per token and each layer's window (0 = whole context). */
-    record Sizing(String description, long layerBytesPerToken, List<Integer> windows, List<Integer> noCache,
-                  boolean estimate, String estimateNote) {
-        long bytesPerToken() {
-            return KvCacheMath.windowedContextBytes(1, layerBytesPerToken, windows, noCache);
-        }
-
-        /** Per token beyond every window: the full-attention layers only. */
-        long bytesPerTokenBeyondWindows() {
-            long n = 0;
-            for (int i = 0; i < windows.size(); i++) {
-                n += windows.get(i) == 0 && !noCache.contains(i) ? 1 : 0;
-            }
-            return n * layerBytesPerToken;
-        }
-
-        long contextBytes(long tokens) {
-            return KvCacheMath.windowedContextBytes(tokens, layerBytesPerToken, windows, noCache);
-        }
-
-        /** Every layer caching the whole context: the upper bound for an engine that ignores the windows. */
-        long contextBytesUpperBound(long tokens) {
-            return Math.multiplyExact(tokens, bytesPerToken());
-        }
-    }
-
     @Override
     protected int run(PrintWriter out, PrintWriter err) {
         this.out = out;
         this.err = err;
         double bpe;
-        Sizing sizing;
+        KvPlan.Sizing sizing;
+        KvPlan plan;
         List<Long> contexts;
         Long memoryBytes = null;
         String memorySource = null;
+        Long gpuLimitBytes = null;
+        String gpuLimitSource = null;
         Long weightsBytes = null;
         String weightsSource = null;
         Long safeMax = null;
@@ -200,26 +184,16 @@ public final class KvBudgetCommand extends PrintingCommand {
                 if (layers == null || kvHeads == null || headDim == null) {
                     throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
                 }
-                long perLayer = KvCacheMath.bytesPerToken(1, kvHeads, headDim, bpe);
-                sizing = new Sizing(String.format(Locale.ROOT, "%d layers x %d KV heads x head dim %d x 2 (K and V) x %s B",
-                        layers, kvHeads, headDim, trim(bpe)), perLayer, java.util.Collections.nCopies(layers, 0), List.of(),
-                        false, null);
+                sizing = KvPlan.explicit(layers, kvHeads, headDim, bpe);
             } else if (checkpoint) {
-                sizing = sizing(ckpt, bpe, bpeSource);
+                sizing = KvPlan.checkpoint(ckpt, bpe, bpeSource);
                 modelContext = ckpt.contextLength();
                 if (ckpt.weightsBytes() != null) {
                     weightsBytes = ckpt.weightsBytes();
                     weightsSource = "the checkpoint's safetensors files";
                 }
             } else {
-                ModelShape shape = shapeFromEngine();
-                long perToken = KvCacheMath.bytesPerToken(shape.kvHeadsPerLayer().stream().mapToInt(Integer::intValue).toArray(),
-                        shape.keyLength(), shape.valueLength(), bpe);
-                boolean uniform = shape.kvHeadsPerLayer().stream().distinct().count() == 1;
-                sizing = new Sizing(String.format(Locale.ROOT, "%s (%s): %d layers, KV heads %s, key %d + value %d, %s B per element",
-                        model, shape.architecture(), shape.layers(),
-                        uniform ? String.valueOf(shape.kvHeadsPerLayer().get(0)) : shape.kvHeadsPerLayer().toString(),
-                        shape.keyLength(), shape.valueLength(), trim(bpe)), perToken, List.of(0), List.of(), false, null);
+                sizing = KvPlan.shape(model, shapeFromEngine(), bpe);
             }
             if (server != null) {
                 if (server.weightsBytes() != null) {
@@ -241,22 +215,35 @@ public final class KvBudgetCommand extends PrintingCommand {
                 weightsBytes = bytes("--weights", weights);
                 weightsSource = null;
             }
+            boolean noLimit = gpuLimit != null && gpuLimit.strip().equalsIgnoreCase("none");
+            if (gpuLimit != null && !noLimit) {
+                gpuLimitBytes = bytes("--gpu-limit", gpuLimit);
+                if (gpuLimitBytes <= 0) {
+                    throw new IllegalArgumentException("--gpu-limit must be > 0 or none, got " + LogGuard.escape(gpuLimit, 40));
+                }
+            }
             if (memory != null) {
                 memoryBytes = bytes("--memory", memory);
             } else {
-                Double total = hostMemory();
+                io.tailwatch.core.host.HostSnapshot host = hostSample();
+                Double total = host.memoryTotal();
                 if (total != null) {
                     memoryBytes = total.longValue();
                     memorySource = "this host";
                 }
+                // The limit of the machine whose memory is used: never this Mac's beside another's --memory.
+                Double limit = host.gpuMemoryLimit();
+                if (gpuLimit == null && limit != null) {
+                    gpuLimitBytes = limit.longValue();
+                    gpuLimitSource = "this Mac's Metal recommendedMaxWorkingSetSize";
+                }
             }
-            if (memoryBytes != null && weightsBytes != null) {
-                long budget = KvCacheMath.budgetBytes(memoryBytes, weightsBytes, bytes("--os-reserve", osReserve),
-                        bytes("--runtime", runtime), safety);
-                long max = KvCacheMath.windowedSafeMaxTokens(budget, sizing.layerBytesPerToken(), sizing.windows(),
-                        sizing.noCache());
-                unlimited = max < 0;
-                safeMax = unlimited ? null : max;
+            plan = new KvPlan(sizing, memoryBytes, weightsBytes, gpuLimitBytes, bytes("--os-reserve", osReserve),
+                    bytes("--runtime", runtime), safety);
+            KvPlan.Ceiling binding = plan.binding();
+            if (binding != null) {
+                unlimited = binding.unlimited();
+                safeMax = unlimited ? null : binding.safeMaxTokens();
             }
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
@@ -287,6 +274,25 @@ public final class KvBudgetCommand extends PrintingCommand {
             root.put("kv_cache_stops_growing", unlimited);
             putOrNull(root, "model_context_length", modelContext);
             putOrNull(root, "memory_bytes", memoryBytes);
+            putOrNull(root, "gpu_limit_bytes", gpuLimitBytes);
+            KvPlan.Ceiling bound = plan.binding();
+            if (bound == null) {
+                root.putNull("binding");
+            } else {
+                root.put("binding", bound.kind().wireName());
+            }
+            ArrayNode ceilings = root.putArray("ceilings");
+            for (KvPlan.Ceiling c : plan.ceilings()) {
+                ObjectNode x = ceilings.addObject();
+                x.put("kind", c.kind().wireName());
+                x.put("ceiling_bytes", c.ceilingBytes());
+                x.put("budget_bytes", c.budgetBytes());
+                if (c.unlimited()) {
+                    x.putNull("safe_max_tokens");
+                } else {
+                    x.put("safe_max_tokens", c.safeMaxTokens());
+                }
+            }
             putOrNull(root, "weights_bytes", weightsBytes);
             root.put("architecture", sizing.description());
             if (server != null) {
@@ -339,20 +345,37 @@ public final class KvBudgetCommand extends PrintingCommand {
         if (sizing.estimate()) {
             out.println("estimate: " + sizing.estimateNote());
         }
-        if (memoryBytes == null || weightsBytes == null) {
-            out.println("no safe maximum: " + (memoryBytes == null ? "this host's memory is unknown; give --memory SIZE"
+        KvPlan.Ceiling bound = plan.binding();
+        if (bound == null) {
+            out.println("no safe maximum: " + (weightsBytes != null ? "this host's memory is unknown; give --memory SIZE"
                     : "the weights' size is unknown; give --weights SIZE"));
             return TailwatchCommand.EXIT_OK;
         }
-        String mem = memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")";
         String w = weights != null ? weights : Units.formatBytes(weightsBytes) + " (" + weightsSource + ")";
+        KvPlan.Ceiling byMemory = plan.memoryCeiling();
+        KvPlan.Ceiling byGpu = plan.gpuCeiling();
+        String memText = byMemory == null ? null : String.format(Locale.ROOT, "(%s - %s OS - %s weights - %s runtime) x %s",
+                memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")", osReserve, w, runtime,
+                trim(safety));
+        String gpuText = byGpu == null ? null : String.format(Locale.ROOT, "(%s GPU limit - %s weights - %s runtime) x %s",
+                gpuLimit != null ? gpuLimit : Units.formatBytes(gpuLimitBytes) + " (" + gpuLimitSource + ")", w, runtime,
+                trim(safety));
+        if (byMemory != null && byGpu != null) {
+            out.printf(Locale.ROOT, "total memory:          %s = %s of KV cache, %s%n", memText,
+                    Units.formatBytes(byMemory.budgetBytes()), tokens(byMemory));
+            out.printf(Locale.ROOT, "GPU working-set limit: %s = %s of KV cache, %s%n", gpuText,
+                    Units.formatBytes(byGpu.budgetBytes()), tokens(byGpu));
+            out.printf(Locale.ROOT, "binds: the %s (%s less for the KV cache than the %s)%n", bound.kind().text(),
+                    Units.formatBytes(Math.abs(byMemory.budgetBytes() - byGpu.budgetBytes())),
+                    byGpu.equals(bound) ? byMemory.kind().text() : byGpu.kind().text());
+        }
+        String fits = bound.kind() == KvPlan.CeilingKind.GPU_LIMIT ? gpuText : memText;
         if (unlimited) {
-            out.printf(Locale.ROOT, "every layer keeps a window that fits in (%s - %s OS - %s weights - %s runtime) x %s: "
-                    + "the KV cache stops growing, no context length is limited by it%n", mem, osReserve, w, runtime, trim(safety));
+            out.printf(Locale.ROOT, "every layer keeps a window that fits in %s: "
+                    + "the KV cache stops growing, no context length is limited by it%n", fits);
             return TailwatchCommand.EXIT_OK;
         }
-        out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits (%s - %s OS - %s weights - %s runtime) x %s%n",
-                safeMax, mem, osReserve, w, runtime, trim(safety));
+        out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits %s%n", safeMax, fits);
         if (server != null) {
             out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
                     server.totalSlots() == null ? "slots" : slots(server.totalSlots()));
@@ -369,51 +392,19 @@ public final class KvBudgetCommand extends PrintingCommand {
         return TailwatchCommand.EXIT_OK;
     }
 
-    /** The checkpoint's layers, windows and a sentence saying what the estimate assumes. */
-    static Sizing sizing(HfCheckpoint c, double bpe, String bpeSource) {
-        long perLayer = KvCacheMath.bytesPerToken(1, c.kvHeads(), c.headDim(), bpe);
-        int sliding = c.slidingLayers();
-        String layersText = c.layers() + " layers";
-        List<String> kinds = new ArrayList<>();
-        if (sliding > 0) {
-            int w = c.windows().stream().filter(x -> x > 0).findFirst().orElse(0);
-            kinds.add(sliding + " with a " + w + "-token sliding window");
-            kinds.add(c.fullLayers() + " full");
-        }
-        if (!c.otherLayers().isEmpty()) {
-            kinds.add(c.otherLayers().size() + " without a growing KV cache");
-        }
-        if (!kinds.isEmpty()) {
-            layersText += " (" + String.join(", ", kinds) + ")";
-        }
-        String desc = String.format(Locale.ROOT, "%s%s: %s x %d KV heads x head dim %d x 2 (K and V) x %s B%s%s",
-                c.modelType() == null ? "model" : c.modelType(), " from " + c.source(), layersText, c.kvHeads(), c.headDim(),
-                trim(bpe), bpeSource, c.quantization() == null ? "" : "; weights quantized " + c.quantization());
-        String note = null;
-        if (c.mixed()) {
-            List<String> parts = new ArrayList<>();
-            if (sliding > 0) {
-                parts.add(sliding + " of " + c.layers() + " layers keep only a sliding window; the figures assume the engine caches "
-                        + "just that window for them (mlx_lm's rotating cache and llama.cpp's SWA cache do; an engine that "
-                        + "caches every layer in full needs the larger figure shown beside each context)");
-            }
-            if (!c.otherLayers().isEmpty()) {
-                parts.add("layers " + c.otherLayers() + " are not attention layers and are counted as keeping no per-token cache");
-            }
-            note = String.join("; ", parts);
-        }
-        return new Sizing(desc, perLayer, c.windows(), c.otherLayers(), c.mixed(), note);
-    }
-
-    /** Total memory as this agent reads it (the same samplers as the daemon); null when unknown. */
-    private Double hostMemory() {
+    /** One sample of this host, as the daemon takes it: total memory and, on a Mac, the GPU limit. */
+    private io.tailwatch.core.host.HostSnapshot hostSample() {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             throw new IllegalArgumentException("config problems (see above)");
         }
         try (HostReader host = new HostReader(cfg, (String) null)) {
-            return host.read().memoryTotalBytes();
+            return host.sample();
         }
+    }
+
+    private static String tokens(KvPlan.Ceiling c) {
+        return c.unlimited() ? "no context limited" : c.safeMaxTokens() + " tokens";
     }
 
     private static void putOrNull(ObjectNode o, String key, Long v) {

@@ -161,7 +161,7 @@ function render(s) {
     : pending ? pending + " pending" : "all clear";
   document.title = (firing ? "(" + firing + ") " : "") + "tailwatch";
   renderAlerts(a);
-  renderHost(s.host || {}, a.signals || {}, s.thresholds || {});
+  renderHost(s.host || {}, a.signals || {}, s.thresholds || {}, s.engines || []);
   renderEngines(s.engines || [], s.host || {}, a.signals || {});
   renderWindows(s.engines || [], a.signals || {}, s.thresholds || {});
   if (lastHistory) renderCharts();
@@ -236,7 +236,52 @@ function level(n, names, okBelow) {
   return pill(name + " (" + n + ")", n < okBelow ? "ok" : n === okBelow ? "warn" : "bad");
 }
 
-function renderHost(h, sig, thr) {
+// The GPU's share of unified memory (macOS): Metal's working-set limit, what GPU work holds, and each
+// loaded model's footprint + KV against the limit (the bar's full width; the tick is GpuMemoryLimitNear's).
+function gpuCard(h, engines, thr) {
+  const g = h.gpu_memory || {};
+  const limit = g.limit_bytes;
+  const head = el("h3", {}, "GPU memory");
+  if (limit == null) {
+    return el("div", { class: "card", id: "host-gpu" }, head,
+      el("p", { class: "unknown" }, "No GPU working-set limit on this host (Metal sets one on a Mac)."));
+  }
+  const total = (h.memory || {}).total_bytes;
+  const near = thr.GpuMemoryLimitNear && thr.GpuMemoryLimitNear.threshold;
+  const rows = [
+    ["working-set limit", fmtBytes(limit) + (total ? " (" + fmtRatio(limit / total) + " of " + fmtBytes(total) + ")" : ""),
+      { "data-figure": "gpu-limit", "data-value": limit }],
+    ["in use", g.in_use_bytes == null ? null : fmtBytes(g.in_use_bytes) + " (" + fmtRatio(g.in_use_bytes / limit) + " of the limit)"],
+    ["allocated", fmtBytes(g.allocated_bytes)],
+    ["iogpu.wired_limit_mb", g.wired_limit_bytes == null ? "not set" : fmtNum(g.wired_limit_bytes / 1048576, 0)],
+  ];
+  const bars = [];
+  for (const e of engines) {
+    for (const m of e.models || []) {
+      if (m.gpu_used_bytes == null) continue;
+      const share = m.gpu_used_bytes / limit;
+      const over = near != null && share > near;
+      const bar = el("div", { class: "bar gpu", role: "img", "data-model": e.name + "/" + m.name, "data-share": share,
+        "aria-label": e.name + "/" + m.name + " footprint + KV " + fmtRatio(share) + " of the GPU limit" });
+      const used = el("span", { title: "footprint + KV " + fmtBytes(m.gpu_used_bytes) });
+      used.style.width = Math.min(100, 100 * share).toFixed(2) + "%";
+      used.style.background = over ? "var(--bad)" : "var(--s1)";
+      bar.appendChild(used);
+      if (near != null) {
+        const tick = el("i", { class: "near", title: "GpuMemoryLimitNear at " + fmtRatio(near) });
+        tick.style.left = (100 * near).toFixed(2) + "%";
+        bar.appendChild(tick);
+      }
+      bars.push(el("div", { class: "small" + (over ? " bad" : "") }, e.name + "/" + m.name + ": " + fmtBytes(m.gpu_used_bytes)
+        + " (" + fmtRatio(share) + ")" + (m.kv_headroom_tokens != null ? " · KV headroom "
+        + Math.round(m.kv_headroom_tokens).toLocaleString("en") + " tokens (" + (m.kv_headroom_bound === "gpu_limit"
+        ? "GPU limit" : "memory") + " binds)" : "")), bar);
+    }
+  }
+  return el("div", { class: "card", id: "host-gpu" }, head, kv(rows), bars);
+}
+
+function renderHost(h, sig, thr, engines) {
   const mem = h.memory || {};
   const swap = h.swap || {};
   const paging = h.paging || {};
@@ -280,7 +325,7 @@ function renderHost(h, sig, thr) {
   const failed = (h.samplers || []).filter(x => !x.success);
   const samplerCard = failed.length ? el("div", { class: "card" }, el("h3", {}, "Readings failing"),
     kv(failed.map(x => [x.name, x.error || "failed", { class: "bad" }]))) : null;
-  replace("host", memCard, swapCard, thermalCard, powerCard, samplerCard);
+  replace("host", memCard, gpuCard(h, engines || [], thr), swapCard, thermalCard, powerCard, samplerCard);
 }
 
 function cpuText(h) {
@@ -320,6 +365,7 @@ function engineCard(e, proc, sig) {
     if (m.kv_context_bytes) bits.push("KV at full context " + fmtBytes(m.kv_context_bytes));
     const hr = headroom[m.name];
     if (hr && hr.kv_headroom_tokens != null) bits.push("KV headroom " + Math.round(hr.kv_headroom_tokens).toLocaleString("en") + " tokens");
+    if (m.gpu_memory_share != null) bits.push("GPU " + fmtRatio(m.gpu_memory_share) + " of limit");
     return el("div", { class: "model" }, bits.join(" · "));
   });
   const queue = [];

@@ -89,4 +89,62 @@ class KvBudgetCommandTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("not in the Hugging Face cache").contains("models--nobody--nothing");
     }
+
+    static final String[] SEED = {"--layers", "40", "--kv-heads", "8", "--head-dim", "128", "--bytes-per-element", "2",
+            "--memory", "192GiB", "--weights", "10GiB"};
+
+    static String[] with(String[] base, String... more) {
+        String[] out = java.util.Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, out, base.length, more.length);
+        return out;
+    }
+
+    @Test
+    void the_seed_example_holds_without_a_limit_and_with_one_that_does_not_bind() throws Exception {
+        for (String limit : new String[] {"none", "186368MiB"}) {
+            HistoryCommandTest.Run r = run(Map.of(), with(SEED, "--gpu-limit", limit, "--json"));
+            assertThat(r.code()).as(r.err()).isZero();
+            JsonNode j = new ObjectMapper().readTree(r.out());
+            assertThat(j.get("safe_max_tokens").asLong()).isEqualTo(891_289L);
+            assertThat(j.get("binding").asText()).isEqualTo("memory");
+        }
+        // 186368 MiB = 182 GiB: (182 - 10 - 2) x 0.8 = 136 GiB, the same budget as (192 - 10 - 10 - 2) x 0.8
+        JsonNode j = new ObjectMapper().readTree(run(Map.of(), with(SEED, "--gpu-limit", "186368MiB", "--json")).out());
+        assertThat(j.get("ceilings").get(1).get("budget_bytes").asLong()).isEqualTo(136L << 30);
+    }
+
+    @Test
+    void the_seed_host_at_its_default_144_gib_limit_is_bound_by_the_gpu() throws Exception {
+        HistoryCommandTest.Run r = run(Map.of(), with(SEED, "--gpu-limit", "144GiB"));
+        assertThat(r.code()).as(r.err()).isZero();
+        // memory 891,289; GPU (144 - 10 - 2) GiB x 0.8 = 105.6 GiB / 160 KiB = 692,060
+        assertThat(r.out()).contains("total memory:          (192GiB - 10GiB OS - 10GiB weights - 2GiB runtime) x 0.8 = 136.00 GiB of KV cache, 891289 tokens")
+                .contains("GPU working-set limit: (144GiB GPU limit - 10GiB weights - 2GiB runtime) x 0.8 = 105.60 GiB of KV cache, 692060 tokens")
+                .contains("binds: the GPU working-set limit (30.40 GiB less for the KV cache than the total memory)")
+                .contains("safe max KV tokens: 692060 = largest context whose KV cache fits (144GiB GPU limit")
+                .contains("use --max-kv-size 692060 or less");
+    }
+
+    @Test
+    void a_128_gib_m5_max_with_its_107_52_gib_limit() throws Exception {
+        HistoryCommandTest.Run r = run(Map.of(), "--layers", "40", "--kv-heads", "8", "--head-dim", "128", "--memory",
+                "128GiB", "--weights", "10GiB", "--gpu-limit", "107.52GiB", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertThat(j.get("gpu_limit_bytes").asLong()).isEqualTo(115_448_720_916L);
+        assertThat(j.get("ceilings").get(0).get("kind").asText()).isEqualTo("memory");
+        // (128 - 22) GiB x 0.8 = 84.8 GiB -> 555,745 tokens; (107.52 - 12) GiB x 0.8 = 76.416 GiB -> 500,799
+        assertThat(j.get("ceilings").get(0).get("safe_max_tokens").asLong()).isEqualTo(555_745L);
+        assertThat(j.get("ceilings").get(1).get("kind").asText()).isEqualTo("gpu_limit");
+        assertThat(j.get("ceilings").get(1).get("safe_max_tokens").asLong()).isEqualTo(500_799L);
+        assertThat(j.get("binding").asText()).isEqualTo("gpu_limit");
+        assertThat(j.get("safe_max_tokens").asLong()).isEqualTo(500_799L);
+    }
+
+    @Test
+    void a_bad_gpu_limit_is_a_usage_error_naming_the_option() {
+        HistoryCommandTest.Run r = run(Map.of(), with(SEED, "--gpu-limit", "lots"));
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--gpu-limit");
+    }
 }

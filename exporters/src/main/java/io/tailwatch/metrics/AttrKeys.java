@@ -74,6 +74,8 @@ public final class AttrKeys {
     public static final String HW_ID = "hw.id";
     public static final String HW_TYPE = "hw.type";
     public static final String HW_NAME = "hw.name";
+    /** What part of the GPU's memory a hw.gpu.memory.usage series counts: in_use, allocated. */
+    public static final String GPU_MEMORY_STATE = "tailwatch.gpu.memory.state";
 
     /** The Prometheus label name of an attribute key. */
     public static String label(String key) {

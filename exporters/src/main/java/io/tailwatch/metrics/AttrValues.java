@@ -51,7 +51,8 @@ public final class AttrValues {
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
             Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
-            Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME));
+            Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME),
+            Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -167,4 +168,10 @@ public final class AttrValues {
     public enum ProxyOutcome implements AttrValue {
         OK, HTTP_ERROR, STREAM_ERROR, UPSTREAM_UNREACHABLE, UPSTREAM_TIMEOUT, UPSTREAM_FAILED, CLIENT_DISCONNECT, REJECTED
     }
+
+    /**
+     * macOS IOAccelerator PerformanceStatistics: in_use ("In use system memory", what GPU work holds
+     * now), allocated ("Alloc system memory", what the GPU driver has allocated, in use or not).
+     */
+    public enum GpuMemoryState implements AttrValue { IN_USE, ALLOCATED }
 }

@@ -51,8 +51,11 @@ public final class EngineMetrics {
             "KV-cache bytes the model's current context length needs.", ENGINE, MODEL);
 
     public static final MetricDef KV_HEADROOM = MetricDef.gauge("tailwatch.model.kv_cache.headroom_tokens", "{token}",
-            "How many more tokens of KV cache fit in the host's available memory before it must swap.", ENGINE, MODEL);
+            "How many more tokens of KV cache fit before the model meets a ceiling: the tighter of the host's available memory (beyond it the host swaps) and, on a Mac, what the GPU working-set limit leaves after the model's footprint and its context's KV.", ENGINE, MODEL);
+
+    public static final MetricDef GPU_MEMORY_SHARE = MetricDef.gauge("tailwatch.model.gpu_memory.share", "1",
+            "macOS: the model's footprint plus its current context's KV cache over the GPU working-set limit (hw.gpu.memory.limit). Footprint: the engine's own figure (Ollama size, which holds its context's KV already, so none is added) or else the engine processes' physical footprint. Absent without a limit.", ENGINE, MODEL);
 
     public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
-            KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM);
+            KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM, GPU_MEMORY_SHARE);
 }

@@ -4,6 +4,7 @@ import static io.tailwatch.metrics.AttributeDef.free;
 import static io.tailwatch.metrics.AttributeDef.oneOf;
 
 import io.tailwatch.metrics.AttrValues.CpuMode;
+import io.tailwatch.metrics.AttrValues.GpuMemoryState;
 import io.tailwatch.metrics.AttrValues.HwType;
 import io.tailwatch.metrics.AttrValues.MemoryPageState;
 import io.tailwatch.metrics.AttrValues.MemoryState;
@@ -94,6 +95,18 @@ public final class HostMetrics {
     public static final MetricDef GPU_FREQUENCY = MetricDef.gauge("tailwatch.gpu.frequency", "Hz",
             "Residency-weighted average GPU frequency over the last sample interval (semconv has no GPU frequency metric).");
 
+    public static final MetricDef GPU_MEMORY_LIMIT = MetricDef.upDownCounter("hw.gpu.memory.limit", "By",
+            "macOS: the GPU working-set limit, Metal's MTLDevice.recommendedMaxWorkingSetSize (semconv hw.gpu.memory.limit). On unified memory a model meets this before total memory: about 3/4 of it on the larger Macs (107.52 GiB of 128 GiB), and it follows the iogpu.wired_limit_mb sysctl. Absent on Linux.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
+
+    public static final MetricDef GPU_MEMORY_USAGE = MetricDef.upDownCounter("hw.gpu.memory.usage", "By",
+            "macOS: GPU memory system-wide from the IOAccelerator's PerformanceStatistics in the IORegistry: in_use (\"In use system memory\") and allocated (\"Alloc system memory\"). Absent on Linux.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU),
+            oneOf(AttrKeys.GPU_MEMORY_STATE, "in_use: held by GPU work now; allocated: allocated by the GPU driver", GpuMemoryState.class));
+
+    public static final MetricDef GPU_WIRED_LIMIT = MetricDef.upDownCounter("tailwatch.gpu.wired_limit", "By",
+            "macOS: the iogpu.wired_limit_mb sysctl in bytes, the operator's override of how much memory the GPU may wire. Absent while it is 0 (the default, when Metal picks the limit itself) and on Linux.");
+
     public static final MetricDef PROCESS_FOOTPRINT = MetricDef.upDownCounter("tailwatch.process.memory.footprint", "By",
             "Physical footprint of an engine's processes (macOS ri_phys_footprint, what Activity Monitor shows; semconv has no footprint metric).",
             free(AttrKeys.ENGINE, "Configured engine name"));
@@ -121,7 +134,7 @@ public final class HostMetrics {
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
             THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY,
-            GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
+            GPU_UTILIZATION, GPU_FREQUENCY, GPU_MEMORY_LIMIT, GPU_MEMORY_USAGE, GPU_WIRED_LIMIT, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
     public static HwType hwType(String rail) {
@@ -146,6 +159,16 @@ public final class HostMetrics {
     /** One hw.temperature point for a sensor. */
     public static Point temperature(String id, String name, double celsius) {
         return Point.of(THERMAL_TEMPERATURE, celsius, HwType.TEMPERATURE, AttrKeys.HW_ID, id, AttrKeys.HW_NAME, name);
+    }
+
+    /** The hw.gpu.memory.limit point of the (single, integrated) GPU. */
+    public static Point gpuMemoryLimit(double bytes) {
+        return Point.of(GPU_MEMORY_LIMIT, bytes, HwType.GPU, AttrKeys.HW_ID, "gpu0");
+    }
+
+    /** One hw.gpu.memory.usage point of the (single, integrated) GPU. */
+    public static Point gpuMemoryUsage(double bytes, GpuMemoryState state) {
+        return Point.of(GPU_MEMORY_USAGE, bytes, state, HwType.GPU, AttrKeys.HW_ID, "gpu0");
     }
 
     /** The hw.gpu.utilization point of the (single, integrated) GPU. */

@@ -54,6 +54,7 @@ public final class MetricsReference {
             b.append(" |\n");
         }
         b.append(prometheusOnly());
+        b.append(gpuLimit());
         return b.toString();
     }
 
@@ -66,6 +67,20 @@ public final class MetricsReference {
             b.append("| `").append(f[0]).append("` | ").append(f[1]).append(" | ").append(f[2]).append(" |\n");
         }
         return b.toString();
+    }
+
+    private static String gpuLimit() {
+        return "\n## The GPU working-set limit and total memory\n\n"
+                + "On a Mac the GPU shares the one pool of memory with the CPU, but a process's GPU working set is capped\n"
+                + "below the total: `hw.gpu.memory.limit` (Metal's `recommendedMaxWorkingSetSize`, about 3/4 of memory on\n"
+                + "the larger Macs, 107.52 GiB of a 128 GiB M5 Max) is that cap, and it follows the `iogpu.wired_limit_mb`\n"
+                + "sysctl (`tailwatch.gpu.wired_limit`, absent while 0) when an operator raises it. `system.memory.limit` is\n"
+                + "the whole pool. A model's weights, its KV cache and its engine's buffers count against the GPU limit; the\n"
+                + "OS does not. `hw.gpu.memory.usage` is what GPU work holds system-wide (in_use) and what the driver has\n"
+                + "allocated (allocated). Per loaded model, `tailwatch.model.gpu_memory.share` is its footprint plus its\n"
+                + "context's KV cache over the limit (the figure `GpuMemoryLimitNear` reads), and\n"
+                + "`tailwatch.model.kv_cache.headroom_tokens` the KV growth that still fits the tighter of available memory\n"
+                + "and what the limit leaves. Linux hosts have no such limit: these series are absent, never 0.\n";
     }
 
     private static String num(double v) {

@@ -58,6 +58,11 @@ public final class HostSnapshot {
         return value(HostMetrics.MEMORY_AVAILABLE);
     }
 
+    /** The GPU working-set limit (hw.gpu.memory.limit), null where there is none. */
+    public Double gpuMemoryLimit() {
+        return value(HostMetrics.GPU_MEMORY_LIMIT);
+    }
+
     public Double memoryUsed() {
         return points.value(HostMetrics.MEMORY_USAGE, MemoryState.USED);
     }

@@ -173,6 +173,12 @@ public final class Rules {
             "Only {value} tokens of KV cache fit in available memory, less than {threshold} the context length of {model} on {engine}: a long conversation will push the host into swap.",
             p -> cmp(select(EngineMetrics.KV_HEADROOM), Op.LT, Matching.ALL, times(select(EngineMetrics.MODEL_CONTEXT), p.threshold())));
 
+    public static final RuleDef GPU_MEMORY_LIMIT_NEAR = new RuleDef("GpuMemoryLimitNear", Severity.WARNING,
+            ValueKind.RATIO, ValueKind.RATIO, 0.9, Duration.ofMinutes(2),
+            "{model} on {engine} near the GPU working-set limit",
+            "{model} on {engine} holds {value} of the GPU working-set limit with its footprint plus its context's KV cache (threshold {threshold}, for {for}). Past the limit Metal allocations fail or spill, and prefill of a long prompt is where it shows first: shrink --max-kv-size or the slots, quantize smaller, or raise iogpu.wired_limit_mb.",
+            p -> cmp(select(EngineMetrics.GPU_MEMORY_SHARE), Op.GT, p.threshold()));
+
     public static final RuleDef SAMPLER_FAILING = new RuleDef("SamplerFailing", Severity.WARNING,
             ValueKind.LEVEL, null, null, SAMPLER_FAILING_FOR,
             "Sampler {sampler} failing",
@@ -203,7 +209,7 @@ public final class Rules {
     /** All rules, in the order they are documented and exported. */
     public static final List<RuleDef> ALL = List.of(SWAP_USED_HIGH, SWAP_GROWTH_UNDER_LOAD, MEMORY_PRESSURE_WARNING,
             MEMORY_PRESSURE_CRITICAL, THERMAL_THROTTLING, ENGINE_DOWN, PROBE_ERRORS, TAIL_LATENCY_SPREAD,
-            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, SAMPLER_FAILING, OTLP_EXPORT_FAILING,
+            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, GPU_MEMORY_LIMIT_NEAR, SAMPLER_FAILING, OTLP_EXPORT_FAILING,
             WEBHOOK_NOTIFICATIONS_DROPPED, TAILWATCH_DOWN);
 
     /** Rules only Prometheus and Grafana evaluate: the agent cannot report its own absence. */

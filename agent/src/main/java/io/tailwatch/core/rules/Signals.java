@@ -32,7 +32,13 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Host(Double swapUsedBytes, Double swapChange10mBytes, Double memoryPressureLevel,
                        Double memoryAvailableBytes, Double memoryTotalBytes, Double thermalPressureLevel,
-                       Double cpuSpeedLimit) {
+                       Double cpuSpeedLimit, Double gpuMemoryLimitBytes, Double gpuMemoryInUseBytes) {
+        /** Without the GPU's figures (a host that has none, or a reader that predates them). */
+        public Host(Double swapUsedBytes, Double swapChange10mBytes, Double memoryPressureLevel, Double memoryAvailableBytes,
+                    Double memoryTotalBytes, Double thermalPressureLevel, Double cpuSpeedLimit) {
+            this(swapUsedBytes, swapChange10mBytes, memoryPressureLevel, memoryAvailableBytes, memoryTotalBytes,
+                    thermalPressureLevel, cpuSpeedLimit, null, null);
+        }
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -74,7 +80,11 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Model(String model, Double contextLength, Double kvHeadroomTokens) {
+    public record Model(String model, Double contextLength, Double kvHeadroomTokens, Double gpuMemoryShare) {
+        /** Without a GPU share (no GPU limit on this host). */
+        public Model(String model, Double contextLength, Double kvHeadroomTokens) {
+            this(model, contextLength, kvHeadroomTokens, null);
+        }
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -91,7 +101,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
         Host host = new Host(s.value(HostMetrics.PAGING_USAGE, PagingState.USED), swapChange,
                 s.value(HostMetrics.PRESSURE_LEVEL), s.value(HostMetrics.MEMORY_AVAILABLE),
                 s.value(HostMetrics.MEMORY_LIMIT), s.value(HostMetrics.THERMAL_LEVEL),
-                s.value(HostMetrics.CPU_SPEED_LIMIT));
+                s.value(HostMetrics.CPU_SPEED_LIMIT), s.value(HostMetrics.GPU_MEMORY_LIMIT),
+                s.value(HostMetrics.GPU_MEMORY_USAGE, io.tailwatch.metrics.AttrValues.GpuMemoryState.IN_USE));
         Map<String, List<Model>> models = new LinkedHashMap<>();
         List<String> engineNames = new ArrayList<>();
         for (Point p : s.of(EngineMetrics.UP)) {
@@ -105,7 +116,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
             String m = p.attributes().get(AttrKeys.MODEL);
             add(engineNames, e);
             models.computeIfAbsent(e, k -> new ArrayList<>()).add(new Model(m, p.value(),
-                    s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, e, AttrKeys.MODEL, m)));
+                    s.value(EngineMetrics.KV_HEADROOM, AttrKeys.ENGINE, e, AttrKeys.MODEL, m),
+                    s.value(EngineMetrics.GPU_MEMORY_SHARE, AttrKeys.ENGINE, e, AttrKeys.MODEL, m)));
         }
         for (Point p : s.of(EngineSideMetrics.REQUESTS)) {
             add(engineNames, p.attributes().get(AttrKeys.ENGINE));

@@ -172,6 +172,7 @@ public final class RuleExport {
             Map.entry("LatencyOverBaseline", new String[] {"tailwatch-engines", "10"}),
             Map.entry("TtftOverSlo", new String[] {"tailwatch-engines", "8"}),
             Map.entry("KvHeadroomLow", new String[] {"tailwatch-engines", "15"}),
+            Map.entry("GpuMemoryLimitNear", new String[] {"tailwatch-host", "15"}),
             Map.entry("SamplerFailing", new String[] {"tailwatch-host", "10"}),
             Map.entry("OtlpExportFailing", new String[] {"tailwatch-host", "12"}),
             Map.entry("WebhookNotificationsDropped", new String[] {"tailwatch-host", "13"}),

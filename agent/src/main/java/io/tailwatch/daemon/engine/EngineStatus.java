@@ -58,6 +58,13 @@ final class EngineStatus {
                         x.put("kv_bytes_per_token", perToken);
                         x.put("kv_context_bytes", m.contextLength() == null ? null : perToken * m.contextLength());
                     }
+                    // The same headroom the metrics and GpuMemoryLimitNear read (KvPlan.headroom).
+                    io.tailwatch.core.kv.KvPlan.Headroom room = w.headroom(m, h.models().size());
+                    x.put("footprint_bytes", room.footprintBytes());
+                    x.put("gpu_used_bytes", room.gpuShare() == null ? null : room.usedBytes());
+                    x.put("gpu_memory_share", room.gpuShare());
+                    x.put("kv_headroom_tokens", room.headroomTokens());
+                    x.put("kv_headroom_bound", room.bound() == null ? null : room.bound().wireName());
                     models.add(x);
                 }
             }

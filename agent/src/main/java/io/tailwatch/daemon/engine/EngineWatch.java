@@ -3,6 +3,7 @@ package io.tailwatch.daemon.engine;
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.kv.KvPlan;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.EngineHealth;
@@ -385,7 +386,6 @@ public final class EngineWatch {
                 points.add(Point.of(EngineMetrics.MODELS_LOADED, h.modelsTotal(), AttrKeys.ENGINE, e));
             }
             HostSnapshot snap = host.get();
-            Double available = snap == null ? null : snap.memoryAvailable();
             for (LoadedModel m : h.models()) {
                 String model = m.name();
                 if (m.sizeBytes() != null) {
@@ -399,23 +399,43 @@ public final class EngineWatch {
                 if (m.contextLength() != null) {
                     points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                 }
+                KvPlan.Headroom room = headroom(m, h.models().size(), snap);
                 if (m.shape() != null) {
                     double perToken = KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
                     if (perToken > 0) {
                         points.add(Point.of(EngineMetrics.KV_BYTES_PER_TOKEN, perToken, AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
-                        if (m.contextLength() != null) {
-                            points.add(Point.of(EngineMetrics.KV_CONTEXT_BYTES, perToken * m.contextLength(),
+                        if (room.kvContextBytes() != null) {
+                            points.add(Point.of(EngineMetrics.KV_CONTEXT_BYTES, room.kvContextBytes(),
                                     AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                         }
-                        if (available != null) {
-                            points.add(Point.of(EngineMetrics.KV_HEADROOM,
-                                    KvCacheMath.headroomTokens(perToken, available), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
-                        }
                     }
+                }
+                if (room.headroomTokens() != null) {
+                    points.add(Point.of(EngineMetrics.KV_HEADROOM, room.headroomTokens(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                }
+                if (room.gpuShare() != null) {
+                    points.add(Point.of(EngineMetrics.GPU_MEMORY_SHARE, room.gpuShare(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                 }
             }
         }
         hub.publish("engine/" + config.name(), points);
+    }
+
+    /**
+     * One loaded model against the GPU limit and available memory ({@link KvPlan#headroom}). The
+     * footprint is the engine's own figure (Ollama's size, which holds the context's KV cache), else,
+     * when the engine has this one model loaded, its processes' physical footprint.
+     */
+    KvPlan.Headroom headroom(LoadedModel m, int modelsLoaded) {
+        return headroom(m, modelsLoaded, host.get());
+    }
+
+    KvPlan.Headroom headroom(LoadedModel m, int modelsLoaded, HostSnapshot snap) {
+        Double perToken = m.shape() == null ? null : KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
+        Double footprint = m.sizeBytes() != null ? Double.valueOf(m.sizeBytes())
+                : modelsLoaded == 1 && snap != null ? snap.processFootprint(config.name()) : null;
+        return KvPlan.headroom(perToken, footprint, m.sizeBytes() != null, m.contextLength(),
+                snap == null ? null : snap.gpuMemoryLimit(), snap == null ? null : snap.memoryAvailable());
     }
 
     synchronized void publishProbes() {

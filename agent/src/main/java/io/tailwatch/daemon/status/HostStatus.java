@@ -42,6 +42,16 @@ public final class HostStatus {
         mem.put("free_ratio", s.value(HostMetrics.MEMORY_FREE_RATIO));
         mem.put("pressure_level", asLong(s.pressureLevel()));
         m.put("memory", mem);
+        // The GPU's share of unified memory (macOS): the working-set limit and what GPU work holds.
+        Map<String, Object> gpu = new LinkedHashMap<>();
+        gpu.put("limit_bytes", asLong(s.gpuMemoryLimit()));
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.GPU_MEMORY_USAGE) {
+                gpu.put(p.attributes().get(AttrKeys.GPU_MEMORY_STATE) + "_bytes", (long) p.value());
+            }
+        }
+        gpu.put("wired_limit_bytes", asLong(s.value(HostMetrics.GPU_WIRED_LIMIT)));
+        m.put("gpu_memory", gpu);
         Map<String, Object> swap = new LinkedHashMap<>();
         swap.put("used_bytes", asLong(s.swapUsed()));
         swap.put("free_bytes", asLong(s.swapFree()));

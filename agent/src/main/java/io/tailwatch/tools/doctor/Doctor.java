@@ -67,6 +67,7 @@ public final class Doctor {
             Map<List<String>, String> outputs = new HashMap<>();
             Map<List<String>, String> errors = new HashMap<>();
             List<List<String>> commands = new ArrayList<>(MacDoctor.TOOLS);
+            commands.addAll(GpuMemoryChecks.TOOLS);
             if (withSudo) {
                 commands.add(MacDoctor.POWERMETRICS);
             }
@@ -78,6 +79,7 @@ public final class Doctor {
                 }
             }
             List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
+            checks.addAll(GpuMemoryChecks.checks(snap, outputs, errors));
             checks.addAll(engineChecks);
             return new DoctorReport("macOS", checks, snap.results());
         }

@@ -51,7 +51,8 @@ public final class AgentStatus {
         JsonNode h = object(s.get("host"));
         Signals.Host host = h == null ? null : new Signals.Host(number(h, "swap_used_bytes"), number(h, "swap_change10m_bytes"),
                 number(h, "memory_pressure_level"), number(h, "memory_available_bytes"), number(h, "memory_total_bytes"),
-                number(h, "thermal_pressure_level"), number(h, "cpu_speed_limit"));
+                number(h, "thermal_pressure_level"), number(h, "cpu_speed_limit"), number(h, "gpu_memory_limit_bytes"),
+                number(h, "gpu_memory_in_use_bytes"));
         List<Signals.Engine> engines = null;
         JsonNode es = array(s.get("engines"));
         if (es != null) {
@@ -83,7 +84,8 @@ public final class AgentStatus {
             models = new ArrayList<>(ms.size());
             for (JsonNode m : ms) {
                 m = element(m);
-                models.add(new Signals.Model(text(m, "model"), number(m, "context_length"), number(m, "kv_headroom_tokens")));
+                models.add(new Signals.Model(text(m, "model"), number(m, "context_length"), number(m, "kv_headroom_tokens"),
+                        number(m, "gpu_memory_share")));
             }
         }
         JsonNode q = object(e.get("queue"));

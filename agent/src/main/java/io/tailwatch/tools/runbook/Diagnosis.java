@@ -129,7 +129,8 @@ public final class Diagnosis {
 
     /** Every cause, one rule each. The order only settles nothing: causes are ranked by score, then id. */
     static final List<CauseRule> CAUSES = List.of(Diagnosis::memory, Diagnosis::backgroundJobs, Diagnosis::queueing,
-            Diagnosis::ttftStalls, Diagnosis::engineDown, Diagnosis::errors, Diagnosis::thermal, Diagnosis::kvHeadroom);
+            Diagnosis::ttftStalls, Diagnosis::engineDown, Diagnosis::errors, Diagnosis::thermal, Diagnosis::kvHeadroom,
+            Diagnosis::gpuLimit);
 
     /**
      * Ranks the causes; {@code failures} gives, per engine, the error classes of its recent failed
@@ -366,6 +367,29 @@ public final class Diagnosis {
                                     m.kvHeadroomTokens(), m.contextLength())),
                             "Lower --max-kv-size / context length (tailwatch kv-budget) or use a smaller quantization.",
                             "KvHeadroomLow"));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Per model: its footprint plus its context's KV cache at or above GpuMemoryLimitNear's default share
+     * of the GPU working-set limit (a Mac). Past the limit Metal allocations fail, at prefill first, even
+     * while memory pressure is normal; the closer to the limit, the likelier.
+     */
+    static List<Cause> gpuLimit(Findings x) {
+        List<Cause> out = new ArrayList<>();
+        double near = io.tailwatch.core.rules.Rules.GPU_MEMORY_LIMIT_NEAR.defaultThreshold();
+        for (Signals.Engine e : x.engines()) {
+            for (Signals.Model m : e.models()) {
+                if (m.gpuMemoryShare() != null && m.gpuMemoryShare() >= near) {
+                    out.addAll(cause("gpu:" + e.engine() + "/" + m.model(), m.model() + " is near the GPU working-set limit",
+                            0.5 + Math.min(0.4, 4 * (m.gpuMemoryShare() - near)),
+                            List.of(String.format(Locale.ROOT, "footprint + KV %.0f%% of the GPU limit", 100 * m.gpuMemoryShare())),
+                            "Lower --max-kv-size / context length or the parallel slots (tailwatch kv-budget sizes against "
+                                    + "the limit), quantize smaller, or raise iogpu.wired_limit_mb.",
+                            "GpuMemoryLimitNear"));
                 }
             }
         }

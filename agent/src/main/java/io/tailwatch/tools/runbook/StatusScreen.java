@@ -58,6 +58,12 @@ public final class StatusScreen {
             host.add("available " + Units.formatBytes(h.memoryAvailableBytes())
                     + (h.memoryTotalBytes() == null ? "" : " of " + Units.formatBytes(h.memoryTotalBytes())));
         }
+        if (h.gpuMemoryLimitBytes() != null) {
+            // Beside memory: the smaller ceiling a model on the GPU meets first.
+            host.add("gpu limit " + Units.formatBytes(h.gpuMemoryLimitBytes())
+                    + (h.gpuMemoryInUseBytes() == null ? "" : String.format(Locale.ROOT, " (%s in use, %.0f%%)",
+                    Units.formatBytes(h.gpuMemoryInUseBytes()), 100 * h.gpuMemoryInUseBytes() / h.gpuMemoryLimitBytes())));
+        }
         host.add("thermal " + level(h.thermalPressureLevel(), "nominal", "moderate", "heavy", "trapping", "sleeping"));
         if (h.cpuSpeedLimit() != null) {
             host.add(String.format(Locale.ROOT, "cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
@@ -75,6 +81,9 @@ public final class StatusScreen {
                 if (m.kvHeadroomTokens() != null) {
                     detail.add(String.format(Locale.ROOT, "(kv headroom %.0f tok", m.kvHeadroomTokens())
                             + (m.contextLength() == null ? ")" : String.format(Locale.ROOT, ", context %.0f)", m.contextLength())));
+                }
+                if (m.gpuMemoryShare() != null) {
+                    detail.add(String.format(Locale.ROOT, "(gpu %.0f%% of limit)", 100 * m.gpuMemoryShare()));
                 }
             }
             if (e.queue() != null) {

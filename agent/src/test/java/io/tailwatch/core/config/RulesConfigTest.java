@@ -35,7 +35,7 @@ class RulesConfigTest {
         }
         assertThat(Rules.ALL).extracting(RuleDef::name).containsExactly("SwapUsedHigh", "SwapGrowthUnderLoad",
                 "MemoryPressureWarning", "MemoryPressureCritical", "ThermalThrottling", "EngineDown", "ProbeErrors",
-                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow", "SamplerFailing",
+                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow", "GpuMemoryLimitNear", "SamplerFailing",
                 "OtlpExportFailing", "WebhookNotificationsDropped", "TailwatchDown");
     }
 

@@ -231,6 +231,25 @@ class StatusPageIT {
             assertThat(browser.eval("document.querySelectorAll('#windows .fig line.threshold').length").asInt())
                     .isGreaterThanOrEqualTo(2);
 
+            // GPU memory beside memory: this Linux host has no working-set limit, and says so (absent, not 0).
+            assertThat(browser.eval("document.getElementById('host-gpu').textContent").asText())
+                    .contains("No GPU working-set limit on this host");
+            // The same card drawn from a 128 GiB M5 Max's figures: limit 107.52 GiB (0.84 of memory), one model
+            // at 105 GiB of footprint + KV = 105 / 107.52 = 0.977 of the limit, past GpuMemoryLimitNear's 0.9.
+            JsonNode mac = browser.eval("(() => { const c = gpuCard({gpu_memory: {limit_bytes: 115448720916, in_use_bytes: 103903848824},"
+                    + " memory: {total_bytes: 137438953472}}, [{name: 'mlx', models: [{name: 'qwen', gpu_used_bytes: 112742891520,"
+                    + " kv_headroom_tokens: 16515, kv_headroom_bound: 'gpu_limit'}]}], {GpuMemoryLimitNear: {threshold: 0.9}});"
+                    + " const b = c.querySelector('.bar.gpu'); return {text: c.textContent, bars: c.querySelectorAll('.bar.gpu').length,"
+                    + " share: Number(b.getAttribute('data-share')), width: b.querySelector('span').style.width,"
+                    + " tick: b.querySelector('i.near').style.left, bad: c.querySelectorAll('.small.bad').length}; })()");
+            assertThat(mac.path("text").asText()).contains("working-set limit", "84 %", "90 % of the limit", "mlx/qwen",
+                    "98 %", "KV headroom 16,515 tokens (GPU limit binds)", "not set");
+            assertThat(mac.path("bars").asInt()).isEqualTo(1);
+            assertThat(mac.path("share").asDouble()).isCloseTo(105 / 107.52, org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(mac.path("width").asText()).isEqualTo("97.66%");
+            assertThat(mac.path("tick").asText()).isEqualTo("90%");
+            assertThat(mac.path("bad").asInt()).isEqualTo(1);
+
             screenshot(browser, "laptop", 1366, 900, false);
             screenshot(browser, "phone", 390, 844, true);
             // At phone width nothing is wider than the screen.

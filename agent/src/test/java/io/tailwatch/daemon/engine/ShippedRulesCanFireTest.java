@@ -183,6 +183,7 @@ class ShippedRulesCanFireTest {
                 Point.of(EngineMetrics.LOADING, 0, AttrKeys.ENGINE, "mlx"),
                 Point.of(EngineMetrics.KV_HEADROOM, 4000, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
                 Point.of(EngineMetrics.MODEL_CONTEXT, 32768, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
+                Point.of(EngineMetrics.GPU_MEMORY_SHARE, 0.95, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
                 Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, "swap"),
                 Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, i / 12),
                 WebhookMetrics.points(Map.of("sent", 0L, "failed", 0L, "dropped", (long) i / 60, "suppressed_by_cooldown", 0L)).get(2)));

@@ -47,7 +47,7 @@ class DiagnosisCausesTest {
     @Test
     void on_a_calm_host_no_rule_concludes_anything() {
         Diagnosis.Findings calm = findings(CALM, UP, QUIET);
-        assertThat(Diagnosis.CAUSES).hasSize(8);
+        assertThat(Diagnosis.CAUSES).hasSize(9);
         for (Diagnosis.CauseRule rule : Diagnosis.CAUSES) {
             assertThat(rule.causes(calm)).isEmpty();
         }
@@ -136,5 +136,15 @@ class DiagnosisCausesTest {
         Signals.Engine e = engine(1.0, 0.0, null, new Signals.Model("qwen", 32768.0, 4000.0),
                 new Signals.Model("gemma", 8192.0, 500000.0));
         assertThat(onlyScore(Diagnosis.kvHeadroom(findings(CALM, e, QUIET)), "kv:mlx/qwen")).isEqualTo(0.4);
+    }
+
+    @Test
+    void a_model_near_the_gpu_limit_is_a_cause_and_one_below_it_is_not() {
+        Signals.Engine e = engine(1.0, 0.0, null, new Signals.Model("qwen", 32768.0, 16515.0, 0.95),
+                new Signals.Model("gemma", 8192.0, 500000.0, 0.5), new Signals.Model("llama", 8192.0, 500000.0));
+        // 0.5 + 4 x (0.95 - 0.9) = 0.7
+        assertThat(onlyScore(Diagnosis.gpuLimit(findings(CALM, e, QUIET)), "gpu:mlx/qwen")).isEqualTo(0.7);
+        assertThat(Diagnosis.gpuLimit(findings(CALM, e, QUIET))).singleElement()
+                .satisfies(c -> assertThat(c.runbook()).isEqualTo("docs/runbook.md#GpuMemoryLimitNear"));
     }
 }

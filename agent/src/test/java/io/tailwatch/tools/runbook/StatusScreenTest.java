@@ -98,6 +98,26 @@ class StatusScreenTest {
         assertThat(lines.get(name + 1)).contains("1.00 s/1.10 s/1.20 s");
     }
 
+    @Test
+    void theGpuLimitStandsBesideMemoryAndEachModelShowsItsShare() throws Exception {
+        JsonNode status = Json.MAPPER.readTree("{\"version\":\"0.1.0\",\"time\":\"2026-01-01T00:10:00Z\"}");
+        JsonNode alerts = Json.MAPPER.readTree("{\"alerts\":[]}");
+        // 128 GiB M5 Max: limit 107.52 GiB, 96.768 GiB in use = 90%; the model's share 0.93
+        Signals s = new Signals(new Signals.Host(0.0, 0.0, 0.0, 20 * GIB, 128 * GIB, 0.0, 1.0, 107.52 * GIB, 96.768 * GIB),
+                List.of(new Signals.Engine("mlx", 1.0, 0.0, 100 * GIB, null,
+                        List.of(new Signals.Model("qwen", 32768.0, 16515.0, 0.93)), null)), List.of());
+        String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
+        assertThat(out.replace("\n", " ").replaceAll(" +", " "))
+                .contains("available 20.00 GiB of 128.00 GiB gpu limit 107.52 GiB (96.77 GiB in use, 90%)");
+        assertThat(line(out, "  mlx ")).contains("(kv headroom 16515 tok, context 32768)");
+        assertThat(out.replace("\n", " ").replaceAll(" +", " ")).contains("qwen (kv headroom 16515 tok, context 32768) (gpu 93% of limit)");
+        // A host without the limit (Linux) shows neither.
+        Signals linux = new Signals(new Signals.Host(0.0, 0.0, 0.0, 20 * GIB, 128 * GIB, null, null),
+                List.of(new Signals.Engine("mlx", 1.0, 0.0, 100 * GIB, null, List.of(new Signals.Model("qwen", 32768.0, 16515.0)), null)),
+                List.of());
+        assertThat(StatusScreen.render("http://127.0.0.1:9531", status, alerts, linux)).doesNotContain("gpu");
+    }
+
     private static String line(String out, String start) {
         return out.lines().filter(l -> l.startsWith(start)).findFirst().orElseThrow();
     }

@@ -31,6 +31,8 @@ public final class MacSources {
                 () -> MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals), 60);
         Lazy<long[]> gpuTable = Lazy.of("GPU DVFS table", MacNativeGpuTable::read);
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
+        Lazy<MetalWorkingSet> metal = Lazy.of("Metal recommendedMaxWorkingSetSize", MacNativeMetal::open);
+        Lazy<AcceleratorSource> accelerator = Lazy.of("IOAccelerator PerformanceStatistics", MacNativeAccelerator::open);
         return List.of(
                 new MacMemorySampler(system),
                 new MacCpuSampler(system),
@@ -41,6 +43,8 @@ public final class MacSources {
                 new MacCpuSpeedLimitSampler(power),
                 new MacPowerSampler(energy),
                 new MacGpuSampler(gpu, gpuTable),
+                new MacGpuLimitSampler(metal),
+                new MacGpuMemorySampler(accelerator, system),
                 new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY));
     }
 
