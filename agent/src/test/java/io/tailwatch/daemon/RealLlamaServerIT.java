@@ -101,6 +101,21 @@ class RealLlamaServerIT {
     }
 
     @Test
+    void enginesAutoFindsAndWatchesTheServer(@TempDir Path dir) throws Exception {
+        try (LlamaServer llama = LlamaServer.start("--parallel", "1", "--metrics")) {
+            Path cfg = dir.resolve("tailwatch.yaml");
+            Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nengines: auto\n"
+                    + "discovery:\n  well_known_ports: false\n  ports: [" + llama.port() + "]\n");
+            try (AgentProcess agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString())) {
+                agent.awaitListening();
+                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
+                        JSON.readTree(agent.get("/api/v1/status").body()).path("engines").toString())
+                        .contains("127.0.0.1:" + llama.port()));
+            }
+        }
+    }
+
+    @Test
     void serialServerQueueIsReadAsTheServerReportsIt(@TempDir Path dir) throws Exception {
         signalsUnderLoad(dir, 1, 3);
     }
