@@ -6,6 +6,7 @@ import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.daemon.alerts.AlertmanagerSink;
 import io.tailwatch.daemon.alerts.BaselineStore;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.daemon.alerts.RuleExport;
@@ -55,6 +56,7 @@ public final class Daemon implements AutoCloseable {
     private BaselineStore baselines;
     private RuleEngine rules;
     private volatile WebhookSink webhook;
+    private volatile AlertmanagerSink alertmanagers;
     private EngineMonitor engines;
     private AutoEngines auto;
     private StatusHistory history;
@@ -143,8 +145,12 @@ public final class Daemon implements AutoCloseable {
                 hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
             }
             rules.evaluate(snap.at());
+            AlertmanagerSink am = alertmanagers;
+            if (am != null) {
+                am.update(rules.alerts());
+            }
         });
-        status.add(new AlertsStatus(rules, () -> webhook));
+        status.add(new AlertsStatus(rules, () -> webhook, () -> alertmanagers));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         status.add(new ThresholdsStatus(config.rules()));
         history = new StatusHistory(config.host().interval());
@@ -201,11 +207,17 @@ public final class Daemon implements AutoCloseable {
             LOG.warn("{}", security.warning());
         }
         String scheme = security.tls() ? "https://" : "http://";
+        String externalUrl = scheme + io.tailwatch.core.config.HostPort.format(config.server().host(), http.port());
+        Map<String, String> identity = alertIdentity(config, http.port());
         if (config.alerts().webhook().enabled()) {
-            webhook = new WebhookSink(config.alerts().webhook(),
-                    scheme + io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()), clock);
+            webhook = new WebhookSink(config.alerts().webhook(), externalUrl, identity, clock);
             rules.addListener(webhook);
             closeables.add(webhook);
+        }
+        if (config.alerts().alertmanagers().enabled()) {
+            alertmanagers = new AlertmanagerSink(config.alerts().alertmanagers(), config.host().interval(), identity,
+                    externalUrl, clock);
+            closeables.add(alertmanagers);
         }
         host.start();
         engines.start();
@@ -217,6 +229,32 @@ public final class Daemon implements AutoCloseable {
                 io.tailwatch.core.config.HostPort.format(config.server().host(), http.port()),
                 (security.tls() ? " (HTTPS" : " (HTTP") + (security.basicAuth() ? ", basic auth)" : ")"));
         return this;
+    }
+
+    /**
+     * The labels every alert is sent with, as a scrape of this agent would label its series: {@code job}
+     * "tailwatch" (the kit's scrape job), {@code instance} HOST:PORT and {@code host} HOST, where HOST is
+     * the first of {@code server.allowed_hosts} (the name Prometheus scrapes it by), else the listen
+     * address unless it is a wildcard, else the host name; {@code alerts.labels} adds to or replaces them.
+     */
+    static Map<String, String> alertIdentity(Config config, int port) {
+        String host;
+        List<String> allowed = config.server().allowedHosts();
+        String listen = config.server().host();
+        if (allowed != null && !allowed.isEmpty()) {
+            host = allowed.get(0);
+        } else if (listen != null && !listen.isBlank() && !listen.equals("0.0.0.0") && !listen.equals("::")
+                && !listen.equals("[::]")) {
+            host = listen;
+        } else {
+            host = ResourceInfo.hostName();
+        }
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("job", "tailwatch");
+        m.put("instance", io.tailwatch.core.config.HostPort.format(host, port));
+        m.put("host", host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host);
+        m.putAll(config.alerts().labels());
+        return m;
     }
 
     /** The web config file cannot be used (it changed between the config check and the start). */

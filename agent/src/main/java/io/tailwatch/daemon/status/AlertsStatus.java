@@ -2,6 +2,7 @@ package io.tailwatch.daemon.status;
 
 import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.daemon.alerts.Alert;
+import io.tailwatch.daemon.alerts.AlertmanagerSink;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.daemon.alerts.WebhookSink;
 import java.util.LinkedHashMap;
@@ -12,10 +13,16 @@ import java.util.function.Supplier;
 public final class AlertsStatus implements StatusContributor {
     private final RuleEngine rules;
     private final Supplier<WebhookSink> webhook;
+    private final Supplier<AlertmanagerSink> alertmanagers;
 
     public AlertsStatus(RuleEngine rules, Supplier<WebhookSink> webhook) {
+        this(rules, webhook, () -> null);
+    }
+
+    public AlertsStatus(RuleEngine rules, Supplier<WebhookSink> webhook, Supplier<AlertmanagerSink> alertmanagers) {
         this.rules = rules;
         this.webhook = webhook;
+        this.alertmanagers = alertmanagers;
     }
 
     @Override
@@ -36,6 +43,10 @@ public final class AlertsStatus implements StatusContributor {
         WebhookSink w = webhook.get();
         if (w != null) {
             m.put("webhook", w.stats());
+        }
+        AlertmanagerSink am = alertmanagers.get();
+        if (am != null) {
+            m.put("alertmanagers", am.stats());
         }
         return m;
     }
