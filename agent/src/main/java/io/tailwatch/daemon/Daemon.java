@@ -94,7 +94,10 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
+        // One agent = one data directory (per user) and one listen address, as configured (not the bound port).
+        String agentKey = io.tailwatch.core.config.AlertsConfig.defaultDataDir(env) + "|"
+                + io.tailwatch.core.config.HostPort.format(config.server().host(), config.server().port());
+        Map<String, String> resource = ResourceInfo.withEnvironment(ResourceInfo.detect(agentKey), env);
         PrometheusExporter prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
