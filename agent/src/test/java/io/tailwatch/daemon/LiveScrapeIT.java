@@ -159,7 +159,7 @@ class LiveScrapeIT {
                 }
                 m.getHistogram().getDataPointsList().forEach(p -> {
                     points.add(p.getAttributesList());
-                    if (!p.getExplicitBoundsList().equals(d.buckets())) {
+                    if (!p.getExplicitBoundsList().equals(io.tailwatch.metrics.ProbeMetrics.otlpBuckets(d))) {
                         problems.add(m.getName() + ": buckets " + p.getExplicitBoundsList());
                     }
                 });
