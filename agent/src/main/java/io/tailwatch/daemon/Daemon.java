@@ -6,6 +6,7 @@ import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.host.platform.ResourceInfo;
+import io.tailwatch.daemon.alerts.AlertmanagerSink;
 import io.tailwatch.daemon.alerts.BaselineStore;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.daemon.alerts.RuleExport;
@@ -65,6 +66,7 @@ public final class Daemon implements AutoCloseable {
     private volatile RuleEngine rules;
     private volatile WebhookSink webhook;
     private String webhookExternalUrl;
+    private volatile AlertmanagerSink alertmanagers;
     private EngineMonitor engines;
     private volatile AutoEngines auto;
     private volatile StatusHistory history;
@@ -110,7 +112,10 @@ public final class Daemon implements AutoCloseable {
     }
 
     public Daemon start() {
-        resource = ResourceInfo.withEnvironment(ResourceInfo.detect(), env);
+        // One agent = one data directory (per user) and one listen address, as configured (not the bound port).
+        String agentKey = io.tailwatch.core.config.AlertsConfig.defaultDataDir(env) + "|"
+                + io.tailwatch.core.config.HostPort.format(config.server().host(), config.server().port());
+        resource = ResourceInfo.withEnvironment(ResourceInfo.detect(agentKey), env);
         prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
@@ -146,7 +151,7 @@ public final class Daemon implements AutoCloseable {
         }
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = newRules(config);
-        status.add(new AlertsStatus(() -> rules, () -> webhook));
+        status.add(new AlertsStatus(() -> rules, () -> webhook, () -> alertmanagers));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
         status.add(new StatusContributor() {
             public String name() {
@@ -194,6 +199,7 @@ public final class Daemon implements AutoCloseable {
         });
         startWebhook(config);
         rules.addListener(this::notifyWebhook);
+        startAlertmanagers(config);
         // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
         proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
         proxies.reconfigure(config.engines());
@@ -220,6 +226,10 @@ public final class Daemon implements AutoCloseable {
             }
             synchronized (evaluation) {
                 rules.evaluate(snap.at());
+                AlertmanagerSink am = alertmanagers;
+                if (am != null) {
+                    am.update(rules.alerts());
+                }
             }
         });
         h.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, h.previousOf(snap)), rules.signals()));
@@ -287,7 +297,15 @@ public final class Daemon implements AutoCloseable {
         String scheme = security.tls() ? "https://" : "http://";
         webhookExternalUrl = scheme + io.tailwatch.core.config.HostPort.format(c.server().host(), http.port());
         if (c.alerts().webhook().enabled()) {
-            webhook = new WebhookSink(c.alerts().webhook(), webhookExternalUrl, clock);
+            webhook = new WebhookSink(c.alerts().webhook(), webhookExternalUrl, alertIdentity(c, http.port()), clock);
+        }
+    }
+
+    /** Alertmanager's v2 API, as Prometheus sends to it: every firing alert re-sent, resolved ones once. */
+    private void startAlertmanagers(Config c) {
+        if (c.alerts().alertmanagers().enabled()) {
+            alertmanagers = new AlertmanagerSink(c.alerts().alertmanagers(), c.host().interval(), alertIdentity(c, http.port()),
+                    webhookExternalUrl, clock);
         }
     }
 
@@ -430,6 +448,16 @@ public final class Daemon implements AutoCloseable {
             startWebhook(next);
             restarted.add("webhook");
         }
+        if (webhookChanged || !next.alerts().alertmanagers().equals(prev.alerts().alertmanagers())
+                || !alertIdentity(next, http.port()).equals(alertIdentity(prev, http.port()))) {
+            AlertmanagerSink old = alertmanagers;
+            alertmanagers = null;
+            if (old != null) {
+                old.close();
+            }
+            startAlertmanagers(next);
+            restarted.add("alertmanagers");
+        }
         if (!next.rules().equals(prev.rules()) || !next.alerts().equals(prev.alerts())
                 || !RuleExport.interactiveScenarios(next).equals(RuleExport.interactiveScenarios(prev))) {
             if (!java.util.Objects.equals(next.alerts().baselineFile(), prev.alerts().baselineFile())) {
@@ -489,6 +517,32 @@ public final class Daemon implements AutoCloseable {
             changes.add("discovery");
         }
         return changes;
+}
+
+    /**
+     * The labels every alert is sent with, as a scrape of this agent would label its series: {@code job}
+     * "tailwatch" (the kit's scrape job), {@code instance} HOST:PORT and {@code host} HOST, where HOST is
+     * the first of {@code server.allowed_hosts} (the name Prometheus scrapes it by), else the listen
+     * address unless it is a wildcard, else the host name; {@code alerts.labels} adds to or replaces them.
+     */
+    static Map<String, String> alertIdentity(Config config, int port) {
+        String host;
+        List<String> allowed = config.server().allowedHosts();
+        String listen = config.server().host();
+        if (allowed != null && !allowed.isEmpty()) {
+            host = allowed.get(0);
+        } else if (listen != null && !listen.isBlank() && !listen.equals("0.0.0.0") && !listen.equals("::")
+                && !listen.equals("[::]")) {
+            host = listen;
+        } else {
+            host = ResourceInfo.hostName();
+        }
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("job", "tailwatch");
+        m.put("instance", io.tailwatch.core.config.HostPort.format(host, port));
+        m.put("host", host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host);
+        m.putAll(config.alerts().labels());
+        return m;
     }
 
     /** The web config file cannot be used (it changed between the config check and the start). */
@@ -558,8 +612,9 @@ public final class Daemon implements AutoCloseable {
             http.close();
         }
         WebhookSink w = webhook;
+        AlertmanagerSink am = alertmanagers;
         AutoEngines a = auto;
-        for (AutoCloseable c : new AutoCloseable[] {w, a}) {
+        for (AutoCloseable c : new AutoCloseable[] {w, am, a}) {
             try {
                 if (c != null) {
                     c.close();

@@ -159,7 +159,7 @@ class LiveScrapeIT {
                 }
                 m.getHistogram().getDataPointsList().forEach(p -> {
                     points.add(p.getAttributesList());
-                    if (!p.getExplicitBoundsList().equals(d.buckets())) {
+                    if (!p.getExplicitBoundsList().equals(io.tailwatch.metrics.ProbeMetrics.otlpBuckets(d))) {
                         problems.add(m.getName() + ": buckets " + p.getExplicitBoundsList());
                     }
                 });
@@ -202,7 +202,7 @@ class LiveScrapeIT {
         String first = instanceId(agent.get("/metrics").body());
         assertThat(first).matches("[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
         assertThat(receiver.lastResource()).containsEntry("service.instance.id", first);
-        // Another process on this host (a lighter config: the identity does not depend on it) gets the same id.
+        // Another process on this host (a lighter config: same listen address and data directory: the identity does not depend on the rest) gets the same id.
         try (AgentProcess again = AgentProcess.start(Map.of(), "run", "-c", small.toString())) {
             again.awaitListening();
             assertThat(instanceId(again.get("/metrics").body())).isEqualTo(first);

@@ -168,7 +168,12 @@ class FleetKitIT {
         assertThat(out).contains("SUCCESS");
         assertThat(amtool("config", "routes", "test", cfg, "job=tailwatch", "severity=critical", "alertname=MemoryPressureCritical").strip())
                 .isEqualTo("tailwatch");
-        assertThat(amtool("config", "routes", "test", cfg, "job=node", "alertname=Other").strip()).isEqualTo("default");
+        // What an agent sends itself (alerts.alertmanagers) matches the same route.
+        assertThat(amtool("config", "routes", "test", cfg, "job=tailwatch", "instance=mac-mini-01.lab.example:9531",
+                "host=mac-mini-01.lab.example", "severity=warning", "alertname=SwapUsedHigh").strip()).isEqualTo("tailwatch");
+        // Nothing ends at a receiver without a notifier.
+        assertThat(amtool("config", "routes", "test", cfg, "job=node", "alertname=Other").strip()).isEqualTo("tailwatch");
+        assertThat(amtool("config", "routes", "show", cfg)).doesNotContain("receiver: default");
     }
 
     private static String amtool(String... args) throws Exception {

@@ -26,7 +26,7 @@ public final class HistogramSeries {
     HistogramSeries(MetricDef metric, Map<String, String> attributes, long startEpochNanos, int estimatedBytes) {
         this.metric = metric;
         this.attributes = Map.copyOf(attributes);
-        List<Double> b = metric.buckets();
+        List<Double> b = ProbeMetrics.otlpBuckets(metric); // the hub's series are what OTLP exports
         this.bounds = new double[b.size()];
         for (int i = 0; i < bounds.length; i++) {
             bounds[i] = b.get(i);
@@ -49,6 +49,14 @@ public final class HistogramSeries {
         this.min = o.min;
         this.max = o.max;
         this.lastEpochNanos = o.lastEpochNanos;
+    }
+
+    /** Identity across copies: metric, attributes and start (a series re-admitted after expiry is a new one). */
+    record Key(String metric, Map<String, String> attributes, long startEpochNanos) {
+    }
+
+    Key key() {
+        return new Key(metric.name(), attributes, startEpochNanos);
     }
 
     void record(double value, long epochNanos) {

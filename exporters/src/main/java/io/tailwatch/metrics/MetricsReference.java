@@ -24,12 +24,14 @@ public final class MetricsReference {
         b.append("OTLP under its OpenTelemetry name and on `/metrics` under its Prometheus name. A signal the host\n");
         b.append("cannot read is absent, never 0. Resource attributes (`service.name`, `service.version`, `host.name`,\n");
         b.append("`host.arch`, `os.type`, `os.version`, and on macOS `host.cpu.model` and `host.model`) arrive as the\n");
-        b.append("OTLP resource and as the labels of `target_info` on `/metrics`; `service.instance.id` is stable per host\n");
-        b.append("(a name-based UUID of the host name and machine id) and, like every resource attribute, can be set with\n");
+        b.append("OTLP resource and as the labels of `target_info` on `/metrics`; `service.instance.id` is stable per agent\n");
+        b.append("(a name-based UUID of the host name, the machine id, the data directory and the configured listen address,\n");
+        b.append("so two agents on one host differ and a restart keeps it) and, like every resource attribute, can be set with\n");
         b.append("`OTEL_RESOURCE_ATTRIBUTES`.\n\n");
         b.append("Names, units, instrument types and attributes follow the OpenTelemetry semantic conventions **v")
                 .append(OtlpExporter.SEMCONV_VERSION).append("** (the OTLP instrumentation scope `").append(OtlpExporter.SCOPE_NAME)
-                .append("` carries the agent's version and the schema URL `").append(OtlpExporter.SCHEMA_URL).append("`).\n");
+                .append("` carries the agent's version; the scope and the resource carry the schema URL `")
+                .append(OtlpExporter.SCHEMA_URL).append("`, the lowest version that has every name emitted).\n");
         b.append("Where semconv names a signal it is used as is; the `tailwatch.` names are signals semconv does not define\n");
         b.append("(or defines differently, as the description says). Custom attributes live in the `tailwatch.` namespace and\n");
         b.append("one thing has one attribute on every metric: the engine is `tailwatch.engine.name`, the scenario\n");
@@ -49,13 +51,49 @@ public final class MetricsReference {
                     .append(d.instrument().name().toLowerCase()).append(" | `").append(d.unit()).append("` | ")
                     .append(attrs).append(" | ").append(d.description().replace("|", "\\|"));
             if (!d.buckets().isEmpty()) {
-                b.append(" Buckets: ").append(d.buckets().stream().map(MetricsReference::num).collect(Collectors.joining(", "))).append('.');
+                List<Double> otlp = ProbeMetrics.otlpBuckets(d);
+                b.append(otlp.equals(d.buckets()) ? " Buckets: " : " Buckets on `/metrics`: ")
+                        .append(d.buckets().stream().map(MetricsReference::num).collect(Collectors.joining(", "))).append('.');
+                if (!otlp.equals(d.buckets())) {
+                    b.append(" Over OTLP (semconv advice): ")
+                            .append(otlp.stream().map(MetricsReference::num).collect(Collectors.joining(", "))).append('.');
+                }
             }
             b.append(" |\n");
         }
         b.append(prometheusOnly());
         b.append(gpuLimit());
+        b.append(otlpDetails());
         return b.toString();
+    }
+
+    private static String otlpDetails() {
+        return """
+
+                ## OTLP: types, buckets, temporality, the OTEL_* metric variables
+
+                Attributes go out with their semconv type: `server.port` is an int (every other catalog attribute is a
+                string); on `/metrics` every label is text.
+
+                The GenAI client histograms follow the semconv bucket advice over OTLP: durations (operation, time to
+                first chunk, time per output chunk) 0.01 s doubling to 81.92 s, token usage 1 quadrupling to 64 Mi.
+                `/metrics` keeps its own buckets, for these reasons: the duration buckets add 0.5 s and 1 s so that the
+                share of requests within TtftOverSlo's default (500 ms) or a 1 s SLO is an exact `le` edge; time per output
+                chunk uses 1 ms to 10 s because a decode step on a local engine takes 5 to 100 ms, which the advice's
+                10 ms floor folds into two buckets; token usage stops at 1 Mi, since a probe never sends more, and
+                three more empty buckets per series would be scraped for nothing. Each exporter keeps its own series
+                of the same observations, so neither is re-bucketed from the other.
+
+                `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` is honoured for every instrument: `delta` (and
+                `lowmemory`) make counters delta, as the SDK does, and the probe histograms too (each export carries
+                the observations since the previous one, without min and max). `cumulative` is the default.
+                `OTEL_METRICS_EXPORTER=none` turns OTLP off; `otlp` (the default) turns it on even without an endpoint
+                (the SDK's default, localhost); any other exporter (`console`, `prometheus`, `logging`) is refused at
+                start and by `tailwatch config check` with exit code 2 naming the variable, as is
+                `OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=base2_exponential_bucket_histogram` (the probe
+                histograms are the agent's bounded explicit-bucket series, the ones `/metrics` also bounds).
+                `OtlpSemconvIT` decodes the wire from the real jar for each of these.
+                """;
     }
 
     private static String prometheusOnly() {

@@ -26,15 +26,20 @@ import org.slf4j.LoggerFactory;
  * The agent's config supplies defaults that those variables override. Gauges and counters are
  * observed from the hub's latest snapshot at export time; histograms are the hub's own bounded,
  * expiring series, handed to the SDK as a metric producer.
- * Temporality is cumulative, so a down endpoint costs no growing buffer: the next export carries
- * the totals.
+ * Temporality is cumulative unless OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE says otherwise
+ * (the SDK applies it to gauges and counters, the histogram producer to histograms); cumulative means a
+ * down endpoint costs no growing buffer: the next export carries the totals.
  */
 public final class OtlpExporter implements MetricSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OtlpExporter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    /** The semantic conventions version the catalog follows, stated in docs/metrics.md and as the scope's schema URL. */
-    public static final String SEMCONV_VERSION = "1.37.0";
+    /**
+     * The semantic conventions version the catalog follows, stated in docs/metrics.md and as the schema URL
+     * of the scope and of the resource: the lowest that has every name emitted
+     * ({@code gen_ai.client.operation.time_to_first_chunk} and {@code ...time_per_output_chunk} came in 1.41.0).
+     */
+    public static final String SEMCONV_VERSION = "1.41.0";
     public static final String SCHEMA_URL = "https://opentelemetry.io/schemas/" + SEMCONV_VERSION;
     public static final String SCOPE_NAME = "io.tailwatch";
 
@@ -56,21 +61,54 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     public static OtlpExporter withReader(io.opentelemetry.sdk.metrics.export.MetricReader reader, MetricHub hub,
                                           Map<String, String> resourceAttributes) {
         String version = resourceAttributes.getOrDefault("service.version", "dev");
-        AttributesBuilder b = Attributes.builder();
-        resourceAttributes.forEach(b::put);
         io.opentelemetry.sdk.metrics.SdkMeterProvider provider = io.opentelemetry.sdk.metrics.SdkMeterProvider.builder()
-                .setResource(Resource.create(b.build())).registerMetricReader(reader)
-                .registerMetricProducer(new HubHistogramProducer(hub, version)).build();
+                .setResource(Resource.create(attributes(resourceAttributes), SCHEMA_URL)).registerMetricReader(reader)
+                .registerMetricProducer(new HubHistogramProducer(hub, version,
+                        reader.getAggregationTemporality(InstrumentType.HISTOGRAM))).build();
         return new OtlpExporter(provider, hub, new AtomicLong(), version);
     }
 
-    /** Whether OTLP should run: on in config, or an endpoint given through the environment. */
+    /**
+     * Whether OTLP should run: on in config, an endpoint given through the environment, or an exporter
+     * named in OTEL_METRICS_EXPORTER (which {@link #start} then accepts or refuses); "none" turns it off.
+     */
     public static boolean enabled(OtlpSettings settings, Map<String, String> env) {
-        if ("none".equals(env.get("OTEL_METRICS_EXPORTER"))) {
+        String exporter = env.get("OTEL_METRICS_EXPORTER");
+        if (exporter != null && exporter.strip().equals("none")) {
             return false;
         }
         return settings.enabled() || has(env, "OTEL_EXPORTER_OTLP_ENDPOINT")
-                || has(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+                || has(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") || has(env, "OTEL_METRICS_EXPORTER");
+    }
+
+    /**
+     * Refuses the OTEL_* metric settings the agent cannot honour, naming the variable: exporters other
+     * than otlp (the agent's local view is /metrics; the SDK's console exporter is not in the jar), and
+     * exponential histograms (the probe histograms are the hub's bounded explicit-bucket series).
+     */
+    static void refuseUnsupported(io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties config) {
+        for (String e : config.getList("otel.metrics.exporter", java.util.List.of("otlp"))) {
+            if (!e.equals("otlp")) {
+                throw new BadSettings("OTEL_METRICS_EXPORTER=" + e + " is not supported: the agent exports metrics"
+                        + " over otlp (or none); for a local view read /metrics or run `tailwatch status`");
+            }
+        }
+        String aggregation = config.getString("otel.exporter.otlp.metrics.default.histogram.aggregation");
+        if (aggregation != null && !aggregation.equalsIgnoreCase("explicit_bucket_histogram")) {
+            throw new BadSettings("OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=" + aggregation
+                    + " is not supported: the probe histograms are exported with explicit buckets"
+                    + " (explicit_bucket_histogram, the default)");
+        }
+    }
+
+    /** The histograms' temporality for OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, as the SDK sets it for its own. */
+    static AggregationTemporality histogramTemporality(io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties config) {
+        String pref = config.getString("otel.exporter.otlp.metrics.temporality.preference", "cumulative")
+                .toLowerCase(java.util.Locale.ROOT);
+        return switch (pref) {
+            case "delta", "lowmemory" -> AggregationTemporality.DELTA;
+            default -> AggregationTemporality.CUMULATIVE;
+        };
     }
 
     private static boolean has(Map<String, String> env, String key) {
@@ -149,11 +187,12 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
             sdk = AutoConfiguredOpenTelemetrySdk.builder()
                 .addPropertiesSupplier(() -> defaults)
                 .addResourceCustomizer((resource, config) -> {
-                    AttributesBuilder b = Attributes.builder();
-                    resourceAttributes.forEach(b::put);
+                    refuseUnsupported(config);
                     // The caller already applied OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME to these, so
-                    // they win over the SDK's defaults (which include a random service.instance.id).
-                    return resource.merge(Resource.create(b.build()));
+                    // they win over the SDK's defaults (which include a random service.instance.id). One schema
+                    // URL, the catalog's, for the resource as for the scope.
+                    Resource merged = resource.merge(Resource.create(attributes(resourceAttributes)));
+                    return Resource.create(merged.getAttributes(), SCHEMA_URL);
                 })
                 .addMetricExporterCustomizer((exporter, config) -> {
                     used[0] = endpointUsed(config.getString("otel.exporter.otlp.metrics.protocol",
@@ -166,12 +205,20 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                             envHeaders ? Map.of() : settings.headers()), failures, publishFailures);
                 })
                 .addMeterProviderCustomizer((builder, config) ->
-                        builder.registerMetricProducer(new HubHistogramProducer(hub, version)))
+                        builder.registerMetricProducer(new HubHistogramProducer(hub, version, histogramTemporality(config))))
                 .disableShutdownHook()
                 .build()
                 .getOpenTelemetrySdk();
         } catch (io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException e) {
+            if (e.getCause() instanceof BadSettings refused) {
+                throw refused;
+            }
             throw new BadSettings(nameVariables(e.getMessage()));
+        } catch (RuntimeException e) {
+            if (e.getCause() instanceof BadSettings refused) {
+                throw refused;
+            }
+            throw e;
         }
         OtlpExporter out = new OtlpExporter(sdk.getSdkMeterProvider(), hub, failures, version);
         out.endpoint = used[0];
@@ -261,9 +308,19 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
         }
     }
 
-    private static Attributes attributes(Map<String, String> attrs) {
+    /** Attributes whose semconv type is int (the catalog keeps every value as text). */
+    static final java.util.Set<String> INT_ATTRIBUTES = java.util.Set.of("server.port");
+
+    /** The attributes with their semconv types: an int attribute whose text is a number goes out as an int. */
+    static Attributes attributes(Map<String, String> attrs) {
         AttributesBuilder b = Attributes.builder();
-        attrs.forEach(b::put);
+        attrs.forEach((k, v) -> {
+            if (INT_ATTRIBUTES.contains(k) && v != null && v.matches("-?[0-9]{1,18}")) {
+                b.put(k, Long.parseLong(v));
+            } else {
+                b.put(k, v);
+            }
+        });
         return b.build();
     }
 

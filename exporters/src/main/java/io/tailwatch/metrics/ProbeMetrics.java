@@ -24,6 +24,28 @@ public final class ProbeMetrics {
     public static final List<Double> CHUNK_BUCKETS = List.of(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25,
             0.5, 0.75, 1.0, 2.5, 5.0, 10.0);
 
+    /**
+     * The semantic conventions' advice (explicit bucket boundaries) for the GenAI client histograms, v1.41.0:
+     * durations (operation, time to first chunk, time per output chunk) 0.01 s doubling to 81.92 s, tokens 1
+     * quadrupling to 64 Mi. OTLP carries these; /metrics keeps the buckets above (see docs/metrics.md).
+     */
+    public static final List<Double> SEMCONV_DURATION_BUCKETS = List.of(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64,
+            1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92);
+    public static final List<Double> SEMCONV_TOKEN_BUCKETS = List.of(1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0,
+            16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0, 16777216.0, 67108864.0);
+
+    /** The explicit buckets a histogram has over OTLP: the semconv advice where it gives one, else the catalog's. */
+    public static List<Double> otlpBuckets(MetricDef def) {
+        String n = def.name();
+        if (n.startsWith("gen_ai.client.") && n.endsWith(".token.usage")) {
+            return SEMCONV_TOKEN_BUCKETS;
+        }
+        if (n.startsWith("gen_ai.client.") && "s".equals(def.unit())) {
+            return SEMCONV_DURATION_BUCKETS;
+        }
+        return def.buckets();
+    }
+
     static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
     static final AttributeDef SCENARIO = free(AttrKeys.SCENARIO, "Probe scenario name");
     static final AttributeDef OPERATION = oneOf(AttrKeys.OPERATION, "GenAI operation", Operation.class);

@@ -20,9 +20,9 @@ public record Alert(String name, AlertState state, Severity severity, Instant si
                     Map<String, String> labels, Map<String, Object> evidence, String summary, String description,
                     String runbook) {
 
-    /** Stable identity of an alert instance: rule name plus its labels. */
+    /** Stable identity of an alert instance: Alertmanager's fingerprint of its name, severity and labels. */
     @JsonIgnore
     public String fingerprint() {
-        return Fingerprint.of(name, labels);
+        return Fingerprint.of(name, severity.label(), labels);
     }
 }

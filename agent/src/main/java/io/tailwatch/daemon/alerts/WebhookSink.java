@@ -44,6 +44,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     private final int maxAttempts;
     private final Duration backoffBase;
     private final String externalUrl;
+    private final Map<String, String> identity;
     private final Clock clock;
     private final BlockingQueue<Transition> queue;
     private final Map<String, Instant> lastSent = new HashMap<>();
@@ -64,10 +65,21 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
     public static final Duration SHUTDOWN_GRACE = Duration.ofMillis(1500);
 
     public WebhookSink(AlertsConfig.Webhook config, String externalUrl, Clock clock) {
-        this(config, externalUrl, clock, Duration.ofSeconds(1));
+        this(config, externalUrl, Map.of(), clock);
+    }
+
+    /** {@code identity}: labels added to every alert ({@code job}, {@code instance}, ...), as the Alertmanager sink adds them. */
+    public WebhookSink(AlertsConfig.Webhook config, String externalUrl, Map<String, String> identity, Clock clock) {
+        this(config, externalUrl, identity, clock, Duration.ofSeconds(1));
     }
 
     WebhookSink(AlertsConfig.Webhook config, String externalUrl, Clock clock, Duration backoffBase) {
+        this(config, externalUrl, Map.of(), clock, backoffBase);
+    }
+
+    WebhookSink(AlertsConfig.Webhook config, String externalUrl, Map<String, String> identity, Clock clock,
+                Duration backoffBase) {
+        this.identity = Map.copyOf(identity);
         this.url = config.url();
         this.timeout = config.timeout();
         this.cooldown = config.cooldown();
@@ -144,10 +156,11 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
 
     /** Delivers with retries; false when shutdown cut it short (neither sent nor failed). */
     private boolean deliver(Transition t) {
-        String body = Json.write(payload(t, externalUrl));
+        String body = Json.write(payload(t, externalUrl, identity));
         Duration wait = backoffBase;
         for (int attempt = 1; attempt <= maxAttempts && !closed; attempt++) {
             String problem;
+            boolean retryable = true;
             try {
                 HttpTransport.Request req = HttpTransport.Request.postJson(url, body.getBytes(StandardCharsets.UTF_8),
                         "*/*", null);
@@ -172,7 +185,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
                 }
                 problem = "HTTP " + status;
                 if (status / 100 == 4 && status != 429 && status != 408) {
-                    attempt = maxAttempts; // the receiver refuses it: retrying will not help
+                    retryable = false; // the receiver refuses it: retrying will not help
                 }
             } catch (Exception e) {
                 if (closed || (draining && System.nanoTime() - drainDeadline >= 0)) {
@@ -180,7 +193,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
                 }
                 problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
             }
-            if (attempt >= maxAttempts || draining) {
+            if (!retryable || attempt >= maxAttempts || draining) {
                 failed.incrementAndGet();
                 LOG.warn("event=webhook_failed alertname={} status={} attempts={} error=\"{}\"",
                         LogGuard.value(t.alert().name()), t.to().label(), attempt, LogGuard.value(problem.replace("\"", "'")));
@@ -203,12 +216,18 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
 
     /** The Alertmanager webhook body for one transition. */
     public static Map<String, Object> payload(Transition t, String externalUrl) {
+        return payload(t, externalUrl, Map.of());
+    }
+
+    /** The Alertmanager webhook body for one transition, its labels with {@code identity} added. */
+    public static Map<String, Object> payload(Transition t, String externalUrl, Map<String, String> identity) {
         Alert a = t.alert();
         String status = (t.to() == AlertState.RESOLVED ? AlertState.RESOLVED : AlertState.FIRING).label();
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("alertname", a.name());
         labels.put("severity", a.severity().label());
         labels.putAll(a.labels());
+        identity.forEach(labels::putIfAbsent);
         Map<String, String> annotations = new LinkedHashMap<>();
         annotations.put("summary", a.summary());
         annotations.put("description", a.description());
@@ -221,7 +240,7 @@ public final class WebhookSink implements Consumer<Transition>, AutoCloseable {
         alert.put("startsAt", String.valueOf(a.firedAt() != null ? a.firedAt() : a.activeAt()));
         alert.put("endsAt", a.resolvedAt() == null ? NEVER : a.resolvedAt().toString());
         alert.put("generatorURL", externalUrl + "/api/v1/alerts");
-        alert.put("fingerprint", a.fingerprint());
+        alert.put("fingerprint", Fingerprint.of(labels));
         if (!a.evidence().isEmpty()) {
             alert.put("evidence", a.evidence());
         }

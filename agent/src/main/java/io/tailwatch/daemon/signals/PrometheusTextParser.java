@@ -152,7 +152,7 @@ public final class PrometheusTextParser {
             }
             samples.add(sample(c));
         }
-        return new Exposition(samples, families, eof);
+        return new Exposition(samples, helpUnescaped(families, eof), eof);
     }
 
     /** More samples of the kept families than the bound: the exposition is over a limit, not broken. */
@@ -260,7 +260,7 @@ public final class PrometheusTextParser {
                 samples.add(smp);
             }
         }
-        return new Exposition(samples, families, eof);
+        return new Exposition(samples, helpUnescaped(families, eof), eof);
     }
 
     private static boolean isBlank(String s) {
@@ -291,7 +291,7 @@ public final class PrometheusTextParser {
                 String help = "";
                 if (!c.atEnd()) {
                     c.expectSpace("a space before the help text");
-                    help = unescapeHelp(c.rest());
+                    help = c.rest(); // unescaped at the end, once the format (# EOF: OpenMetrics) is known
                 }
                 Family f = families.get(name);
                 families.put(name, new Family(name, f == null ? null : f.type(), help, f == null ? null : f.unit()));
@@ -335,8 +335,22 @@ public final class PrometheusTextParser {
         return name;
     }
 
-    /** HELP text escapes: backslash-backslash and backslash-n; any other backslash stays as written. */
-    private static String unescapeHelp(String s) {
+    /** The families with their HELP text unescaped as the format says ({@code openMetrics}: also \\"). */
+    private static Map<String, Family> helpUnescaped(Map<String, Family> families, boolean openMetrics) {
+        for (Map.Entry<String, Family> e : families.entrySet()) {
+            Family f = e.getValue();
+            if (f.help() != null && f.help().indexOf('\\') >= 0) {
+                e.setValue(new Family(f.name(), f.type(), unescapeHelp(f.help(), openMetrics), f.unit()));
+            }
+        }
+        return families;
+    }
+
+    /**
+     * HELP text escapes: backslash-backslash and backslash-n, and in OpenMetrics also backslash-quote; any
+     * other backslash stays as written.
+     */
+    private static String unescapeHelp(String s, boolean openMetrics) {
         if (s.indexOf('\\') < 0) {
             return s;
         }
@@ -352,6 +366,11 @@ public final class PrometheusTextParser {
                 }
                 if (next == 'n') {
                     b.append('\n');
+                    i++;
+                    continue;
+                }
+                if (next == '"' && openMetrics) {
+                    b.append('"');
                     i++;
                     continue;
                 }

@@ -2,6 +2,7 @@ package io.tailwatch.daemon.status;
 
 import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.daemon.alerts.Alert;
+import io.tailwatch.daemon.alerts.AlertmanagerSink;
 import io.tailwatch.daemon.alerts.RuleEngine;
 import io.tailwatch.daemon.alerts.WebhookSink;
 import java.util.LinkedHashMap;
@@ -12,15 +13,17 @@ import java.util.function.Supplier;
 public final class AlertsStatus implements StatusContributor {
     private final Supplier<RuleEngine> rules;
     private final Supplier<WebhookSink> webhook;
+    private final Supplier<AlertmanagerSink> alertmanagers;
 
     public AlertsStatus(RuleEngine rules, Supplier<WebhookSink> webhook) {
-        this(() -> rules, webhook);
+        this(() -> rules, webhook, () -> null);
     }
 
     /** With the evaluator in force at each call (a reload replaces it). */
-    public AlertsStatus(Supplier<RuleEngine> rules, Supplier<WebhookSink> webhook) {
+    public AlertsStatus(Supplier<RuleEngine> rules, Supplier<WebhookSink> webhook, Supplier<AlertmanagerSink> alertmanagers) {
         this.rules = rules;
         this.webhook = webhook;
+        this.alertmanagers = alertmanagers;
     }
 
     @Override
@@ -42,6 +45,10 @@ public final class AlertsStatus implements StatusContributor {
         WebhookSink w = webhook.get();
         if (w != null) {
             m.put("webhook", w.stats());
+        }
+        AlertmanagerSink am = alertmanagers.get();
+        if (am != null) {
+            m.put("alertmanagers", am.stats());
         }
         return m;
     }

@@ -98,6 +98,33 @@ class RulesConfigTest {
     }
 
     @Test
+    void alertmanagersAreTheirApiV2EndpointsAndBadOnesNameTheKey() throws Exception {
+        AlertsConfig a = Config.parse("""
+                alerts:
+                  alertmanagers: ["http://127.0.0.1:9093", "https://am.example/prefix/", "http://127.0.0.1:9094/api/v2/alerts"]
+                  alertmanager_resend_delay: 30s
+                  labels: {site: lab, instance: "mac-01:9531"}
+                """, "t", ENV).alerts();
+        assertThat(a.alertmanagers().urls()).extracting(Object::toString).containsExactly(
+                "http://127.0.0.1:9093/api/v2/alerts", "https://am.example/prefix/api/v2/alerts",
+                "http://127.0.0.1:9094/api/v2/alerts");
+        assertThat(a.alertmanagers().resendDelay()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(a.alertmanagers().timeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.labels()).containsEntry("site", "lab").containsEntry("instance", "mac-01:9531");
+        assertThat(Config.parse("", "t", ENV).alerts().alertmanagers().enabled()).isFalse();
+
+        List<String> p = problems("""
+                alerts:
+                  alertmanagers: ["ftp://x", "http://127.0.0.1:9093/api/v1/alerts"]
+                  labels: {alertname: x, "bad-name": y}
+                """);
+        assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.alertmanagers: [0]: expected an Alertmanager URL"));
+        assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.alertmanagers: [1]: 'http://127.0.0.1:9093/api/v1/alerts' is the v1 API"));
+        assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'alertname' is set by each rule"));
+        assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'bad-name' is not a label name"));
+    }
+
+    @Test
     void dataDirFollowsXdgOnLinux() {
         org.junit.jupiter.api.Assumptions.assumeFalse(System.getProperty("os.name").toLowerCase().contains("mac"));
         assertThat(AlertsConfig.defaultDataDir(Map.of("HOME", "/home/op"))).isEqualTo(Path.of("/home/op/.local/share/tailwatch"));

@@ -117,6 +117,8 @@ class WebhookSinkTest {
         WebhookSink s = sink(receiver(2, false), Duration.ofSeconds(2), Duration.ofMinutes(5), 16, 5);
         s.accept(new Transition(AlertState.PENDING, AlertState.FIRING, alert(AlertState.FIRING, "mlx")));
         await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
+        // The receiver records the body before it answers: the sink counts once the answer is read.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ((Long) s.stats().get("sent")) == 1L);
         assertThat(requests.get()).isEqualTo(3);
         assertThat(s.stats()).containsEntry("sent", 1L).containsEntry("failed", 0L);
     }

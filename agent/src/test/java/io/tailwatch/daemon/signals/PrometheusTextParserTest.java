@@ -301,4 +301,16 @@ class PrometheusTextParserTest {
             default -> String.format(Locale.ROOT, "%.17e", v);
         };
     }
+
+    @Test
+    void openMetricsHelpUnescapesQuotesAndTheTextFormatKeepsThem() throws Exception {
+        String help = "# HELP q Say \\\"hi\\\" \\\\ then\\nmore.\n";
+        Exposition om = PrometheusTextParser.parse(help + "# TYPE q gauge\nq 1\n# EOF\n");
+        assertThat(om.families().get("q").help()).isEqualTo("Say \"hi\" \\ then\nmore.");
+        Exposition text = PrometheusTextParser.parse(help + "# TYPE q gauge\nq 1\n");
+        assertThat(text.families().get("q").help()).isEqualTo("Say \\\"hi\\\" \\ then\nmore.");
+        Exposition streamed = PrometheusTextParser.parse(new java.io.ByteArrayInputStream(
+                (help + "# TYPE q gauge\nq 1\n# EOF\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), n -> true, 100, 100);
+        assertThat(streamed.families().get("q").help()).isEqualTo("Say \"hi\" \\ then\nmore.");
+    }
 }

@@ -81,11 +81,20 @@ public final class ResourceInfo {
 
     /** The base attributes; platform sources may add more (chip, model). */
     public static Map<String, String> detect() {
+        return detect(null);
+    }
+
+    /**
+     * The base attributes, {@code service.instance.id} told apart per agent by {@code agent} (the data
+     * directory and the configured listen address): two agents on one host (two users, or a test beside
+     * the service) get different ids, and a restart of one keeps its own.
+     */
+    public static Map<String, String> detect(String agent) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("service.name", "tailwatch");
         m.put("service.version", version());
         String host = hostName();
-        m.put("service.instance.id", instanceId(host, machineId()));
+        m.put("service.instance.id", instanceId(host, machineId() + (agent == null || agent.isEmpty() ? "" : "/" + agent)));
         m.put("host.name", host);
         m.put("host.arch", arch());
         m.put("os.type", osType());
