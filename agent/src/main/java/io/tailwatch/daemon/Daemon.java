@@ -5,6 +5,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.host.selfcheck.NativeSelfCheck;
 import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.daemon.alerts.BaselineStore;
 import io.tailwatch.daemon.alerts.RuleEngine;
@@ -17,6 +18,7 @@ import io.tailwatch.daemon.engine.EngineMonitor;
 import io.tailwatch.daemon.signals.EngineSignalMonitor;
 import io.tailwatch.daemon.status.AlertsStatus;
 import io.tailwatch.daemon.status.HostStatus;
+import io.tailwatch.daemon.status.SelfCheckStatus;
 import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.daemon.status.StatusHistory;
 import io.tailwatch.daemon.status.ThresholdsStatus;
@@ -60,6 +62,9 @@ public final class Daemon implements AutoCloseable {
     private StatusHistory history;
 
     private final List<io.tailwatch.core.host.Sampler> samplers;
+    /** The platform's {@code NativeProbes} class for the self-check, or null (no native samplers). */
+    private String nativeProbes = HostSources.nativeProbesClass();
+    private NativeSelfCheck.Report selfCheck = NativeSelfCheck.Report.NONE;
 
     public Daemon(Config config, Map<String, String> env) {
         this(config, env, HostSources.forThisHost(config));
@@ -101,8 +106,27 @@ public final class Daemon implements AutoCloseable {
             hub.addSink(otlp);
             LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
         }
-        host = new HostSampling(samplers, config.host().interval(), config.host().timeout(),
+        List<io.tailwatch.core.host.Sampler> running = samplers;
+        List<String> probeIds = NativeSelfCheck.probeIds(samplers);
+        if (nativeProbes != null && !probeIds.isEmpty()) {
+            selfCheck = new NativeSelfCheck(dataDir(env), NativeSelfCheck.osBuild() + "; tailwatch " + ResourceInfo.version(),
+                    nativeProbes).atBoot(probeIds);
+            running = NativeSelfCheck.gate(samplers, selfCheck);
+        }
+        host = new HostSampling(running, config.host().interval(), config.host().timeout(),
                 hub, clock);
+        NativeSelfCheck.Report checked = selfCheck;
+        if (!checked.results().isEmpty()) {
+            status.add(new StatusContributor() {
+                public String name() {
+                    return "native_self_check";
+                }
+
+                public Object status() {
+                    return SelfCheckStatus.of(checked);
+                }
+            });
+        }
         status.add(new StatusContributor() {
             public String name() {
                 return "host";
@@ -224,6 +248,29 @@ public final class Daemon implements AutoCloseable {
         public WebConfigFailure(String message) {
             super(message);
         }
+    }
+
+    /**
+     * The {@code NativeProbes} class the native self-check's child process runs (null: no check); call
+     * before {@link #start()}. The platform's by default.
+     */
+    public Daemon withNativeProbes(String providerClass) {
+        this.nativeProbes = providerClass;
+        return this;
+    }
+
+    /** What the native self-check found at start ({@link NativeSelfCheck.Report#NONE} when none ran). */
+    public NativeSelfCheck.Report selfCheck() {
+        return selfCheck;
+    }
+
+    /** The data directory: {@code TAILWATCH_DATA_DIR} when set, else the platform's default. */
+    static java.nio.file.Path dataDir(Map<String, String> env) {
+        String override = env.get("TAILWATCH_DATA_DIR");
+        if (override != null && !override.isBlank()) {
+            return java.nio.file.Path.of(override);
+        }
+        return io.tailwatch.core.config.AlertsConfig.defaultDataDir(env);
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */

@@ -50,7 +50,8 @@ public final class AttrValues {
             Map.entry(Percentile.class, AttrKeys.PERCENTILE),
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
-            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON));
+            Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
+            Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -152,4 +153,10 @@ public final class AttrValues {
 
     /** {@code tailwatch.http.auth.failure.reason}: why basic authentication refused a request. */
     public enum AuthFailureReason implements AttrValue { MISSING, MALFORMED, UNKNOWN_USER, WRONG_PASSWORD }
+
+    /**
+     * {@code tailwatch.sampler.status}: running, or kept out of the daemon because its native probe
+     * crashed (or hung, timed_out) the self-check's child process on this OS build.
+     */
+    public enum SamplerState implements AttrValue { RUNNING, CRASHED, TIMED_OUT }
 }

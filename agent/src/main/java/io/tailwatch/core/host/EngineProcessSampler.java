@@ -19,15 +19,22 @@ import java.util.Set;
  * {@code rediscoverEvery} runs, and whenever a known process has gone; reading memory each run is
  * a few calls per process. An engine with no process exports nothing (it is not running).
  */
-public final class EngineProcessSampler implements Sampler {
+public final class EngineProcessSampler implements NativeSampler {
     private final List<EngineConfig> engines;
     private final Lazy<ProcessTable> table;
     private final int rediscoverEvery;
+    private final String probeId;
     private final long self = ProcessHandle.current().pid();
     private Map<String, Set<Integer>> pids = Map.of();
     private int runsSinceDiscovery = Integer.MAX_VALUE;
 
     public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery) {
+        this(engines, table, rediscoverEvery, null);
+    }
+
+    /** {@code probeId}: the native probe of the process table (null where reading it is not native, procfs). */
+    public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery, String probeId) {
+        this.probeId = probeId;
         this.engines = List.copyOf(engines);
         this.table = table;
         this.rediscoverEvery = Math.max(1, rediscoverEvery);
@@ -36,6 +43,12 @@ public final class EngineProcessSampler implements Sampler {
     @Override
     public String name() {
         return "engine_processes";
+    }
+
+    /** Null on Linux: procfs needs no self-check. */
+    @Override
+    public String probeId() {
+        return probeId;
     }
 
     /** The processes last found for an engine (empty when none). */

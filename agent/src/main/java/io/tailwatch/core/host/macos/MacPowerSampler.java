@@ -27,6 +27,11 @@ public final class MacPowerSampler extends IOReportSampler {
     }
 
     @Override
+    public String probeId() {
+        return MacProbes.IOREPORT_ENERGY;
+    }
+
+    @Override
     public List<Point> sample() throws IOException {
         IOReportDelta delta = nextDelta();
         if (delta == null) {

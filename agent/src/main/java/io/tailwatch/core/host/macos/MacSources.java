@@ -41,7 +41,7 @@ public final class MacSources {
                 new MacCpuSpeedLimitSampler(power),
                 new MacPowerSampler(energy),
                 new MacGpuSampler(gpu, gpuTable),
-                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY));
+                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY, MacProbes.LIBPROC));
     }
 
     /**

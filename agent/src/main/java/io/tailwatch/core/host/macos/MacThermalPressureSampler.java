@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.List;
  * {@code com.apple.system.thermalpressurelevel}. "Nominal" does not prove the clocks are not
  * lowered; GPU frequency is the stronger signal.
  */
-public final class MacThermalPressureSampler implements Sampler {
+public final class MacThermalPressureSampler implements NativeSampler {
     private final Lazy<ThermalPressureSource> source;
 
     public MacThermalPressureSampler(Lazy<ThermalPressureSource> source) {
@@ -22,6 +22,11 @@ public final class MacThermalPressureSampler implements Sampler {
     @Override
     public String name() {
         return "thermal";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.NOTIFY;
     }
 
     @Override
