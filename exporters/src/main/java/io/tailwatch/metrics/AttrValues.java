@@ -51,7 +51,8 @@ public final class AttrValues {
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
             Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
-            Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS));
+            Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS),
+            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -159,4 +160,10 @@ public final class AttrValues {
      * crashed (or hung, timed_out) the self-check's child process on this OS build.
      */
     public enum SamplerState implements AttrValue { RUNNING, CRASHED, TIMED_OUT }
+
+    /**
+     * {@code tailwatch.power.rail.status}: the rail's energy counter moves (measured), or macOS stopped it
+     * (frozen: no energy over at least 40 ms on a rail that cannot be idle), so its power is absent.
+     */
+    public enum RailStatus implements AttrValue { MEASURED, FROZEN }
 }

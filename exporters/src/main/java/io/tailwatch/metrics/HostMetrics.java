@@ -87,6 +87,11 @@ public final class HostMetrics {
             "Energy consumed since the agent started, by rail (attributes as hw.power).",
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
 
+    public static final MetricDef POWER_RAIL_STATE = MetricDef.gauge("tailwatch.power.rail.state", "{bool}",
+            "Always 1, one series per power rail the host reports: measured while its energy counter moves, frozen when macOS stopped it (no energy over at least 40 ms on a rail that cannot be idle: cpu, dram, dcs; seen on macOS 26 and 27). A frozen rail has no hw.power or hw.energy series until its counter moves again: unavailable, never 0 W.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME,
+            oneOf(AttrKeys.RAIL_STATUS, "Whether the counter moves", AttrValues.RailStatus.class));
+
     public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
             "GPU active residency over the last sample interval.",
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
@@ -120,7 +125,7 @@ public final class HostMetrics {
 
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
-            THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY,
+            THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY, POWER_RAIL_STATE,
             GPU_UTILIZATION, GPU_FREQUENCY, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
@@ -141,6 +146,11 @@ public final class HostMetrics {
     /** One hw.energy point for a rail. */
     public static Point energy(String rail, double joules) {
         return Point.of(ENERGY, joules, hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
+    }
+
+    /** The state point of a power rail. */
+    public static Point railState(String rail, AttrValues.RailStatus status) {
+        return Point.of(POWER_RAIL_STATE, 1, hwType(rail), status, AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
     }
 
     /** One hw.temperature point for a sensor. */
