@@ -38,14 +38,14 @@ public final class HostMetrics {
             "Linux only (semconv): MemAvailable from /proc/meminfo, the same value as tailwatch.memory.available.");
 
     public static final MetricDef MEMORY_FREE_RATIO = MetricDef.gauge("tailwatch.memory.free.ratio", "1",
-            "System-wide free memory as a ratio (macOS kern.memorystatus_level / 100).");
+            "macOS kern.memorystatus_level / 100: the kernel's share of memory that is neither wired nor compressed (app memory included), what memory_pressure prints as \"System-wide memory free percentage\". Not free memory: for memory that can be given to new work read tailwatch.memory.available.");
 
     public static final MetricDef PAGING_USAGE = MetricDef.upDownCounter("system.paging.usage", "By",
             "Swap space used and free.",
             oneOf(AttrKeys.PAGING_STATE, "Swap state", PagingState.class));
 
     public static final MetricDef PAGING_OPERATIONS = MetricDef.counter("system.paging.operations", "{operation}",
-            "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count compressor segments). A rising count is paging in progress; swap used alone can be stale.",
+            "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count pages of hw.pagesize, 16 KiB on Apple silicon). A rising count is paging in progress; swap used alone can be stale.",
             oneOf(AttrKeys.PAGING_DIRECTION, "Paging direction", PagingDirection.class));
 
     public static final MetricDef PRESSURE_LEVEL = MetricDef.gauge("tailwatch.memory.pressure.level", "{level}",

@@ -12,7 +12,7 @@ import java.util.List;
  * {@code com.apple.system.thermalpressurelevel}. "Nominal" does not prove the clocks are not
  * lowered; GPU frequency is the stronger signal.
  */
-public final class MacThermalPressureSampler implements NativeSampler {
+public final class MacThermalPressureSampler implements NativeSampler, AutoCloseable {
     private final Lazy<ThermalPressureSource> source;
 
     public MacThermalPressureSampler(Lazy<ThermalPressureSource> source) {
@@ -33,5 +33,21 @@ public final class MacThermalPressureSampler implements NativeSampler {
     public List<Point> sample() throws IOException {
         int level = MacLevels.thermalPressure(source.get().thermalPressureState());
         return List.of(Point.of(HostMetrics.THERMAL_LEVEL, level));
+    }
+
+    /**
+     * Cancels the notify registration (and its Mach port references) if it was opened: the daemon closes
+     * its samplers on every reload, so a reload no longer leaks a token.
+     */
+    @Override
+    public void close() {
+        ThermalPressureSource s = source.ifOpened();
+        if (s instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // nothing more can be released
+            }
+        }
     }
 }
