@@ -3,11 +3,8 @@ package io.tailwatch.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.core.host.selfcheck.CrashingProbes;
-import io.tailwatch.metrics.HostMetrics;
-import io.tailwatch.metrics.Point;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,28 +19,11 @@ class DaemonSelfCheckTest {
     @TempDir
     Path data;
 
-    static Sampler sampler(String name, String probe, AtomicInteger calls) {
-        return new NativeSampler() {
-            public String name() {
-                return name;
-            }
-
-            public String probeId() {
-                return probe;
-            }
-
-            public List<Point> sample() {
-                calls.incrementAndGet();
-                return List.of(Point.of(HostMetrics.MEMORY_LIMIT, 42));
-            }
-        };
-    }
-
     @Test
     void aSamplerWhoseProbeSegfaultsTheChildIsReportedAndNeverRun() throws Exception {
         AtomicInteger crashing = new AtomicInteger();
         AtomicInteger fine = new AtomicInteger();
-        List<Sampler> samplers = List.of(sampler("power", "segv", crashing), sampler("memory", "ok", fine));
+        List<Sampler> samplers = List.of(CrashingProbes.sampler("power", "segv", crashing), CrashingProbes.sampler("memory", "ok", fine));
         try (Daemon d = new Daemon(DaemonTest.config("1s", "1s"), Map.of("TAILWATCH_DATA_DIR", data.toString()), samplers)
                 .withNativeProbes(CrashingProbes.class.getName()).start()) {
             await().atMost(Duration.ofSeconds(40)).until(() -> fine.get() >= 2);

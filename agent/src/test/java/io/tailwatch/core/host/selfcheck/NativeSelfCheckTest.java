@@ -97,8 +97,8 @@ class NativeSelfCheckTest {
     @Test
     void aBlockedSamplerIsNeverCalledAndIsReportedWhileItsSiblingsRun() {
         AtomicInteger crashedCalls = new AtomicInteger();
-        Sampler crashing = sampler("power", "segv", crashedCalls);
-        Sampler fine = sampler("memory", "ok", new AtomicInteger());
+        Sampler crashing = CrashingProbes.sampler("power", "segv", crashedCalls);
+        Sampler fine = CrashingProbes.sampler("memory", "ok", new AtomicInteger());
         Report r = new NativeSelfCheck(dir, "build A", PROBES).atBoot(NativeSelfCheck.probeIds(List.of(crashing, fine)));
         List<Sampler> gated = NativeSelfCheck.gate(List.of(crashing, fine), r);
         assertThat(gated.get(0)).isInstanceOf(BlockedSampler.class);
@@ -120,23 +120,6 @@ class NativeSelfCheckTest {
                 && SamplerState.CRASHED.value().equals(p.attributes().get(AttrKeys.SAMPLER_STATUS)));
         assertThat(self).anyMatch(p -> "memory".equals(p.attributes().get(AttrKeys.SAMPLER))
                 && SamplerState.RUNNING.value().equals(p.attributes().get(AttrKeys.SAMPLER_STATUS)));
-    }
-
-    static Sampler sampler(String name, String probe, AtomicInteger calls) {
-        return new NativeSampler() {
-            public String name() {
-                return name;
-            }
-
-            public String probeId() {
-                return probe;
-            }
-
-            public List<Point> sample() {
-                calls.incrementAndGet();
-                return List.of(Point.of(HostMetrics.MEMORY_LIMIT, 1));
-            }
-        };
     }
 
     @Test
