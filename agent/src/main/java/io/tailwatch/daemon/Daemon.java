@@ -5,6 +5,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.host.selfcheck.NativeSelfCheck;
 import io.tailwatch.core.host.platform.ResourceInfo;
 import io.tailwatch.daemon.alerts.AlertmanagerSink;
 import io.tailwatch.daemon.alerts.BaselineStore;
@@ -18,6 +19,7 @@ import io.tailwatch.daemon.engine.EngineMonitor;
 import io.tailwatch.daemon.signals.EngineSignalMonitor;
 import io.tailwatch.daemon.status.AlertsStatus;
 import io.tailwatch.daemon.status.HostStatus;
+import io.tailwatch.daemon.status.SelfCheckStatus;
 import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.daemon.status.StatusHistory;
 import io.tailwatch.daemon.status.ThresholdsStatus;
@@ -76,6 +78,9 @@ public final class Daemon implements AutoCloseable {
     private volatile List<String> lastRestarted = List.of();
     /** The engines' metering proxies: kept across reloads with their connections, reconfigured in place. */
     private volatile io.tailwatch.daemon.proxy.EngineProxies proxies;
+    /** The platform's {@code NativeProbes} class for the self-check, or null (no native samplers). */
+    private String nativeProbes = HostSources.nativeProbesClass();
+    private volatile NativeSelfCheck.Report selfCheck = NativeSelfCheck.Report.NONE;
 
     public Daemon(Config config, Map<String, String> env) {
         this(config, env, HostSources::forThisHost);
@@ -121,6 +126,18 @@ public final class Daemon implements AutoCloseable {
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         startOtlp(config);
         host = newHost(config);
+        NativeSelfCheck.Report checked = selfCheck;
+        if (!checked.results().isEmpty()) {
+            status.add(new StatusContributor() {
+                public String name() {
+                    return "native_self_check";
+                }
+
+                public Object status() {
+                    return SelfCheckStatus.of(checked);
+                }
+            });
+        }
         status.add(new StatusContributor() {
             public String name() {
                 return "host";
@@ -217,7 +234,17 @@ public final class Daemon implements AutoCloseable {
     }
 
     private HostSampling newHost(Config c) {
-        HostSampling h = new HostSampling(samplerSource.apply(c), c.host().interval(), c.host().timeout(), hub, clock);
+        List<io.tailwatch.core.host.Sampler> running = samplerSource.apply(c);
+        List<String> probeIds = NativeSelfCheck.probeIds(running);
+        if (nativeProbes != null && !probeIds.isEmpty()) {
+            // A native sampler's first call on a new OS build runs in a child first; one that crashed it is kept out.
+            if (selfCheck.results().isEmpty()) {
+                selfCheck = new NativeSelfCheck(dataDir(env), NativeSelfCheck.osBuild() + "; tailwatch " + ResourceInfo.version(),
+                        nativeProbes).atBoot(probeIds);
+            }
+            running = NativeSelfCheck.gate(running, selfCheck);
+        }
+        HostSampling h = new HostSampling(running, c.host().interval(), c.host().timeout(), hub, clock);
         h.addListener(snap -> {
             // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
             WebhookSink w = webhook;
@@ -550,6 +577,29 @@ public final class Daemon implements AutoCloseable {
         public WebConfigFailure(String message) {
             super(message);
         }
+    }
+
+    /**
+     * The {@code NativeProbes} class the native self-check's child process runs (null: no check); call
+     * before {@link #start()}. The platform's by default.
+     */
+    public Daemon withNativeProbes(String providerClass) {
+        this.nativeProbes = providerClass;
+        return this;
+    }
+
+    /** What the native self-check found at start ({@link NativeSelfCheck.Report#NONE} when none ran). */
+    public NativeSelfCheck.Report selfCheck() {
+        return selfCheck;
+    }
+
+    /** The data directory: {@code TAILWATCH_DATA_DIR} when set, else the platform's default. */
+    static java.nio.file.Path dataDir(Map<String, String> env) {
+        String override = env.get("TAILWATCH_DATA_DIR");
+        if (override != null && !override.isBlank()) {
+            return java.nio.file.Path.of(override);
+        }
+        return io.tailwatch.core.config.AlertsConfig.defaultDataDir(env);
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */

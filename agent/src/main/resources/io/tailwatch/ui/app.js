@@ -318,9 +318,12 @@ function renderHost(h, sig, thr, engines) {
       ["temperature", th.temperature_celsius == null ? null : fmtNum(th.temperature_celsius) + " °C"],
       ["CPU busy", cpuText(h), { "data-figure": "cpu" }],
     ]));
-  const rails = Object.entries(h.power || {}).filter(([, v]) => typeof v === "number");
+  const rails = Object.entries(h.power || {}).filter(([, v]) => typeof v === "number")
+    .map(([k, v]) => [k.replace(/_watts$/, ""), fmtNum(v, 2) + " W"]);
+  // A rail macOS froze is named with why, never drawn as 0 W.
+  const frozen = Object.entries(h.power_unavailable || {}).map(([k, why]) => [k, String(why), { class: "unknown" }]);
   const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power by rail"),
-    rails.length ? kv(rails.map(([k, v]) => [k.replace(/_watts$/, ""), fmtNum(v, 2) + " W"]))
+    rails.length || frozen.length ? kv(rails.concat(frozen))
       : el("p", { class: "unknown" }, "No power rail is readable on this host."));
   const failed = (h.samplers || []).filter(x => !x.success);
   const samplerCard = failed.length ? el("div", { class: "card" }, el("h3", {}, "Readings failing"),

@@ -43,6 +43,10 @@ public final class AttrKeys {
     public static final String MODEL_MEMORY_KIND = "tailwatch.model.memory.kind";
     public static final String TOKEN_SOURCE = "tailwatch.token.source";
     public static final String SAMPLER = "tailwatch.sampler.name";
+    /** Whether a sampler runs, or why the native self-check keeps it out: running, crashed, timed_out. */
+    public static final String SAMPLER_STATUS = "tailwatch.sampler.status";
+    /** Whether a power rail's counter moves: measured, frozen. */
+    public static final String RAIL_STATUS = "tailwatch.power.rail.status";
     public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
     /** What became of a webhook notification: sent, failed, dropped, suppressed. */

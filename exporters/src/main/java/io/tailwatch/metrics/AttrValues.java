@@ -52,7 +52,9 @@ public final class AttrValues {
             Map.entry(WebhookOutcome.class, AttrKeys.WEBHOOK_OUTCOME),
             Map.entry(AuthFailureReason.class, AttrKeys.AUTH_FAILURE_REASON),
             Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME),
-            Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE));
+            Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE),
+            Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS),
+            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -174,4 +176,16 @@ public final class AttrValues {
      * now), allocated ("Alloc system memory", what the GPU driver has allocated, in use or not).
      */
     public enum GpuMemoryState implements AttrValue { IN_USE, ALLOCATED }
+
+    /**
+     * {@code tailwatch.sampler.status}: running, or kept out of the daemon because its native probe
+     * crashed (or hung, timed_out) the self-check's child process on this OS build.
+     */
+    public enum SamplerState implements AttrValue { RUNNING, CRASHED, TIMED_OUT }
+
+    /**
+     * {@code tailwatch.power.rail.status}: the rail's energy counter moves (measured), or macOS stopped it
+     * (frozen: no energy over at least 40 ms on a rail that cannot be idle), so its power is absent.
+     */
+    public enum RailStatus implements AttrValue { MEASURED, FROZEN }
 }

@@ -39,14 +39,14 @@ public final class HostMetrics {
             "Linux only (semconv): MemAvailable from /proc/meminfo, the same value as tailwatch.memory.available.");
 
     public static final MetricDef MEMORY_FREE_RATIO = MetricDef.gauge("tailwatch.memory.free.ratio", "1",
-            "System-wide free memory as a ratio (macOS kern.memorystatus_level / 100).");
+            "macOS kern.memorystatus_level / 100: the kernel's share of memory that is neither wired nor compressed (app memory included), what memory_pressure prints as \"System-wide memory free percentage\". Not free memory: for memory that can be given to new work read tailwatch.memory.available.");
 
     public static final MetricDef PAGING_USAGE = MetricDef.upDownCounter("system.paging.usage", "By",
             "Swap space used and free.",
             oneOf(AttrKeys.PAGING_STATE, "Swap state", PagingState.class));
 
     public static final MetricDef PAGING_OPERATIONS = MetricDef.counter("system.paging.operations", "{operation}",
-            "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count compressor segments). A rising count is paging in progress; swap used alone can be stale.",
+            "Pages swapped in from and out to swap since boot (Linux /proc/vmstat pswpin/pswpout; macOS vm_statistics64 swapins/swapouts, which count pages of hw.pagesize, 16 KiB on Apple silicon). A rising count is paging in progress; swap used alone can be stale.",
             oneOf(AttrKeys.PAGING_DIRECTION, "Paging direction", PagingDirection.class));
 
     public static final MetricDef PRESSURE_LEVEL = MetricDef.gauge("tailwatch.memory.pressure.level", "{level}",
@@ -87,6 +87,11 @@ public final class HostMetrics {
     public static final MetricDef ENERGY = MetricDef.counter("hw.energy", "J",
             "Energy consumed since the agent started, by rail (attributes as hw.power).",
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
+
+    public static final MetricDef POWER_RAIL_STATE = MetricDef.gauge("tailwatch.power.rail.state", "{bool}",
+            "Always 1, one series per power rail the host reports: measured while its energy counter moves, frozen when macOS stopped it (no energy over at least 40 ms on a rail that cannot be idle: cpu, dram, dcs; seen on macOS 26 and 27). A frozen rail has no hw.power or hw.energy series until its counter moves again: unavailable, never 0 W.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME,
+            oneOf(AttrKeys.RAIL_STATUS, "Whether the counter moves", AttrValues.RailStatus.class));
 
     public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
             "GPU active residency over the last sample interval.",
@@ -133,7 +138,7 @@ public final class HostMetrics {
 
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
-            THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY,
+            THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY, POWER_RAIL_STATE,
             GPU_UTILIZATION, GPU_FREQUENCY, GPU_MEMORY_LIMIT, GPU_MEMORY_USAGE, GPU_WIRED_LIMIT, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
@@ -154,6 +159,11 @@ public final class HostMetrics {
     /** One hw.energy point for a rail. */
     public static Point energy(String rail, double joules) {
         return Point.of(ENERGY, joules, hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
+    }
+
+    /** The state point of a power rail. */
+    public static Point railState(String rail, AttrValues.RailStatus status) {
+        return Point.of(POWER_RAIL_STATE, 1, hwType(rail), status, AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
     }
 
     /** One hw.temperature point for a sensor. */

@@ -25,6 +25,12 @@ public final class SelfMetrics {
                     + "no new read of it starts until that one returns.",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
+    public static final MetricDef SAMPLER_STATE = MetricDef.gauge("tailwatch.sampler.state", "{bool}",
+            "Always 1, one series per sampler: running, or the reason it is not run (its native probe crashed or "
+                    + "timed out the self-check's child process on this OS build; docs/macos.md, \"Native self-check\").",
+            free(AttrKeys.SAMPLER, "Sampler name"),
+            oneOf(AttrKeys.SAMPLER_STATUS, "Running, or why the sampler is not run", AttrValues.SamplerState.class));
+
     public static final MetricDef OTLP_EXPORT_FAILURES = MetricDef.counter("tailwatch.otlp.export.failures", "{export}",
             "OTLP metric exports that failed after the exporter's own retries.");
 
@@ -50,7 +56,7 @@ public final class SelfMetrics {
             free(AttrKeys.RUNTIME_NAME, "Java runtime name (semconv)"),
             free(AttrKeys.RUNTIME_VERSION, "Java runtime version (semconv)"));
 
-    public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, OTLP_EXPORT_FAILURES,
+    public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, SAMPLER_STATE, OTLP_EXPORT_FAILURES,
             WEBHOOK_NOTIFICATIONS, SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
 
     /** The build-info point of this process. */

@@ -21,18 +21,25 @@ import java.util.Set;
  * found after the start ({@code engines: auto}) are {@link #add added} and found the same way, by their
  * listening port first, on the next run.
  */
-public final class EngineProcessSampler implements Sampler {
+public final class EngineProcessSampler implements NativeSampler {
     /** Bounds the engines one sampler follows (the config allows 32; discovery adds at most one per port). */
     static final int MAX_ENGINES = 64;
     private final List<EngineConfig> engines;
     private final java.util.Queue<EngineConfig> pending = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Lazy<ProcessTable> table;
     private final int rediscoverEvery;
+    private final String probeId;
     private final long self = ProcessHandle.current().pid();
     private Map<String, Set<Integer>> pids = Map.of();
     private int runsSinceDiscovery = Integer.MAX_VALUE;
 
     public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery) {
+        this(engines, table, rediscoverEvery, null);
+    }
+
+    /** {@code probeId}: the native probe of the process table (null where reading it is not native, procfs). */
+    public EngineProcessSampler(List<EngineConfig> engines, Lazy<ProcessTable> table, int rediscoverEvery, String probeId) {
+        this.probeId = probeId;
         this.engines = new ArrayList<>(engines);
         this.table = table;
         this.rediscoverEvery = Math.max(1, rediscoverEvery);
@@ -67,6 +74,12 @@ public final class EngineProcessSampler implements Sampler {
             }
         }
         return any;
+    }
+
+    /** Null on Linux: procfs needs no self-check. */
+    @Override
+    public String probeId() {
+        return probeId;
     }
 
     /** The processes last found for an engine (empty when none). */

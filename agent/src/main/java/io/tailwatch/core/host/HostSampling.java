@@ -1,6 +1,7 @@
 package io.tailwatch.core.host;
 
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.SamplerState;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -109,6 +110,15 @@ public final class HostSampling implements AutoCloseable {
         List<Point> self = new ArrayList<>();
         Map<String, SamplerResult> results = new LinkedHashMap<>();
         for (Sampler s : samplers) {
+            if (s instanceof BlockedSampler b) {
+                // Kept out by the native self-check: never called, reported every cycle.
+                results.put(s.name(), new SamplerResult(s.name(), false, Duration.ZERO, b.reason()));
+                hub.publish("host/" + s.name(), List.of());
+                self.add(Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, s.name()));
+                self.add(Point.of(SelfMetrics.SAMPLER_STATE, 1, b.state(), AttrKeys.SAMPLER, s.name()));
+                continue;
+            }
+            self.add(Point.of(SelfMetrics.SAMPLER_STATE, 1, SamplerState.RUNNING, AttrKeys.SAMPLER, s.name()));
             long start = System.nanoTime();
             List<Point> points = List.of();
             String error = null;

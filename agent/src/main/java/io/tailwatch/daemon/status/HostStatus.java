@@ -14,6 +14,8 @@ import java.util.Map;
 
 /** The host part of /api/v1/status: sizes in bytes, unknown signals left out. */
 public final class HostStatus {
+    /** How a frozen power rail reads on the status, the page and the dashboards. */
+    public static final String FROZEN_TEXT = "unavailable (macOS froze this counter)";
     private HostStatus() {
     }
 
@@ -77,6 +79,17 @@ public final class HostStatus {
             }
         }
         m.put("power", power);
+        // Rails whose counter macOS stopped: named with why, so no reader takes the missing figure for 0 W.
+        Map<String, Object> unavailable = new java.util.TreeMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.POWER_RAIL_STATE
+                    && io.tailwatch.metrics.AttrValues.RailStatus.FROZEN.value().equals(p.attributes().get(AttrKeys.RAIL_STATUS))) {
+                unavailable.put(p.attributes().get(AttrKeys.HW_NAME), FROZEN_TEXT);
+            }
+        }
+        if (!unavailable.isEmpty()) {
+            m.put("power_unavailable", unavailable);
+        }
         // CPU time by mode over the last interval (ratios that add up to 1); busy is what is neither idle
         // nor waiting for I/O. Absent until the sampler has two readings to compare.
         Map<String, Object> cpu = new LinkedHashMap<>();

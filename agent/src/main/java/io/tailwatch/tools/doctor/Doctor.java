@@ -7,6 +7,7 @@ import io.tailwatch.core.host.HostSampling;
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.core.host.platform.HostSources;
+import io.tailwatch.core.host.selfcheck.NativeSelfCheck;
 import io.tailwatch.metrics.MetricHub;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +37,34 @@ public final class Doctor {
 
     /** {@code withSudo}: also compare power and GPU frequency with {@code sudo -n powermetrics} (macOS). */
     public static DoctorReport run(Config config, ToolRunner tools, boolean withSudo) {
-        return run(config, HostSources.forThisHost(config), tools, HostSources.isMac(), withSudo);
+        return checked(config, HostSources.forThisHost(config), HostSources.nativeProbesClass(),
+                dataDir(System.getenv()), tools, HostSources.isMac(), withSudo);
+    }
+
+    /**
+     * Runs the native self-check afresh (each probe in a child process, whatever the record says), keeps
+     * out of this process the samplers whose probe crashed or hung it, then checks the rest. A null
+     * {@code nativeProbes} skips the self-check.
+     */
+    public static DoctorReport checked(Config config, List<Sampler> samplers, String nativeProbes, Path dataDir,
+                                       ToolRunner tools, boolean mac, boolean withSudo) {
+        List<String> ids = NativeSelfCheck.probeIds(samplers);
+        if (nativeProbes == null || ids.isEmpty()) {
+            return run(config, samplers, tools, mac, withSudo);
+        }
+        NativeSelfCheck.Report report = new NativeSelfCheck(dataDir,
+                NativeSelfCheck.osBuild() + "; tailwatch " + io.tailwatch.core.host.platform.ResourceInfo.version(), nativeProbes)
+                .afresh(ids);
+        List<Sampler> gated = NativeSelfCheck.gate(samplers, report);
+        return run(config, gated, tools, mac, withSudo).withChecksFirst(SelfCheckChecks.of(report, samplers));
+    }
+
+    static Path dataDir(Map<String, String> env) {
+        String override = env.get("TAILWATCH_DATA_DIR");
+        if (override != null && !override.isBlank()) {
+            return Path.of(override);
+        }
+        return io.tailwatch.core.config.AlertsConfig.defaultDataDir(env);
     }
 
     public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac) {

@@ -40,6 +40,13 @@ public final class DoctorReport {
         this.at = at;
     }
 
+    /** The same report with {@code first} ahead of its checks. */
+    public DoctorReport withChecksFirst(List<Check> first) {
+        List<Check> all = new ArrayList<>(first);
+        all.addAll(checks);
+        return new DoctorReport(platform, all, samplers, at);
+    }
+
     public List<Check> checks() {
         return checks;
     }

@@ -1,5 +1,7 @@
 package io.tailwatch.core.host.macos;
 
+import io.tailwatch.metrics.AttrValues.RailStatus;
+
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,7 +21,25 @@ public final class EnergyModel {
     /** No rail of any Mac draws this much; other tools have shown single readings of tens of kW. */
     public static final double MAX_RAIL_WATTS = 1000;
 
-    private static final Pattern DIE_PREFIX = Pattern.compile("^DIE_\\d+_");
+    /** A die prefix: {@code DIE_1_} (Ultra chips) or {@code DIE0 } (newer chips and macOS versions). */
+    private static final Pattern DIE_PREFIX = Pattern.compile("^DIE_?\\d+[_ ]");
+    /**
+     * A rail that cannot be idle and shows no energy for this long in a row is frozen, not idle (macOS 27
+     * stops the CPU and, on some chips, DRAM channels: consecutive samples carry identical raw values).
+     * The shortest window the rule accepts is 40 ms, but the counters are published in batches (an M5
+     * Max on macOS 27 was measured publishing 2.03 to 2.23 s apart, an M1 Ultra's channels 0.6 s stale
+     * between publications), so a zero over less than this is "no batch yet", never a verdict.
+     */
+    public static final double FROZEN_MIN_SECONDS = 3.0;
+    /**
+     * Rails that always draw while the agent runs: the CPU runs this sampler, DRAM refreshes (about
+     * 0.3 W alone), DCS is the memory fabric behind it. GPU and ANE may be truly idle, so a zero there is 0 W.
+     */
+    static final java.util.Set<String> NEVER_IDLE = java.util.Set.of("cpu", "dram", "dcs");
+
+    private final Map<String, RailStatus> states = new TreeMap<>();
+    /** Seconds in a row each never-idle rail has shown no energy (any of its channels, on an Ultra). */
+    private final Map<String, Double> stillSeconds = new HashMap<>();
 
     private final Map<String, Double> joules = new TreeMap<>();
     private long dropped;
@@ -30,12 +50,27 @@ public final class EnergyModel {
      * counts, and how many rails this delta had at all (0 = the known channels are gone).
      */
     public record Reading(Map<String, Double> watts, Map<String, Double> joules, long droppedTotal,
-                          long unknownUnitsTotal, int railsInDelta) {
+                          long unknownUnitsTotal, int railsInDelta, Map<String, RailStatus> states) {
+        /** The joules of the rails that are not frozen. */
+        public Map<String, Double> liveJoules() {
+            Map<String, Double> m = new TreeMap<>(joules);
+            states.forEach((rail, st) -> {
+                if (st == RailStatus.FROZEN) {
+                    m.remove(rail);
+                }
+            });
+            return m;
+        }
+    }
+
+    /** A channel name without its die prefix. */
+    static String withoutDie(String channelName) {
+        return DIE_PREFIX.matcher(channelName.strip()).replaceFirst("");
     }
 
     /** The hw.type of an energy channel, or null when the channel is not a whole-rail reading. */
     public static String rail(String channelName) {
-        String n = DIE_PREFIX.matcher(channelName.strip()).replaceFirst("");
+        String n = withoutDie(channelName);
         if (n.endsWith("CPU Energy")) {
             return "cpu";
         }
@@ -72,11 +107,13 @@ public final class EnergyModel {
         List<IOReportChannel> channels = delta.channels();
         boolean namedGpuEnergy = false;
         for (IOReportChannel c : channels) {
-            if (inGroup(c) && !DIE_PREFIX.matcher(c.name()).replaceFirst("").equals("GPU") && "gpu".equals(rail(c.name()))) {
+            if (inGroup(c) && !withoutDie(c.name()).equals("GPU") && "gpu".equals(rail(c.name()))) {
                 namedGpuEnergy = true;
             }
         }
         Map<String, Double> interval = new HashMap<>();
+        /** Rails with a channel (one die's, say) whose counter did not move. */
+        java.util.Set<String> stillChannel = new java.util.HashSet<>();
         for (IOReportChannel c : channels) {
             if (!inGroup(c)) {
                 continue;
@@ -86,7 +123,7 @@ public final class EnergyModel {
                 continue;
             }
             // Some macOS versions expose both "GPU" and "GPU Energy"; count the rail once.
-            if (namedGpuEnergy && DIE_PREFIX.matcher(c.name()).replaceFirst("").equals("GPU")) {
+            if (namedGpuEnergy && withoutDie(c.name()).equals("GPU")) {
                 continue;
             }
             double perUnit = joulesPerUnit(c.unit());
@@ -99,6 +136,9 @@ public final class EnergyModel {
                 interval.put(rail, Double.NaN);
                 continue;
             }
+            if (c.value() == 0) {
+                stillChannel.add(rail);
+            }
             interval.merge(rail, c.value() * perUnit, Double::sum);
         }
         double seconds = delta.seconds();
@@ -109,6 +149,20 @@ public final class EnergyModel {
             if (Double.isNaN(j)) {
                 continue;
             }
+            String rail = e.getKey();
+            if (NEVER_IDLE.contains(rail)) {
+                if (stillChannel.contains(rail)) {
+                    // Absent while still (never 0 W); frozen once it has been still long enough. On an Ultra
+                    // one still die leaves the rail out too: the other die's part alone is not the rail.
+                    double still = stillSeconds.merge(rail, timed ? seconds : 0, Double::sum);
+                    if (still >= FROZEN_MIN_SECONDS) {
+                        states.put(rail, RailStatus.FROZEN);
+                    }
+                    continue;
+                }
+                stillSeconds.remove(rail);
+            }
+            states.put(rail, RailStatus.MEASURED);
             if (timed) {
                 double w = j / seconds;
                 if (w > MAX_RAIL_WATTS) {
@@ -119,7 +173,14 @@ public final class EnergyModel {
             }
             joules.merge(e.getKey(), j, Double::sum);
         }
-        return new Reading(watts, new TreeMap<>(joules), dropped, unknownUnits, interval.size());
+        Map<String, RailStatus> seen = new TreeMap<>();
+        for (String rail : interval.keySet()) {
+            RailStatus st = states.get(rail);
+            if (st != null) {
+                seen.put(rail, st);
+            }
+        }
+        return new Reading(watts, new TreeMap<>(joules), dropped, unknownUnits, interval.size(), seen);
     }
 
     private static boolean inGroup(IOReportChannel c) {

@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import java.io.IOException;
 
 /**
@@ -9,7 +9,7 @@ import java.io.IOException;
  * treats a channel group this machine does not have as an absent signal, and closes the
  * subscription only if it was ever opened.
  */
-abstract class IOReportSampler implements Sampler, AutoCloseable {
+abstract class IOReportSampler implements NativeSampler, AutoCloseable {
     private final Lazy<IOReportSource> source;
 
     IOReportSampler(Lazy<IOReportSource> source) {

@@ -2,7 +2,7 @@ package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.CpuUtilization;
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.HostMetrics;
@@ -23,7 +23,7 @@ import java.util.Map;
  * CPU count, the cluster split is unknown and only the machine-wide figure is exported. The first
  * sample is the baseline.
  */
-public final class MacCpuSampler implements Sampler {
+public final class MacCpuSampler implements NativeSampler {
     /** Bounds the sysctl walk; Apple silicon has 2 (M1-M4) or 3 levels. */
     static final int MAX_PERFLEVELS = 8;
 
@@ -41,6 +41,11 @@ public final class MacCpuSampler implements Sampler {
     @Override
     public String name() {
         return "cpu";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.LIBSYSTEM;
     }
 
     @Override

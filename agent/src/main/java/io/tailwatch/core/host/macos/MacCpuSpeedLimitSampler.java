@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.OptionalDouble;
  * {@code CPU_Speed_Limit} from {@code IOPMCopyCPUPowerStatus}, as a ratio. Intel Macs report it;
  * Apple Silicon records none, which exports nothing and is not a failure.
  */
-public final class MacCpuSpeedLimitSampler implements Sampler {
+public final class MacCpuSpeedLimitSampler implements NativeSampler {
     private final Lazy<CpuPowerStatusSource> source;
 
     public MacCpuSpeedLimitSampler(Lazy<CpuPowerStatusSource> source) {
@@ -22,6 +22,11 @@ public final class MacCpuSpeedLimitSampler implements Sampler {
     @Override
     public String name() {
         return "cpu_speed_limit";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.POWER_STATUS;
     }
 
     @Override

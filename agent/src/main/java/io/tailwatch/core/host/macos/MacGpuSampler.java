@@ -26,6 +26,11 @@ public final class MacGpuSampler extends IOReportSampler {
     }
 
     @Override
+    public String probeId() {
+        return MacProbes.IOREPORT_GPU;
+    }
+
+    @Override
     public List<Point> sample() throws IOException {
         IOReportDelta delta = nextDelta();
         if (delta == null) {

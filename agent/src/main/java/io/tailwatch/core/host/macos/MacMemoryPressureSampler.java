@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -12,7 +12,7 @@ import java.util.List;
  * 0/1/2) and {@code kern.memorystatus_level} (free percentage, exported as a ratio). Pressure can
  * read normal while swap is nearly full; swap is its own signal.
  */
-public final class MacMemoryPressureSampler implements Sampler {
+public final class MacMemoryPressureSampler implements NativeSampler {
     private final Lazy<MacSystem> system;
 
     public MacMemoryPressureSampler(Lazy<MacSystem> system) {
@@ -22,6 +22,11 @@ public final class MacMemoryPressureSampler implements Sampler {
     @Override
     public String name() {
         return "pressure";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.LIBSYSTEM;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.AttrValues.MemoryPageState;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.HostMetrics;
@@ -18,7 +18,7 @@ import java.util.List;
  * Available = (free - speculative) + file-backed + purgeable, capped at the total: three sets of
  * pages that do not overlap (see {@link #points}).
  */
-public final class MacMemorySampler implements Sampler {
+public final class MacMemorySampler implements NativeSampler {
     private final Lazy<MacSystem> system;
 
     public MacMemorySampler(Lazy<MacSystem> system) {
@@ -28,6 +28,11 @@ public final class MacMemorySampler implements Sampler {
     @Override
     public String name() {
         return "memory";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.LIBSYSTEM;
     }
 
     @Override

@@ -90,6 +90,7 @@ public final class MacNativeSystem implements MacSystem {
         if (kr != 0) {
             throw new IOException("host_statistics64(HOST_VM_INFO64) failed (kern_return " + kr + ")");
         }
+        VmStatistics64.requireFullCount(count.getValue());
         // Decode from the bytes the kernel wrote, by the header's offsets, not from JNA's field layout.
         return vm.getPointer().getByteArray(0, vm.size());
     }

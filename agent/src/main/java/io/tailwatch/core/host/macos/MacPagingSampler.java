@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
@@ -14,7 +14,7 @@ import java.util.List;
  * compressor segments moved to and from the swap files (not bytes); a rising count is what makes
  * latency suffer, while {@code vm.swapusage} can stay high long after paging stopped.
  */
-public final class MacPagingSampler implements Sampler {
+public final class MacPagingSampler implements NativeSampler {
     private final Lazy<MacSystem> system;
 
     public MacPagingSampler(Lazy<MacSystem> system) {
@@ -24,6 +24,11 @@ public final class MacPagingSampler implements Sampler {
     @Override
     public String name() {
         return "paging";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.LIBSYSTEM;
     }
 
     @Override

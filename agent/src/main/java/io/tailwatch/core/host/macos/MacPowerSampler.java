@@ -27,6 +27,11 @@ public final class MacPowerSampler extends IOReportSampler {
     }
 
     @Override
+    public String probeId() {
+        return MacProbes.IOREPORT_ENERGY;
+    }
+
+    @Override
     public List<Point> sample() throws IOException {
         IOReportDelta delta = nextDelta();
         if (delta == null) {
@@ -39,7 +44,8 @@ public final class MacPowerSampler extends IOReportSampler {
         }
         List<Point> out = new ArrayList<>();
         r.watts().forEach((rail, w) -> out.add(HostMetrics.power(rail, w)));
-        r.joules().forEach((rail, j) -> out.add(HostMetrics.energy(rail, j)));
+        r.liveJoules().forEach((rail, j) -> out.add(HostMetrics.energy(rail, j)));
+        r.states().forEach((rail, st) -> out.add(HostMetrics.railState(rail, st)));
         out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), AttrKeys.SAMPLER, name()));
         return out;
     }

@@ -45,7 +45,7 @@ public final class MacSources {
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),
-                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY));
+                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY, MacProbes.LIBPROC));
     }
 
     /**

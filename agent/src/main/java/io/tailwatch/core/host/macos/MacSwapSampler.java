@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.AttrValues.PagingState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
@@ -12,7 +12,7 @@ import java.util.List;
  * Swap from sysctl {@code vm.swapusage} read as {@code struct xsw_usage}. macOS grows and shrinks
  * swap files on demand, so a machine that has not swapped yet reports 0 used and 0 free.
  */
-public final class MacSwapSampler implements Sampler {
+public final class MacSwapSampler implements NativeSampler {
     private final Lazy<MacSystem> system;
 
     public MacSwapSampler(Lazy<MacSystem> system) {
@@ -22,6 +22,11 @@ public final class MacSwapSampler implements Sampler {
     @Override
     public String name() {
         return "swap";
+    }
+
+    @Override
+    public String probeId() {
+        return MacProbes.LIBSYSTEM;
     }
 
     @Override

@@ -52,4 +52,19 @@ public record VmStatistics64(long freeCount, long activeCount, long inactiveCoun
     private static long u32(ByteBuffer b, int offset) {
         return Integer.toUnsignedLong(b.getInt(offset));
     }
+
+    /** HOST_VM_INFO64_COUNT: sizeof(vm_statistics64) in integer_t units. */
+    static final int COUNT = SIZE / 4;
+
+    /**
+     * Refuses a short answer: host_statistics64 writes back in {@code count} how many integer_t it filled,
+     * and an older kernel fills fewer than the struct has, leaving the later fields (compressor, internal
+     * and external pages: used and available) unset. Those must not come out as 0.
+     */
+    static void requireFullCount(int count) throws java.io.IOException {
+        if (count < COUNT) {
+            throw new java.io.IOException("host_statistics64(HOST_VM_INFO64) filled " + count + " of " + COUNT
+                    + " integer_t of vm_statistics64 (an older kernel): refusing the short struct");
+        }
+    }
 }

@@ -24,6 +24,14 @@ public final class HostSources {
         return LinuxSources.samplers(config);
     }
 
+    /**
+     * The class the native self-check's child process builds to run this platform's probes, or null
+     * where no sampler is native (Linux reads procfs and sysfs).
+     */
+    public static String nativeProbesClass() {
+        return isMac() ? io.tailwatch.core.host.macos.MacProbes.class.getName() : null;
+    }
+
     /** Resource attributes only the platform can tell (chip, model, OS version); may be empty. */
     public static Map<String, String> resourceAttributes() {
         return isMac() ? MacSources.resourceAttributes() : Map.of();

@@ -1,0 +1,63 @@
+package io.tailwatch.core.host.macos;
+
+import io.tailwatch.core.host.NativeProbe;
+import io.tailwatch.core.host.NativeProbes;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The macOS native probes the self-check runs in its child process: each makes the calls of the
+ * samplers that name it, once, and releases what it opened. docs/macos.md lists them.
+ */
+public final class MacProbes implements NativeProbes {
+    public static final String LIBSYSTEM = "libsystem";
+    public static final String NOTIFY = "notify";
+    public static final String POWER_STATUS = "power-status";
+    public static final String IOREPORT_ENERGY = "ioreport-energy";
+    public static final String IOREPORT_GPU = "ioreport-gpu";
+    public static final String LIBPROC = "libproc";
+
+    public MacProbes() {
+    }
+
+    @Override
+    public List<NativeProbe> probes() {
+        return List.of(
+                NativeProbe.of(LIBSYSTEM, () -> {
+                    MacSystem s = MacNativeSystem.open();
+                    s.sysctlLong("hw.memsize");
+                    s.sysctlString("kern.osproductversion");
+                    s.sysctlStruct("vm.swapusage", XswUsage.SIZE);
+                    s.vmStatistics64();
+                    s.pageSize();
+                    s.processorCpuLoadInfo();
+                    s.sysctlLong("kern.memorystatus_vm_pressure_level");
+                    s.sysctlLong("kern.memorystatus_level");
+                }),
+                NativeProbe.of(NOTIFY, () -> {
+                    try (MacNativeNotify n = MacNativeNotify.open()) {
+                        n.thermalPressureState();
+                    }
+                }),
+                NativeProbe.of(POWER_STATUS, () -> MacNativePowerStatus.open().cpuPowerStatus()),
+                NativeProbe.of(IOREPORT_ENERGY, () -> twoSamples(MacNativeIOReport.open(EnergyModel.GROUP, null,
+                        n -> EnergyModel.rail(n) != null))),
+                NativeProbe.of(IOREPORT_GPU, () -> {
+                    twoSamples(MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals));
+                    MacNativeGpuTable.read();
+                }),
+                NativeProbe.of(LIBPROC, () -> {
+                    MacNativeProcessTable t = MacNativeProcessTable.open();
+                    t.processes();
+                    t.memory((int) ProcessHandle.current().pid());
+                    t.listening(Set.of(1));
+                }));
+    }
+
+    private static void twoSamples(IOReportSource source) throws java.io.IOException {
+        try (source) {
+            source.next();
+            source.next();
+        }
+    }
+}
