@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -11,11 +11,17 @@ import java.util.List;
  * hw.gpu.memory.limit: Metal's recommended maximum working set. A sampler of its own, so that
  * Metal failing to load (or a wrong mapping) costs this one series and nothing else.
  */
-public final class MacGpuLimitSampler implements Sampler {
+public final class MacGpuLimitSampler implements NativeSampler {
     private final Lazy<MetalWorkingSet> metal;
 
     public MacGpuLimitSampler(Lazy<MetalWorkingSet> metal) {
         this.metal = metal;
+    }
+
+    /** Its native calls run first in the self-check's child on a new OS build (MacProbes). */
+    @Override
+    public String probeId() {
+        return MacProbes.METAL;
     }
 
     @Override

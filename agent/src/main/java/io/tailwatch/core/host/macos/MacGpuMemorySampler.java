@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
-import io.tailwatch.core.host.Sampler;
+import io.tailwatch.core.host.NativeSampler;
 import io.tailwatch.metrics.AttrValues.GpuMemoryState;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
@@ -15,7 +15,7 @@ import java.util.List;
  * default, and where the sysctl does not exist: macOS before 14 named it {@code debug.iogpu.wired_limit}).
  * An IORegistry that cannot be read fails the sampler (both series are lost for the cycle).
  */
-public final class MacGpuMemorySampler implements Sampler {
+public final class MacGpuMemorySampler implements NativeSampler {
     public static final String WIRED_LIMIT_SYSCTL = "iogpu.wired_limit_mb";
     private final Lazy<AcceleratorSource> accelerator;
     private final Lazy<MacSystem> system;
@@ -23,6 +23,12 @@ public final class MacGpuMemorySampler implements Sampler {
     public MacGpuMemorySampler(Lazy<AcceleratorSource> accelerator, Lazy<MacSystem> system) {
         this.accelerator = accelerator;
         this.system = system;
+    }
+
+    /** Its native calls run first in the self-check's child on a new OS build (MacProbes). */
+    @Override
+    public String probeId() {
+        return MacProbes.ACCELERATOR;
     }
 
     @Override

@@ -16,6 +16,8 @@ public final class MacProbes implements NativeProbes {
     public static final String IOREPORT_ENERGY = "ioreport-energy";
     public static final String IOREPORT_GPU = "ioreport-gpu";
     public static final String LIBPROC = "libproc";
+    public static final String METAL = "metal";
+    public static final String ACCELERATOR = "accelerator";
 
     public MacProbes() {
     }
@@ -51,7 +53,9 @@ public final class MacProbes implements NativeProbes {
                     t.processes();
                     t.memory((int) ProcessHandle.current().pid());
                     t.listening(Set.of(1));
-                }));
+                }),
+                NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
+                NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()));
     }
 
     private static void twoSamples(IOReportSource source) throws java.io.IOException {
