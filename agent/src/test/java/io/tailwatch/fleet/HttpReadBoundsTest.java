@@ -65,6 +65,7 @@ class HttpReadBoundsTest {
             "io.tailwatch.daemon.signals.EngineEndpoint", "signalReadsBounded",
             "io.tailwatch.core.probe.ProbeWarmup", "engineClientsReadBounded (the first probe)",
             "io.tailwatch.daemon.alerts.WebhookSink", "webhookReadsNoBody",
+            "io.tailwatch.daemon.alerts.AlertmanagerSink", "errorAnswersReadOnlyTheirStart (a refusal's first bytes, through HttpTransport.errorBody, for its log line)",
             "io.tailwatch.tools.runbook.AgentClient", "agentClientReadsBounded"));
 
     private static FloodServer server;

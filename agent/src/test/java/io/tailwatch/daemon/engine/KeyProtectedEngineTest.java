@@ -81,7 +81,11 @@ class KeyProtectedEngineTest {
             assertThat(v.flavor()).isEqualTo(EngineFlavor.VLLM);
             assertThat(v.needsKey()).isTrue();
             String block = EngineDiscovery.configBlock(List.of(l, v));
-            assertThat(block).contains("  - name: llamacpp\n", "    api_key: ${LLAMACPP_API_KEY}", "    api_key: ${VLLM_API_KEY}");
+            assertThat(block).contains("  - name: llamacpp\n", "    api_key: \"${LLAMACPP_API_KEY}\"", "    api_key: \"${VLLM_API_KEY}\"");
+            // The block as pasted: the key variable is expanded from the environment like any ${...} value.
+            io.tailwatch.core.config.Config pasted = io.tailwatch.core.config.Config.parse(block, "detect",
+                    java.util.Map.of("LLAMACPP_API_KEY", "k-llama", "VLLM_API_KEY", "k-vllm"));
+            assertThat(pasted.engines()).extracting(io.tailwatch.core.config.EngineConfig::apiKey).containsExactly("k-llama", "k-vllm");
             // engines: auto watches both: without the variable as needs_key, with it using the key.
             List<EngineConfig> without = EngineDiscovery.engines(List.of(l, v), Map.of());
             assertThat(without).extracting(EngineConfig::name).containsExactly("llamacpp", "vllm");
