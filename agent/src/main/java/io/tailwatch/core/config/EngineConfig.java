@@ -243,8 +243,12 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         if (hTimeout.compareTo(hInterval) > 0) {
             health.problem("timeout", "must not be longer than health.interval (" + Units.format(hInterval) + ")");
         }
+        // Unset: the default, or the health interval when that is longer (one check's worth of loading).
+        boolean loadingSet = health.has("loading_limit");
         Duration loadingLimit = health.duration("loading_limit", DEFAULT_LOADING_LIMIT, MIN_LOADING_LIMIT, MAX_LOADING_LIMIT);
-        if (loadingLimit.compareTo(hInterval) < 0) {
+        if (!loadingSet && loadingLimit.compareTo(hInterval) < 0) {
+            loadingLimit = hInterval;
+        } else if (loadingLimit.compareTo(hInterval) < 0) {
             health.problem("loading_limit", "must not be shorter than health.interval (" + Units.format(hInterval) + ")");
         }
         health.finish();

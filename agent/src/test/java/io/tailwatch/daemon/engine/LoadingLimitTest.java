@@ -123,4 +123,11 @@ class LoadingLimitTest {
         assertThatThrownBy(() -> engine(1, "    health: {loading_limit: soon}\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("health.loading_limit");
     }
+
+    @Test
+    void unsetTheLimitIsTheDefaultOrAHealthIntervalThatIsLonger() throws Exception {
+        assertThat(engine(1, "").loadingLimit()).isEqualTo(EngineConfig.DEFAULT_LOADING_LIMIT);
+        // An engine checked once an hour may say loading for one check; only an explicit shorter limit is an error.
+        assertThat(engine(1, "    health: {interval: 1h}\n").loadingLimit()).isEqualTo(Duration.ofHours(1));
+    }
 }
