@@ -169,7 +169,7 @@ class AlertmanagerIT {
         int port = agent.awaitListening();
 
         fx.swapIn(500);
-        await().atMost(Duration.ofSeconds(30)).until(() -> swapAlert() != null);
+        await().atMost(Duration.ofSeconds(90)).until(() -> swapAlert() != null);
         JsonNode a = swapAlert();
         Map<String, String> labels = new TreeMap<>();
         a.path("labels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
