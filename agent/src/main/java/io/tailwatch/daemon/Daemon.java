@@ -449,6 +449,16 @@ public final class Daemon implements AutoCloseable {
             }
             host = h;
             old.close();
+            // The new process sampler knows the listed engines; the ones discovery added are followed again.
+            AutoEngines found = auto;
+            if (found != null) {
+                for (String name : found.added()) {
+                    io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
+                    if (w != null) {
+                        followProcesses(w.config());
+                    }
+                }
+            }
             h.start();
             restarted.add("host sampling");
         }
