@@ -377,14 +377,15 @@ public final class EngineSimulator implements AutoCloseable {
                 }
             }
             long end = System.nanoTime();
-            emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,
-                    firstAt - prefillStart, (lastAt - firstAt) + interval));
+            // Recorded before the final chunk goes out, so a client that has read the whole answer finds it here.
             synchronized (this) {
                 generations.add(new Generation(received, headersAt, firstAt, lastAt, maxTokens));
                 if (generations.size() > 1000) {
                     generations.remove(0);
                 }
             }
+            emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,
+                    firstAt - prefillStart, (lastAt - firstAt) + interval));
             return true;
         } finally {
             active.decrementAndGet();
