@@ -219,13 +219,14 @@ public final class LadderCommand extends PrintingCommand {
                 });
                 progress.close();
                 write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate, err);
+                if (result.interrupted()) {
+                    // said before the shutdown hook is released: after that the JVM may halt at any point
+                    err.println("interrupted; partial report in " + dir.toAbsolutePath());
+                    return CapacitySupport.EXIT_INTERRUPTED;
+                }
             } finally {
                 progress.close();
                 written.countDown();
-            }
-            if (result.interrupted()) {
-                err.println("interrupted; partial report in " + dir.toAbsolutePath());
-                return CapacitySupport.EXIT_INTERRUPTED;
             }
             CapacitySupport.dropInterruptHook(hook);
             Gate.Verdict verdict = LadderReport.gate(parsedGate, result);
