@@ -16,7 +16,6 @@ import java.util.Map;
  * whose properties are missing is left out.
  */
 public final class MacBatterySampler implements NativeSampler {
-    public static final String SOURCE = "AppleSmartBattery Voltage x Amperage (IORegistry)";
     static final String VOLTAGE = "Voltage";
     static final String AMPERAGE = "Amperage";
     static final String CURRENT_CAPACITY = "CurrentCapacity";

@@ -17,8 +17,6 @@ import java.util.function.LongSupplier;
  */
 public final class MacSystemPowerSampler implements NativeSampler, AutoCloseable {
     public static final String KEY = "PSTR";
-    /** Where doctor and the status say the figure came from. */
-    public static final String SOURCE = "SMC key PSTR (AppleSMC user client)";
     private final Lazy<Smc> smc;
     private final LongSupplier nanos;
     private double joules;
