@@ -94,7 +94,7 @@ public final class HostMetrics {
             oneOf(AttrKeys.RAIL_STATUS, "Whether the counter moves", AttrValues.RailStatus.class));
 
     public static final MetricDef HOST_POWER = MetricDef.gauge("hw.host.power", "W",
-            "macOS: power drawn by the whole machine, the SMC's PSTR key (system total, read through the AppleSMC user client without sudo). It does not depend on the IOReport rails, so it stays when macOS freezes them. Absent where the SMC has no PSTR (Intel Macs, Linux).",
+            "macOS: power drawn by the whole machine, the SMC's PSTR key (system total, read through the AppleSMC user client without sudo). It does not depend on the IOReport rails, so it stays when macOS freezes them. Absent where the SMC has no PSTR key (older Intel Macs) and on Linux.",
             HW_ID, HW_NAME);
 
     public static final MetricDef HOST_ENERGY = MetricDef.counter("hw.host.energy", "J",
