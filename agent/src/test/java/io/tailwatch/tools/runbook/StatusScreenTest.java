@@ -129,14 +129,14 @@ class StatusScreenTest {
                  "battery":{"power_watts":-15.5,"charge_ratio":0.8},
                  "power_unavailable":{"cpu":"unavailable (macOS froze this counter)"},
                  "fans":[{"id":"fan0","name":"fan 0","rpm":1200.0,"max_rpm":4800.0}],
-                 "thermal":{"sensors":[{"id":"smc_Tp01","name":"cpu Tp01","celsius":45.5},{"id":"smc_Tg05","name":"gpu Tg05","celsius":51.25}]}}
+                 "thermal":{"sensors":[{"id":"smc_Tp01","name":"cpu Tp01","celsius":45.5},{"id":"smc_Tg05","name":"gpu Tg05","celsius":51.5}]}}
                 """);
         assertThat(StatusScreen.powerAndSensors(host)).containsExactly(
                 "system power 21.5 W (SMC key PSTR (AppleSMC user client))",
                 "battery discharging 15.5 W at 80%",
                 "power cpu unavailable (macOS froze this counter)",
                 "fan 0 1200 rpm of 4800",
-                "hottest gpu Tg05 51.2 C");
+                "hottest gpu Tg05 51.5 C");
         assertThat(StatusScreen.powerAndSensors(Json.MAPPER.readTree("{}"))).isEmpty();
     }
 }

@@ -62,7 +62,8 @@ public final class MacProbes implements NativeProbes {
                     try (Smc smc = new Smc(MacNativeSmc.open())) {
                         smc.read(MacSystemPowerSampler.KEY);
                         smc.read("FNum");
-                        smc.keys(1);
+                        smc.keyCount();
+                        smc.keyAt(0);
                     }
                 }),
                 NativeProbe.of(BATTERY, () -> MacNativeBattery.open().read()));

@@ -10,18 +10,28 @@ import java.util.List;
 
 /**
  * CPU and GPU die temperatures from the SMC as hw.temperature. The sensors are found once, by listing the
- * SMC's keys (#KEY, then key by index) and keeping those of a die prefix whose type is {@code flt } or
+ * SMC's keys (#KEY, then key by index, a slice per sample) and keeping those of a die prefix whose type is {@code flt } or
  * {@code sp78}: Tp, Te, Ts (CPU) and Tg (GPU) on Apple silicon, TC (CPU) and TG (GPU) on Intel Macs.
  * A sensor reading outside (0, {@value #MAX_CELSIUS}] Cel is an unpopulated or failed one and is left out.
  */
 public final class MacSmcTemperatureSampler implements NativeSampler, AutoCloseable {
     static final int MAX_SENSORS = 64;
     static final double MAX_CELSIUS = 150;
+    /** Keys listed per sample while the sensors are being found. */
+    static final int KEYS_PER_SAMPLE = 256;
     private final Lazy<Smc> smc;
-    private List<String> sensors;
+    private final int keysPerSample;
+    private final List<String> sensors = new ArrayList<>();
+    private int keyCount = -1;
+    private int cursor;
 
     public MacSmcTemperatureSampler(Lazy<Smc> smc) {
+        this(smc, KEYS_PER_SAMPLE);
+    }
+
+    MacSmcTemperatureSampler(Lazy<Smc> smc, int keysPerSample) {
         this.smc = smc;
+        this.keysPerSample = keysPerSample;
     }
 
     @Override
@@ -46,29 +56,32 @@ public final class MacSmcTemperatureSampler implements NativeSampler, AutoClosea
         };
     }
 
-    /** The die sensors among the SMC's keys, in key order, at most {@link #MAX_SENSORS}. */
-    static List<String> discover(Smc s) throws IOException {
-        List<String> found = new ArrayList<>();
-        for (String key : s.keys(Smc.MAX_KEYS)) {
-            if (found.size() >= MAX_SENSORS) {
-                break;
-            }
-            if (component(key) == null) {
-                continue;
-            }
-            SmcKeyData.KeyInfo info = s.keyInfo(key);
-            if (info != null && ((info.type().equals("flt ") && info.size() == 4) || (info.type().equals("sp78") && info.size() == 2))) {
-                found.add(key);
-            }
+    /** Whether {@code key} is a die sensor of a type this sampler reads. */
+    private static boolean isSensor(Smc s, String key) throws IOException {
+        if (component(key) == null) {
+            return false;
         }
-        return List.copyOf(found);
+        SmcKeyData.KeyInfo info = s.keyInfo(key);
+        return info != null && ((info.type().equals("flt ") && info.size() == 4) || (info.type().equals("sp78") && info.size() == 2));
     }
 
+    /**
+     * Lists the next keys (at most {@code keysPerSample} a cycle, so a slow SMC never holds a sample past its
+     * deadline: an Intel SMC answers in about a millisecond, 2,000 keys would take seconds), then reads
+     * every die sensor found so far.
+     */
     @Override
     public synchronized List<Point> sample() throws IOException {
         Smc s = smc.get();
-        if (sensors == null) {
-            sensors = discover(s);
+        if (keyCount < 0) {
+            keyCount = s.keyCount();
+        }
+        int end = Math.min(keyCount, cursor + keysPerSample);
+        for (; cursor < end && sensors.size() < MAX_SENSORS; cursor++) {
+            String key = s.keyAt(cursor);
+            if (key != null && isSensor(s, key)) {
+                sensors.add(key);
+            }
         }
         List<Point> out = new ArrayList<>(sensors.size());
         for (String key : sensors) {

@@ -1,9 +1,7 @@
 package io.tailwatch.core.host.macos;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -75,22 +73,19 @@ public final class Smc implements AutoCloseable {
         return info;
     }
 
-    /** The names of this SMC's keys in index order, at most {@code max} (and {@link #MAX_KEYS}). */
-    public synchronized List<String> keys(int max) throws IOException {
-        SmcValue count = read("#KEY");
-        Double n = count == null ? null : count.number();
-        if (n == null) {
+    /** How many keys this SMC has (#KEY), at most {@link #MAX_KEYS}. */
+    public int keyCount() throws IOException {
+        Double n = number("#KEY");
+        if (n == null || n < 0) {
             throw new IOException("SMC has no readable #KEY (the key count)");
         }
-        int limit = (int) Math.min(n, Math.min(max, MAX_KEYS));
-        List<String> out = new ArrayList<>(limit);
-        for (int i = 0; i < limit; i++) {
-            byte[] reply = connection.call(SmcKeyData.keyByIndexRequest(i));
-            if (SmcKeyData.result(reply) == SmcKeyData.RESULT_SUCCESS) {
-                out.add(SmcKeyData.key(reply));
-            }
-        }
-        return out;
+        return (int) Math.min(n, MAX_KEYS);
+    }
+
+    /** The name of the key at {@code index} (command 8), or null when the SMC gives none there. */
+    public synchronized String keyAt(int index) throws IOException {
+        byte[] reply = connection.call(SmcKeyData.keyByIndexRequest(index));
+        return SmcKeyData.result(reply) == SmcKeyData.RESULT_SUCCESS ? SmcKeyData.key(reply) : null;
     }
 
     @Override

@@ -190,6 +190,23 @@ class SmcTest {
     }
 
     @Test
+    void theKeyListIsWalkedASliceAPerSampleSoASlowSmcKeepsItsDeadline() throws Exception {
+        FixtureSmc f = new FixtureSmc()
+                .with("PSTR", "flt ", 0x00, 0x00, 0xBC, 0x41)
+                .with("TA0P", "sp78", 0x20, 0x00)
+                .with("TC0P", "sp78", 0x34, 0xC0)                 // 52.75 Cel
+                .with("Te05", "ui8 ", 0x30)
+                .with("Tp01", "flt ", 0x00, 0x00, 0x36, 0x42);    // 45.5 Cel
+        MacSmcTemperatureSampler s = new MacSmcTemperatureSampler(Lazy.of("smc", () -> new Smc(f)), 2);
+        assertThat(s.sample()).isEmpty();                                       // keys 0-1: no die sensor yet
+        assertThat(s.sample()).extracting(Point::value).containsExactly(52.75); // keys 2-3
+        assertThat(s.sample()).extracting(Point::value).containsExactly(52.75, 45.5);
+        f.commands.clear();
+        s.sample();
+        assertThat(f.commands).doesNotContain(8);                               // the list is done
+    }
+
+    @Test
     void batteryChargePowerAndAdapterFromTheRegistryFigures() {
         // A MacBook discharging: 12,400 mV x -1,250 mA = -15.5 W into the battery (15.5 W drawn from it).
         List<Point> onBattery = MacBatterySampler.points(Map.of("Voltage", 12_400L, "Amperage", -1_250L,
