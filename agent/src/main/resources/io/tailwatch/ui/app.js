@@ -322,13 +322,37 @@ function renderHost(h, sig, thr, engines) {
     .map(([k, v]) => [k.replace(/_watts$/, ""), fmtNum(v, 2) + " W"]);
   // A rail macOS froze is named with why, never drawn as 0 W.
   const frozen = Object.entries(h.power_unavailable || {}).map(([k, why]) => [k, String(why), { class: "unknown" }]);
-  const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power by rail"),
-    rails.length || frozen.length ? kv(rails.concat(frozen))
-      : el("p", { class: "unknown" }, "No power rail is readable on this host."));
+  // The whole machine (SMC PSTR) and the battery, each with where it came from.
+  const src = h.power_sources || {};
+  const whole = [];
+  if (typeof h.system_power_watts === "number") {
+    whole.push(["system", fmtNum(h.system_power_watts, 2) + " W", { "data-figure": "system-power", title: src.system || "" }]);
+  }
+  const bat = h.battery || {};
+  if (typeof bat.power_watts === "number") {
+    whole.push(["battery", fmtNum(bat.power_watts, 2) + " W " + (bat.power_watts < 0 ? "(discharging)" : "(charging)"),
+      { "data-figure": "battery-power", title: src.battery || "" }]);
+  }
+  if (typeof bat.charge_ratio === "number") whole.push(["battery charge", fmtRatio(bat.charge_ratio)]);
+  if (typeof bat.adapter_watts === "number") whole.push(["adapter", fmtNum(bat.adapter_watts, 0) + " W"]);
+  const sourceRows = Object.entries(src).filter(([k]) => !k.startsWith("rail "))
+    .map(([k, v]) => ["source: " + k, String(v), { class: "unknown" }]);
+  const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power"),
+    rails.length || frozen.length || whole.length ? kv(whole.concat(rails, frozen, sourceRows))
+      : el("p", { class: "unknown" }, "No power figure is readable on this host."));
+  // Fans and every temperature sensor: absent on a host that has none, never drawn as 0.
+  const fanRows = (h.fans || []).filter(f => typeof f.rpm === "number")
+    .map(f => [f.name || f.id, fmtNum(f.rpm, 0) + " rpm" + (typeof f.max_rpm === "number" ? " of " + fmtNum(f.max_rpm, 0) : ""),
+      { "data-figure": "fan" }]);
+  const sensorRows = (th.sensors || []).slice(0, 64)
+    .map(x => [x.name || x.id, fmtNum(x.celsius, 1) + " °C", { "data-figure": "sensor" }]);
+  const sensorCard = fanRows.length || sensorRows.length
+    ? el("div", { class: "card", id: "host-sensors" }, el("h3", {}, "Fans and temperatures"), kv(fanRows.concat(sensorRows)))
+    : null;
   const failed = (h.samplers || []).filter(x => !x.success);
   const samplerCard = failed.length ? el("div", { class: "card" }, el("h3", {}, "Readings failing"),
     kv(failed.map(x => [x.name, x.error || "failed", { class: "bad" }]))) : null;
-  replace("host", memCard, gpuCard(h, engines || [], thr), swapCard, thermalCard, powerCard, samplerCard);
+  replace("host", memCard, gpuCard(h, engines || [], thr), swapCard, thermalCard, powerCard, sensorCard, samplerCard);
 }
 
 function cpuText(h) {

@@ -41,7 +41,8 @@ class DashboardsIT {
     private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "hw_gpu_utilization_ratio",
             "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes",
             "hw_gpu_memory_limit_bytes", "hw_gpu_memory_usage_bytes", "tailwatch_model_gpu_memory_share_ratio",
-            "tailwatch_power_rail_state");
+            "tailwatch_power_rail_state", "hw_host_power_watts", "tailwatch_battery_power_watts", "hw_power_supply_limit_watts",
+            "hw_fan_speed");
     /**
      * Figures an engine reports about itself only when it exposes them (llama.cpp /slots or /metrics, vLLM,
      * vllm-mlx, mlx-vlm, a health queue field). The simulators expose none of them: absent by design here,

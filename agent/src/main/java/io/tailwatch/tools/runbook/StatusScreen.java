@@ -68,6 +68,7 @@ public final class StatusScreen {
         if (h.cpuSpeedLimit() != null) {
             host.add(String.format(Locale.ROOT, "cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
         }
+        host.addAll(powerAndSensors(status.path("host")));
         b.append('\n').append(TextFit.pieces("HOST  ", host, "        ", WIDTH));
         List<Signals.Engine> engines = new ArrayList<>(s.engines());
         engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
@@ -252,4 +253,42 @@ public final class StatusScreen {
 
     /** Continuation lines of an alert line up under its name. */
     private static final String INDENT = "           ";
+
+    /**
+     * Whole-machine power (with where it came from), the battery, rails macOS froze (named, never 0 W),
+     * fans and the hottest sensor; each piece only when the host part has it.
+     */
+    static List<String> powerAndSensors(JsonNode h) {
+        List<String> out = new ArrayList<>();
+        JsonNode sources = h.path("power_sources");
+        if (h.path("system_power_watts").isNumber()) {
+            out.add(String.format(Locale.ROOT, "system power %.1f W (%s)", h.path("system_power_watts").asDouble(),
+                    sources.path("system").asText("?")));
+        }
+        JsonNode battery = h.path("battery");
+        if (battery.path("power_watts").isNumber()) {
+            double w = battery.path("power_watts").asDouble();
+            out.add(String.format(Locale.ROOT, "battery %s %.1f W", w < 0 ? "discharging" : "charging", Math.abs(w))
+                    + (battery.path("charge_ratio").isNumber()
+                    ? String.format(Locale.ROOT, " at %.0f%%", 100 * battery.path("charge_ratio").asDouble()) : ""));
+        }
+        h.path("power_unavailable").fields().forEachRemaining(e ->
+                out.add("power " + e.getKey() + " " + e.getValue().asText()));
+        for (JsonNode f : h.path("fans")) {
+            if (f.path("rpm").isNumber()) {
+                out.add(String.format(Locale.ROOT, "%s %.0f rpm", f.path("name").asText("fan"), f.path("rpm").asDouble())
+                        + (f.path("max_rpm").isNumber() ? String.format(Locale.ROOT, " of %.0f", f.path("max_rpm").asDouble()) : ""));
+            }
+        }
+        JsonNode hottest = null;
+        for (JsonNode t : h.path("thermal").path("sensors")) {
+            if (t.path("celsius").isNumber() && (hottest == null || t.path("celsius").asDouble() > hottest.path("celsius").asDouble())) {
+                hottest = t;
+            }
+        }
+        if (hottest != null) {
+            out.add(String.format(Locale.ROOT, "hottest %s %.1f C", hottest.path("name").asText("?"), hottest.path("celsius").asDouble()));
+        }
+        return out;
+    }
 }
