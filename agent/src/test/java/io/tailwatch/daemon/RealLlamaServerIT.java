@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RealLlamaServerIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_TOKENS = 48;
-    private static final int ROUNDS = 5;
+    private static final int ROUNDS = 7;
     private static final String KEY = "k-real-engine";
     private static final String KEY_VAR = "TAILWATCH_TEST_LLAMA_KEY";
     private static final String SCENARIO = "{name: interactive, interval: 10s, prompt_tokens: 16, max_tokens: 8,"
@@ -114,15 +114,15 @@ class RealLlamaServerIT {
                 rawE2e[i] = raw.e2eSeconds();
             }
             // Tolerances for a loaded two-core machine (the benchmark's numbers, idle, are far tighter):
-            // decode rate within 5 % of the server's own figure (median), TTFT and e2e within 25 ms +
-            // 25 % of the raw-socket client's (medians).
+            // decode rate within 5 % of the server's own figure (median), TTFT and e2e within 100 ms +
+            // 30 % of the raw-socket client's (medians).
             assertThat(Math.abs(Stats.median(decodeErr))).as("decode error " + Arrays.toString(decodeErr)).isLessThan(0.05);
             double rt = Stats.median(rawTtft);
             double re = Stats.median(rawE2e);
             assertThat(Stats.median(probeTtft)).as("ttft probe " + Arrays.toString(probeTtft) + " raw "
-                    + Arrays.toString(rawTtft)).isBetween(rt * 0.75 - 0.025, rt * 1.25 + 0.025);
+                    + Arrays.toString(rawTtft)).isBetween(rt * 0.7 - 0.1, rt * 1.3 + 0.1);
             assertThat(Stats.median(probeE2e)).as("e2e probe " + Arrays.toString(probeE2e) + " raw "
-                    + Arrays.toString(rawE2e)).isBetween(re * 0.75 - 0.025, re * 1.25 + 0.025);
+                    + Arrays.toString(rawE2e)).isBetween(re * 0.7 - 0.1, re * 1.3 + 0.1);
         }
     }
 
@@ -225,8 +225,8 @@ class RealLlamaServerIT {
         String scenario = "    scenarios: [" + SCENARIO + "]\n";
         String extra = "  - name: locked\n    api: openai\n    url: " + locked.url() + "\n    health: {interval: 1s}\n" + scenario
                 + "  - name: keyed\n    api: openai\n    url: " + locked.url() + "\n    api_key: ${" + KEY_VAR + "}\n" + scenario;
-        // Probes every 4 s that give up after 3 s without a first token: behind the load they time out.
-        String quick = "{name: interactive, interval: 4s, prompt_tokens: 16, max_tokens: 8, timeouts: {total: 8s, first_token: 3s}}";
+        // Probes every 5 s that give up after 3 s without a first token: behind the load they time out.
+        String quick = "{name: interactive, interval: 5s, prompt_tokens: 16, max_tokens: 8, timeouts: {total: 4s, first_token: 3s}}";
         try (AgentProcess agent = daemon(dir, llama, quick, extra, Map.of(KEY_VAR, KEY))) {
             statusPageShowsTheEngine(agent, llama);
             // What the engine says about itself, in the status: the /props build, GGUF; the up line without a blank.
@@ -271,52 +271,55 @@ class RealLlamaServerIT {
     }
 
     /**
-     * The ladder on a serial and on a batching server: each records the server's slot count in the
-     * CSV, the summary, the gate report and the history; at concurrency 2 the serial server makes the
-     * second request wait for the whole first one (e2e p95 about twice the single request's, TTFT p95
-     * about one whole request), the batching one starts both at once (TTFT p95 far below a request).
+     * The ladder on a serial and on a batching server: each records the server's slot count in the CSV,
+     * the summary and the gate report. At concurrency 2 the serial server generates for one request at a
+     * time: the second waits for the whole first one, so the step's e2e p95 is well over the single
+     * request's (about twice), and no two requests' generations (first token to end) overlap. The batching
+     * server generates for both at once: their generations overlap. (With one thread a batch of two costs
+     * nearly twice one, so the p95 ratio alone does not tell the two apart; the overlap does.)
      */
     @Test
     void theLadderRecordsTheSlotsAndSeesASerialAndABatchingServer(@TempDir Path dir) throws Exception {
-        JsonNode one = ladder(dir.resolve("serial"), idle(serial()), 1);
-        JsonNode four = ladder(dir.resolve("batching"), idle(batching()), 4);
-        double serialRatio = p95Ratio(one);
-        double batchingRatio = p95Ratio(four);
-        double serialTtft = one.at("/levels/1/ttft_p95_seconds").asDouble() / one.at("/levels/0/p50_seconds").asDouble();
-        double batchingTtft = four.at("/levels/1/ttft_p95_seconds").asDouble() / four.at("/levels/0/p50_seconds").asDouble();
-        String figures = "serial p95 ratio " + serialRatio + ", TTFT p95 / e2e " + serialTtft
-                + "; batching p95 ratio " + batchingRatio + ", TTFT p95 / e2e " + batchingTtft;
-        assertThat(serialRatio).as(figures).isBetween(1.6, 2.6);
-        assertThat(serialTtft).as(figures).isGreaterThan(0.6);
-        assertThat(batchingTtft).as(figures).isLessThan(0.4);
-        assertThat(batchingRatio).as(figures).isLessThan(serialRatio + 0.3);
+        List<String> one = ladder(dir.resolve("serial"), idle(serial()), 1);
+        List<String> four = ladder(dir.resolve("batching"), idle(batching()), 4);
+        JsonNode s1 = JSON.readTree(dir.resolve("serial/out/summary.json").toFile());
+        JsonNode s4 = JSON.readTree(dir.resolve("batching/out/summary.json").toFile());
+        double serialRatio = s1.at("/levels/1/p95_seconds").asDouble() / s1.at("/levels/0/p50_seconds").asDouble();
+        double batchingRatio = s4.at("/levels/1/p95_seconds").asDouble() / s4.at("/levels/0/p50_seconds").asDouble();
+        double serialOverlap = overlap(one);
+        double batchingOverlap = overlap(four);
+        String figures = "concurrency-2 p95 over concurrency-1 p50: serial " + serialRatio + ", batching " + batchingRatio
+                + "; longest overlap of two generations: serial " + serialOverlap + " s, batching " + batchingOverlap + " s";
+        assertThat(serialRatio).as(figures).isGreaterThan(1.5);
+        assertThat(serialOverlap).as(figures).isLessThan(0.1);
+        assertThat(batchingOverlap).as(figures).isGreaterThan(0.2);
     }
 
-    /** Runs a two-step ladder (1, 2) against {@code llama} and checks the slot count it records; returns summary.json. */
-    private static JsonNode ladder(Path dir, LlamaServer llama, int slots) throws Exception {
+    /**
+     * Runs a two-step ladder (1, 2) against {@code llama} and checks the slot count and facts it records;
+     * returns the concurrency-2 rows of requests.csv.
+     */
+    private static List<String> ladder(Path dir, LlamaServer llama, int slots) throws Exception {
         Files.createDirectories(dir);
         Path out = dir.resolve("out");
-        Path db = dir.resolve("history.db");
-        Map<String, String> env = Map.of("TAILWATCH_DATA_DIR", dir.resolve("data").toString());
-        AgentProcess.Result r = AgentProcess.run(env, "ladder", "--url", llama.url().toString(), "--api", "openai",
-                "--levels", "1,2", "--requests-per-level", "4", "--max-tokens", "32", "--prompt-tokens", "16",
-                "--gate", "daily=100,budget=1h", "--out", out.toString(), "--history-db", db.toString(), "--force", "--quiet");
+        AgentProcess.Result r = AgentProcess.run(Map.of("TAILWATCH_DATA_DIR", dir.resolve("data").toString()), "ladder",
+                "--url", llama.url().toString(), "--api", "openai", "--levels", "1,2", "--requests-per-level", "4",
+                "--max-tokens", "32", "--prompt-tokens", "16", "--gate", "daily=100,budget=1h", "--out", out.toString(),
+                "--no-history", "--force", "--quiet");
         assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isZero();
         JsonNode summary = JSON.readTree(out.resolve("summary.json").toFile());
         JsonNode meta = summary.get("metadata");
         assertThat(meta.get("engine_parallelism").asInt()).isEqualTo(slots);
         assertThat(meta.get("engine_parallelism_source").asText()).isEqualTo("llama.cpp /props total_slots");
         assertThat(meta.get("engine_version").asText()).isEqualTo(buildInfo(llama));
+        assertThat(meta.get("model_format").asText()).isEqualTo("gguf");
         List<String> csv = Files.readAllLines(out.resolve("requests.csv"));
-        assertThat(csv.get(0)).endsWith(",engine_parallelism");
+        assertThat(csv.get(0)).startsWith("phase,concurrency,seq,started_at,success,error_type,e2e_seconds,ttft_seconds,")
+                .endsWith(",engine_parallelism");
         assertThat(csv.subList(1, csv.size())).allSatisfy(l -> assertThat(l).endsWith("," + slots))
                 .filteredOn(l -> l.startsWith("measure,")).hasSize(8);
         assertThat(Files.readString(out.resolve("report.md"))).contains("Gate (100 jobs a day", "Engine parallelism: " + slots
                 + (slots == 1 ? " request" : " requests") + " at once (llama.cpp /props total_slots).");
-        AgentProcess.Result h = AgentProcess.run(env, "history", "--history-db", db.toString(), "--json");
-        assertThat(h.exitCode()).as(h.stderr()).isZero();
-        assertThat(JSON.readTree(h.stdout()).findValues("engine_parallelism")).isNotEmpty()
-                .allSatisfy(v -> assertThat(v.asInt()).isEqualTo(slots));
         assertThat(summary.get("levels")).hasSize(2);
         // The engine's memory, found by the URL's port as from a config.
         long own = rss(llama);
@@ -324,11 +327,25 @@ class RealLlamaServerIT {
             assertThat(summary.at("/levels/0/" + when + "/engine_footprint_bytes").asDouble()).as(when)
                     .isBetween(own / 2.0, own * 2.0);
         }
-        return summary;
+        return csv.stream().filter(l -> l.startsWith("measure,2,")).toList();
     }
 
-    private static double p95Ratio(JsonNode summary) {
-        return summary.at("/levels/1/p95_seconds").asDouble() / summary.at("/levels/0/p95_seconds").asDouble();
+    /** The longest time two of these requests.csv rows were generating at once (first token to end), in seconds. */
+    private static double overlap(List<String> rows) {
+        List<double[]> spans = new ArrayList<>();
+        for (String row : rows) {
+            String[] c = row.split(",");
+            assertThat(c[4]).as(row).isEqualTo("true");
+            double start = java.time.Instant.parse(c[3]).toEpochMilli() / 1000.0;
+            spans.add(new double[] {start + Double.parseDouble(c[7]), start + Double.parseDouble(c[6])});
+        }
+        double longest = -1;
+        for (int a = 0; a < spans.size(); a++) {
+            for (int b = a + 1; b < spans.size(); b++) {
+                longest = Math.max(longest, Math.min(spans.get(a)[1], spans.get(b)[1]) - Math.max(spans.get(a)[0], spans.get(b)[0]));
+            }
+        }
+        return longest;
     }
 
     /** The release launcher's daemon watching {@code llama} as engine "llama", plus {@code extraEngines}; a probe succeeded. */
