@@ -137,6 +137,11 @@ public interface Expr {
         return new SetOp("or", left, Matching.ALL, right);
     }
 
+    /** {@code left or on(...) right}: the right side only where the left has no series of the same labels. */
+    static Expr or(Expr left, Matching m, Expr right) {
+        return new SetOp("or", left, m, right);
+    }
+
     static Expr unless(Expr left, Matching m, Expr right) {
         return new SetOp("unless", left, m, right);
     }
