@@ -290,9 +290,11 @@ public interface Expr {
             Map<Map<String, String>, Sample> rhs = index(right.eval(snapshot, at), matching);
             List<Sample> out = new ArrayList<>();
             for (Sample s : left.eval(snapshot, at)) {
-                Sample r = rhs.get(matching.signature(s.labels()));
+                Map<String, String> sig = matching.signature(s.labels());
+                Sample r = rhs.get(sig);
                 if (r != null && op.test(s.value(), r.value())) {
-                    out.add(s);
+                    // As PromQL's one-to-one match: on(...) keeps only those labels, ignoring(...) drops them.
+                    out.add(new Sample(sig, s.value()));
                 }
             }
             return out;

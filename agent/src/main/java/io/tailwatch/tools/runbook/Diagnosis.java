@@ -188,8 +188,8 @@ public final class Diagnosis {
     /**
      * One lane delayed by another's traffic on the same engine (batch delaying interactive): the slow lane's
      * TTFT or e2e p95 over its SLO, or its queue wait p95 at least {@link #LANE_WAIT_SLOW}, while another lane
-     * held at least {@link #LANE_HOLDS} of the engine's mean requests in flight over the window, and the engine
-     * had more than one in flight on average (something queued). Cites both lanes' figures.
+     * held at least {@link #LANE_HOLDS} of the engine's mean requests in flight over the window. Cites both
+     * lanes' figures.
      */
     static List<Cause> laneDelayed(Findings x) {
         List<Cause> out = new ArrayList<>();
@@ -210,7 +210,7 @@ public final class Diagnosis {
                     }
                 }
             }
-            if (holder == null || total <= 1.0 || holder.inFlight() / total < LANE_HOLDS) {
+            if (holder == null || total <= 0 || holder.inFlight() / total < LANE_HOLDS) {
                 continue;
             }
             double share = holder.inFlight() / total;
