@@ -88,6 +88,7 @@ class LaneRulesTest {
         requests(16, "interactive", 600, 800, 1500);
         // 5 batch requests, each waiting 3 s for the engine's headers
         requests(5, "batch", 3000, 3100, 9000);
+        meter.publish();
         assertThat(hub.snapshot().value(ProxyMetrics.LANE_WINDOW_GOODPUT, "tailwatch.engine.name", "mlx", "tailwatch.lane",
                 "interactive")).isEqualTo(0.2);
         Map<String, Alert> a = run(Duration.ofMinutes(10));
