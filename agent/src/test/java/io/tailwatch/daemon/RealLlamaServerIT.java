@@ -136,7 +136,7 @@ class RealLlamaServerIT {
             Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 5s\nengines:\n"
                     + "  - name: llama\n    api: openai\n    url: " + llama.url() + "\n    signals: {interval: 1s}\n"
                     + "    scenarios: [{name: interactive, interval: 10s, prompt_tokens: 16, max_tokens: 8,"
-                    + " timeouts: {total: 8s, first_token: 8s}}]\n");
+                    + " timeouts: {total: 8s, first_token: 8s}}]\n    proxy: {listen: 127.0.0.1:0}\n");
             int running = Math.min(parallel, clients);
             int waiting = clients - running;
             ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -144,6 +144,7 @@ class RealLlamaServerIT {
                 agent.awaitListening();
                 await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
                         .contains("tailwatch_probe_success{"));
+                completionThroughTheProxy(agent);
                 List<Future<RawStream.Timed>> load = new ArrayList<>();
                 for (int i = 0; i < clients; i++) {
                     load.add(pool.submit(() -> RawStream.completion(llama.port(), 1500)));
@@ -171,6 +172,29 @@ class RealLlamaServerIT {
                 pool.shutdownNow();
             }
         }
+    }
+
+    /**
+     * llama.cpp's own /completion stream through the metering proxy (top-level content, no choices, no [DONE]):
+     * the proxy counts the server's own tokens_predicted as output tokens and times the first token.
+     */
+    private static void completionThroughTheProxy(AgentProcess agent) throws Exception {
+        String listen = JSON.readTree(agent.get("/api/v1/status").body()).path("proxies").get(0).path("listen").asText();
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://" + listen + "/completion"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"prompt\":\"Hello\",\"n_predict\":6,\"stream\":true}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Matcher last = Pattern.compile("\"stop\":true.*\"tokens_predicted\":(\\d+)").matcher(r.body());
+        assertThat(last.find()).as(r.body()).isTrue();
+        long predicted = Long.parseLong(last.group(1));
+        assertThat(predicted).isPositive();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String body = agent.get("/metrics").body();
+            assertThat(body).containsPattern(Pattern.quote("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"llama\","
+                    + "tailwatch_lane=\"default\",tailwatch_token_source=\"engine\"} " + predicted) + "(\\.0)?\n");
+            assertThat(body).containsPattern("gen_ai_server_time_to_first_token_seconds_count\\{[^}]*tailwatch_engine_name=\"llama\"[^}]*\\} 1(\\.0)?\n");
+        });
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */
