@@ -164,6 +164,7 @@ function render(s) {
   renderHost(s.host || {}, a.signals || {}, s.thresholds || {}, s.engines || []);
   renderEngines(s.engines || [], s.host || {}, a.signals || {});
   renderWindows(s.engines || [], a.signals || {}, s.thresholds || {});
+  renderLanes(s.proxies || []);
   if (lastHistory) renderCharts();
 }
 
@@ -432,6 +433,49 @@ function renderWindows(engines, sig, thr) {
     }
   }
   replace("windows", cards.length ? cards : el("p", { class: "muted" }, "No probe scenarios configured."));
+}
+
+// The lanes of each engine's metering proxy over their window, beside the probe windows: what real requests
+// met (goodput against the target, TTFT and e2e p95 against the SLO), how long they waited for the engine,
+// and each lane's share of the engine's requests in flight. Hidden without a proxy.
+function renderLanes(proxies) {
+  const cards = [];
+  for (const p of proxies) {
+    if (p.state !== "running") {
+      cards.push(el("div", { class: "card lane", "data-engine": p.engine },
+        el("h3", {}, el("span", {}, p.engine), el("span", { class: "muted" }, "proxy " + p.state)),
+        el("p", { class: "bad" }, p.error == null ? "" : String(p.error))));
+      continue;
+    }
+    const lanes = p.lanes || [];
+    const total = lanes.reduce((t, l) => t + ((l.window && l.window.in_flight) || 0), 0);
+    for (const l of lanes) {
+      const w = l.window || {};
+      const ttftMiss = w.ttft_p95_seconds != null && l.ttft_p95_slo_seconds != null && w.ttft_p95_seconds > l.ttft_p95_slo_seconds;
+      const e2eMiss = w.e2e_p95_seconds != null && l.e2e_p95_slo_seconds != null && w.e2e_p95_seconds > l.e2e_p95_slo_seconds;
+      const goodMiss = w.goodput != null && l.target != null && w.goodput < l.target;
+      const share = total > 0 && w.in_flight != null ? w.in_flight / total : null;
+      cards.push(el("div", { class: "card lane", "data-engine": p.engine, "data-lane": l.lane },
+        el("h3", {}, el("span", {}, p.engine), el("span", { class: "muted" }, "lane " + l.lane)),
+        kv([
+          ["requests", w.requests == null ? String(l.requests) : w.requests + " in 5 min (" + l.requests + " in all)",
+            { "data-figure": "requests", "data-value": w.requests }],
+          ["goodput", w.goodput == null ? null : fmtRatio(w.goodput) + (l.target == null ? "" : " (target " + fmtRatio(l.target) + ")"),
+            { class: goodMiss ? "bad" : "ok", "data-figure": "goodput", "data-value": w.goodput }],
+          ["TTFT p95", w.ttft_p95_seconds == null ? null : fmtSeconds(w.ttft_p95_seconds)
+            + (l.ttft_p95_slo_seconds == null ? "" : " (SLO " + fmtSeconds(l.ttft_p95_slo_seconds) + ")"),
+            { class: ttftMiss ? "bad" : "ok", "data-figure": "ttft-p95", "data-value": w.ttft_p95_seconds }],
+          ["e2e p95", w.e2e_p95_seconds == null ? null : fmtSeconds(w.e2e_p95_seconds)
+            + (l.e2e_p95_slo_seconds == null ? "" : " (SLO " + fmtSeconds(l.e2e_p95_slo_seconds) + ")"),
+            { class: e2eMiss ? "bad" : "ok", "data-figure": "e2e-p95", "data-value": w.e2e_p95_seconds }],
+          ["queue wait p95", fmtSeconds(w.queue_wait_p95_seconds), { "data-figure": "wait-p95", "data-value": w.queue_wait_p95_seconds }],
+          ["in flight", w.in_flight == null ? null : fmtNum(w.in_flight, 2) + (share == null ? "" : " (" + fmtRatio(share) + " of the engine)"),
+            { "data-figure": "in-flight", "data-value": w.in_flight }],
+        ])));
+    }
+  }
+  document.getElementById("lanes-section").hidden = cards.length === 0;
+  replace("lanes", cards);
 }
 
 // A model named by its file's whole path (llama.cpp without an alias) is shown by the file's name; the

@@ -266,6 +266,7 @@ class RealLlamaServerIT {
     void batchingServerRunsEveryRequestAtOnce(@TempDir Path dir) throws Exception {
         LlamaServer llama = idle(batching());
         try (AgentProcess agent = daemon(dir, llama, SCENARIO, "", Map.of())) {
+            completionThroughTheProxy(agent);
             signalsUnderLoad(agent, llama, 4, 4, () -> { });
         }
     }
@@ -354,7 +355,7 @@ class RealLlamaServerIT {
         Path cfg = dir.resolve("tailwatch.yaml");
         Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 5s\nengines:\n"
                 + "  - name: llama\n    api: openai\n    url: " + llama.url() + "\n    signals: {interval: 1s}\n"
-                + "    scenarios: [" + scenario + "]\n" + extraEngines);
+                + "    scenarios: [" + scenario + "]\n    proxy: {listen: 127.0.0.1:0}\n" + extraEngines);
         AgentProcess agent = AgentProcess.startShipped(dir, env, "run", "--config", cfg.toString());
         try {
             agent.awaitListening();
@@ -476,6 +477,29 @@ class RealLlamaServerIT {
             }
         }
         throw new AssertionError("no engine " + name + " in " + engines);
+    }
+
+    /**
+     * llama.cpp's own /completion stream through the metering proxy (top-level content, no choices, no [DONE]):
+     * the proxy counts the server's own tokens_predicted as output tokens and times the first token.
+     */
+    private static void completionThroughTheProxy(AgentProcess agent) throws Exception {
+        String listen = JSON.readTree(agent.get("/api/v1/status").body()).path("proxies").get(0).path("listen").asText();
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://" + listen + "/completion"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"prompt\":\"Hello\",\"n_predict\":6,\"stream\":true}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Matcher last = Pattern.compile("\"stop\":true.*\"tokens_predicted\":(\\d+)").matcher(r.body());
+        assertThat(last.find()).as(r.body()).isTrue();
+        long predicted = Long.parseLong(last.group(1));
+        assertThat(predicted).isPositive();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String body = agent.get("/metrics").body();
+            assertThat(body).containsPattern(Pattern.quote("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"llama\","
+                    + "tailwatch_lane=\"default\",tailwatch_token_source=\"engine\"} " + predicted) + "(\\.0)?\n");
+            assertThat(body).containsPattern("gen_ai_server_time_to_first_token_seconds_count\\{[^}]*tailwatch_engine_name=\"llama\"[^}]*\\} 1(\\.0)?\n");
+        });
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */
