@@ -80,17 +80,19 @@ public final class ProbeMetrics {
 
     // ---- semantic-conventions-genai names (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental[/dup]) ----
 
-    public static final MetricDef INFERENCE_DURATION = MetricDef.histogram("gen_ai.client.inference.duration", "s",
-            "End-to-end duration of a synthetic probe request (an inference operation).", DURATION_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, ERROR_TYPE);
+    /** A 1.41.0 metric under its semantic-conventions-genai name: "Attributes: no change", as the migration guide says. */
+    private static MetricDef renamed(MetricDef v141, String name, String description) {
+        return new MetricDef(name, v141.unit(), v141.instrument(), description, v141.attributes(), v141.buckets());
+    }
 
-    public static final MetricDef INFERENCE_TIME_TO_FIRST_CHUNK = MetricDef.histogram("gen_ai.client.inference.time_to_first_chunk", "s",
-            "Time from sending the request to the first chunk with non-empty content or reasoning.", DURATION_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT);
+    public static final MetricDef INFERENCE_DURATION = renamed(OPERATION_DURATION, "gen_ai.client.inference.duration",
+            "End-to-end duration of a synthetic probe request (an inference operation).");
 
-    public static final MetricDef INFERENCE_TIME_PER_OUTPUT_CHUNK = MetricDef.histogram("gen_ai.client.inference.time_per_output_chunk", "s",
-            "Time between consecutive output chunks after the first.", CHUNK_BUCKETS,
-            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT);
+    public static final MetricDef INFERENCE_TIME_TO_FIRST_CHUNK = renamed(TIME_TO_FIRST_CHUNK,
+            "gen_ai.client.inference.time_to_first_chunk", TIME_TO_FIRST_CHUNK.description());
+
+    public static final MetricDef INFERENCE_TIME_PER_OUTPUT_CHUNK = renamed(TIME_PER_OUTPUT_CHUNK,
+            "gen_ai.client.inference.time_per_output_chunk", TIME_PER_OUTPUT_CHUNK.description());
 
     static final AttributeDef TOKEN_SOURCE = oneOf(AttrKeys.TOKEN_SOURCE,
             "usage: server usage; engine: engine counters; estimate: estimated", TokenSource.class);
