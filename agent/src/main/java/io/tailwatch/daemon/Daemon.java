@@ -96,6 +96,7 @@ public final class Daemon implements AutoCloseable {
         this.env = env;
         this.samplerSource = samplers;
         this.hub = new MetricHub(clock, MetricHub.Limits.DEFAULT.withExpiry(seriesExpiry(config)));
+        hub.genAiConventions(io.tailwatch.metrics.GenAiConventions.from(env.get(io.tailwatch.metrics.GenAiConventions.VARIABLE)));
     }
 
     /**

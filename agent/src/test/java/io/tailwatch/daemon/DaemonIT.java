@@ -75,6 +75,24 @@ class DaemonIT {
             HttpResponse<String> om = agent.get("/metrics", "Accept", "application/openmetrics-text; version=1.0.0");
             assertThat(om.headers().firstValue("Content-Type").orElse("")).startsWith("application/openmetrics-text");
             assertThat(om.body()).endsWith("# EOF\n");
+            // A strict OpenMetrics parser reads it, # UNIT lines included: Prometheus' own, through promtool's
+            // backfill (which wants a timestamp on every sample; OpenMetrics timestamps are seconds). It refuses
+            // a unit that is not the family name's suffix, as the specification says (checked on a bad copy).
+            assertThat(om.body()).contains("# UNIT system_memory_limit_bytes bytes\n");
+            long now = System.currentTimeMillis() / 1000;
+            String stamped = om.body().lines().map(l -> l.startsWith("#") ? l : l + " " + now)
+                    .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+            Path omFile = dir.resolve("scrape.om");
+            Files.writeString(omFile, stamped);
+            Promtool.Result strict = Promtool.run(null, "tsdb", "create-blocks-from", "openmetrics", omFile.toString(),
+                    dir.resolve("blocks").toString());
+            assertThat(strict.exitCode()).as(strict.output()).isZero();
+            Path bad = dir.resolve("bad.om");
+            Files.writeString(bad, stamped.replace("# UNIT system_memory_limit_bytes bytes", "# UNIT system_memory_limit_bytes seconds"));
+            Promtool.Result refused = Promtool.run(null, "tsdb", "create-blocks-from", "openmetrics", bad.toString(),
+                    dir.resolve("blocks-bad").toString());
+            assertThat(refused.exitCode()).as(refused.output()).isNotZero();
+            assertThat(refused.output()).contains("unit");
 
             HttpResponse<String> status = agent.get("/api/v1/status");
             assertThat(status.statusCode()).isEqualTo(200);

@@ -121,6 +121,57 @@ class OtlpSemconvIT {
         }
     }
 
+    /**
+     * OTEL_SEMCONV_STABILITY_OPT_IN with gen_ai_latest_experimental/dup (and another category's value, ignored):
+     * the semantic-conventions-genai names beside the 1.41.0 ones, on the wire and on the scrape, under one name
+     * on both paths once Prometheus translates the push.
+     */
+    @Test
+    void theGenAiOptInDupSendsTheCurrentNamesBesideThe141Ones() throws Exception {
+        EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
+        try (OtlpReceiver receiver = new OtlpReceiver();
+             AgentProcess agent = AgentProcess.start(Map.of(
+                     "OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(),
+                     "OTEL_METRIC_EXPORT_INTERVAL", "500",
+                     "OTEL_SEMCONV_STABILITY_OPT_IN", "http,gen_ai_latest_experimental/dup"),
+                     "run", "-c", config("g.yaml", "127.0.0.1:0", sim.port()).toString())) {
+            agent.awaitListening();
+            await().atMost(Duration.ofSeconds(40)).until(() -> !metrics(receiver, "gen_ai.client.inference.usage.output_tokens").isEmpty()
+                    && !metrics(receiver, "gen_ai.client.inference.time_per_output_chunk").isEmpty());
+            for (String old : List.of("gen_ai.client.operation.duration", "gen_ai.client.operation.time_to_first_chunk",
+                    "gen_ai.client.token.usage", "gen_ai.client.inference.duration", "gen_ai.client.inference.time_to_first_chunk",
+                    "gen_ai.client.inference.operation.input_tokens", "gen_ai.client.inference.operation.output_tokens")) {
+                assertThat(metrics(receiver, old)).as(old).isNotEmpty();
+            }
+            Metric duration = metrics(receiver, "gen_ai.client.inference.duration").get(0);
+            assertThat(duration.getUnit()).isEqualTo("s");
+            assertThat(duration.getHistogram().getDataPoints(0).getExplicitBoundsList()).startsWith(0.01).endsWith(81.92);
+            assertThat(metrics(receiver, "gen_ai.client.inference.operation.output_tokens").get(0).getHistogram()
+                    .getDataPoints(0).getExplicitBoundsList()).startsWith(1.0).endsWith(67108864.0);
+            Metric usage = metrics(receiver, "gen_ai.client.inference.usage.output_tokens").get(0);
+            assertThat(usage.getUnit()).isEqualTo("{token}");
+            assertThat(usage.getSum().getIsMonotonic()).isTrue();
+            assertThat(usage.getSum().getAggregationTemporality()).isEqualTo(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE);
+            var point = usage.getSum().getDataPoints(0);
+            assertThat(point.getAsDouble()).isPositive();
+            assertThat(attr(point.getAttributesList(), "gen_ai.token.modality").getStringValue()).isEqualTo("text");
+            assertThat(attr(point.getAttributesList(), "server.port").getValueCase()).isEqualTo(AnyValue.ValueCase.INT_VALUE);
+            assertThat(attr(point.getAttributesList(), "gen_ai.token.type")).isNull();
+
+            String scrape = agent.get("/metrics").body();
+            assertThat(scrape).contains("gen_ai_client_operation_duration_seconds_count{", "gen_ai_client_token_usage_count{",
+                    "gen_ai_client_inference_duration_seconds_count{", "gen_ai_client_inference_time_to_first_chunk_seconds_count{",
+                    "gen_ai_client_inference_operation_output_tokens_bucket{", "gen_ai_client_inference_usage_output_tokens_total{",
+                    "gen_ai_client_inference_usage_input_tokens_total{");
+            // The pushed GenAI series, translated as Prometheus does, are the scraped families.
+            List<String> pushed = receiver.requests().stream().flatMap(r -> io.tailwatch.testing.PromTranslation.translate(r).stream())
+                    .map(io.tailwatch.testing.PromTranslation.Sample::name).filter(n -> n.startsWith("gen_ai_")).distinct().toList();
+            assertThat(pushed).isNotEmpty().allSatisfy(n -> assertThat(scrape).contains("\n" + n + "{"));
+        } finally {
+            sim.close();
+        }
+    }
+
     @Test
     void twoAgentsOnOneHostHaveTwoInstanceIdsAndARestartKeepsEach() throws Exception {
         try (OtlpReceiver receiver = new OtlpReceiver()) {

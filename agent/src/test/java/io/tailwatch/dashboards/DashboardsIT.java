@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tailwatch.core.rules.Rules;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
 import io.tailwatch.testing.PrometheusServer;
@@ -59,6 +60,11 @@ class DashboardsIT {
     private AgentProcess agent;
     private PrometheusServer prometheus;
     private String instance;
+    /** The same agent's OTLP push, translated as Prometheus' OTLP translation does, in a Prometheus of its own. */
+    private io.tailwatch.testing.OtlpReceiver receiver;
+    private com.sun.net.httpserver.HttpServer bridge;
+    private PrometheusServer pushed;
+    private String pushedInstance;
     private boolean engineMonitor;
 
     @BeforeAll
@@ -70,24 +76,55 @@ class DashboardsIT {
         // The Ollama flavour reports the model shape (KV arithmetic) and fails a share of requests (errors by type).
         ollama = EngineSimulator.start("ollama", "127.0.0.1", 0, SimulatorOptions.defaults("ollama")
                 .withTiming(Duration.ofMillis(20), 500).withFaults(0.3, 0, Duration.ZERO).withSeed(3));
-        // OTLP export and the webhook point at a loopback port nobody listens on: the Agent row's
-        // delivery counters exist (and count failures) as on a host whose collector or receiver is gone.
+        // The webhook points at a loopback port nobody listens on: the Agent row's delivery counters exist
+        // (and count failures) as on a host whose receiver is gone.
         int closed;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
+        // OTLP goes to a loopback receiver; its requests, translated by Prometheus' rules (PromTranslation), are
+        // what a fleet Prometheus fed by the kit's Collector holds. A second Prometheus reads them (honor_labels
+        // keeps their job and instance, and their timestamps are the points' own), so every query below runs on
+        // the scrape and on the push. The webhook still points at a closed port (its delivery counters count failures).
+        receiver = new io.tailwatch.testing.OtlpReceiver();
+        bridge = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 4);
+        bridge.createContext("/metrics", ex -> {
+            List<io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest> rs = receiver.requests();
+            StringBuilder b = new StringBuilder();
+            if (!rs.isEmpty()) {
+                for (io.tailwatch.testing.PromTranslation.Sample smp : io.tailwatch.testing.PromTranslation.translate(rs.get(rs.size() - 1))) {
+                    b.append(smp.textLine()).append('\n');
+                }
+            }
+            byte[] body = b.toString().getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        bridge.start();
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0}
-                otlp: {enabled: true, endpoint: "http://127.0.0.1:%d", interval: 5s}
+                otlp: {enabled: true, endpoint: "%s", interval: 1s}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
-                """.formatted(closed, fx.procfs(), fx.sysfs())
+                """.formatted(receiver.endpoint(), fx.procfs(), fx.sysfs())
                 + withProxy(TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json")))
                 + "  webhook: {url: \"http://127.0.0.1:" + closed + "/hook\", timeout: 500ms}\n");
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;
         prometheus = PrometheusServer.start(dir.resolve("prom"), List.of(instance));
+        Path pushedConfig = dir.resolve("prom-otlp.yml");
+        Files.writeString(pushedConfig, """
+                global: {scrape_interval: 1s, evaluation_interval: 1s}
+                scrape_configs:
+                  - job_name: otlp-collector
+                    honor_labels: true
+                    static_configs:
+                      - targets: ['127.0.0.1:%d']
+                """.formatted(bridge.getAddress().getPort()));
+        pushed = PrometheusServer.start(dir.resolve("prom-otlp"), pushedConfig);
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
         // The fixture's 2 GiB of swap only counts while pages move: once Prometheus holds a paging
@@ -134,6 +171,13 @@ class DashboardsIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("tailwatch_proxy_lane_window_ttft_seconds").path("data").path("result").size() > 0
                         && prometheus.query("tailwatch_proxy_lane_window_goodput_ratio").path("data").path("result").size() > 0);
+        pushedInstance = receiver.lastResource().get("service.instance.id");
+        // The push has caught up with the scrape: the alert and the engine series are there too.
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                pushed.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
+                        .path("data").path("result").size() == 1
+                        && (!engineMonitor || pushed.query("tailwatch_engine_queue_wait_seconds").path("data").path("result").size() > 0
+                        && pushed.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0));
     }
 
     /** The simulator's engine with a metering proxy and one lane with an SLO (the Lanes row of the Engines dashboard). */
@@ -153,6 +197,15 @@ class DashboardsIT {
         if (prometheus != null) {
             prometheus.close();
         }
+        if (pushed != null) {
+            pushed.close();
+        }
+        if (bridge != null) {
+            bridge.stop(0);
+        }
+        if (receiver != null) {
+            receiver.close();
+        }
         if (agent != null) {
             agent.close();
         }
@@ -165,7 +218,11 @@ class DashboardsIT {
     }
 
     private String substitute(String expr) {
-        return expr.replace("$host", instance.replace(".", "\\\\.")).replace("$engine", ".*").replace("$model", ".*")
+        return substitute(expr, instance);
+    }
+
+    private static String substitute(String expr, String host) {
+        return expr.replace("$host", host.replace(".", "\\\\.")).replace("$engine", ".*").replace("$model", ".*")
                 .replace("$__rate_interval", "1m").replace("$__interval", "15s");
     }
 
@@ -185,6 +242,11 @@ class DashboardsIT {
 
     private int results(String expr) throws Exception {
         return prometheus.query(substitute(expr)).path("data").path("result").size();
+    }
+
+    /** Series a query returns on the push path (the pushing agent's instance substituted for $host). */
+    private int pushedResults(String expr) throws Exception {
+        return pushed.query(substitute(expr, pushedInstance)).path("data").path("result").size();
     }
 
     /**
@@ -233,6 +295,49 @@ class DashboardsIT {
     void enginesDashboardPanelsReturnData() throws Exception {
         assumeTrue(engineMonitor, "engine monitor not in this jar: no engine series to show");
         checkDashboard("engines");
+    }
+
+    /**
+     * Scrape and push agree: every dashboard panel query, every Grafana alert query and every Prometheus rule
+     * returns data on the pushed series (the agent's OTLP translated by Prometheus' rules, in a Prometheus of
+     * its own) exactly where it does on the scrape; SwapUsedHigh fires on both and TailwatchDown on neither.
+     */
+    @Test
+    void everyQueryAndRuleAgreesOnTheScrapeAndThePush() throws Exception {
+        List<String> disagree = new ArrayList<>();
+        List<String> exprs = new ArrayList<>();
+        Map<String, Integer> fired = new java.util.HashMap<>();
+        for (String d : List.of("host", "fleet", "engines")) {
+            for (Target t : targets(d)) {
+                exprs.add(d + "/" + t.panel() + " [" + t.ref() + "]\u0000" + t.expr());
+            }
+        }
+        JsonNode g = new ObjectMapper(new YAMLFactory())
+                .readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
+        for (JsonNode rule : g.path("groups").get(0).path("rules")) {
+            for (JsonNode q : rule.path("data")) {
+                if (!q.path("datasourceUid").asText().equals("__expr__")) {
+                    exprs.add("grafana/" + rule.path("title").asText() + "\u0000" + q.path("model").path("expr").asText());
+                }
+            }
+        }
+        JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
+        for (JsonNode rule : p.path("groups").get(0).path("rules")) {
+            exprs.add("rule/" + rule.path("alert").asText() + "\u0000" + rule.path("expr").asText());
+        }
+        for (String e : exprs) {
+            String[] parts = e.split("\u0000", 2);
+            int scraped = results(parts[1]);
+            int push = pushedResults(parts[1]);
+            if ((scraped > 0) != (push > 0)) {
+                disagree.add(parts[0] + ": scrape " + scraped + ", push " + push + ": " + parts[1]);
+            }
+            fired.put(parts[0], push);
+        }
+        assertThat(exprs).hasSizeGreaterThan(Rules.ALL.size() * 2);
+        assertThat(disagree).as("queries with data on one path only").isEmpty();
+        assertThat(fired.get("rule/SwapUsedHigh")).as("SwapUsedHigh fires on the push").isEqualTo(1);
+        assertThat(fired.get("rule/TailwatchDown")).as("TailwatchDown on the push while the agent pushes").isZero();
     }
 
     @Test

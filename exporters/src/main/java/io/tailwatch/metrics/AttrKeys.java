@@ -30,6 +30,8 @@ public final class AttrKeys {
     public static final String PROVIDER = "gen_ai.provider.name";
     /** semconv token type: input, output. */
     public static final String TOKEN_TYPE = "gen_ai.token.type";
+    /** semantic-conventions-genai token modality of the usage counters: text (the probes send and read text). */
+    public static final String TOKEN_MODALITY = "gen_ai.token.modality";
     public static final String SERVER_ADDRESS = "server.address";
     public static final String SERVER_PORT = "server.port";
     /** semconv Java runtime name and version. */

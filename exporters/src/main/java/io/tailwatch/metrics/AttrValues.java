@@ -46,6 +46,7 @@ public final class AttrValues {
             Map.entry(Operation.class, AttrKeys.OPERATION),
             Map.entry(TokenType.class, AttrKeys.TOKEN_TYPE),
             Map.entry(TokenSource.class, AttrKeys.TOKEN_SOURCE),
+            Map.entry(TokenModality.class, AttrKeys.TOKEN_MODALITY),
             Map.entry(SkipReason.class, AttrKeys.SKIP_REASON),
             Map.entry(Percentile.class, AttrKeys.PERCENTILE),
             Map.entry(AlertSeverity.class, AttrKeys.ALERT_SEVERITY),
@@ -137,6 +138,9 @@ public final class AttrValues {
 
     /** {@code gen_ai.token.type} (semconv). */
     public enum TokenType implements AttrValue { INPUT, OUTPUT }
+
+    /** {@code gen_ai.token.modality}: the modality of counted tokens (the probes' prompts and answers are text). */
+    public enum TokenModality implements AttrValue { TEXT }
 
     /** {@code tailwatch.token.source}: where a probe's token counts come from. */
     public enum TokenSource implements AttrValue { USAGE, ENGINE, ESTIMATE }

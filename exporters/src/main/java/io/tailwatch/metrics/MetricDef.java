@@ -60,12 +60,26 @@ public record MetricDef(String name, String unit, Instrument instrument, String 
     }
 
     /**
-     * The base unit Micrometer appends to the Prometheus name, from the UCUM unit: "By" becomes
-     * bytes, "s" seconds, "W" watts, "J" joules, "Hz" hertz, "1" ratio; annotations such as
-     * "{token}" or "{level}" add no suffix.
+     * The base unit Micrometer appends to the Prometheus name, from the UCUM unit, by the rules Prometheus
+     * applies to the same metric pushed over OTLP (its otlptranslator: unit_namer.go), so a scrape and a push
+     * name every series alike: "By" becomes bytes, "s" seconds, "W" watts, "J" joules, "Hz" hertz, "Cel"
+     * celsius, "1" ratio (OTLP adds that to gauges only; the catalog has no other instrument with unit 1);
+     * annotations such as "{token}" add nothing, and a "per" unit adds per_second and so on
+     * ("{token}/s" -> per_second).
      */
     public String baseUnit() {
-        return switch (unit) {
+        int slash = unit.indexOf('/');
+        String main = slash < 0 ? unit : unit.substring(0, slash);
+        String per = slash < 0 ? "" : perUnit(unit.substring(slash + 1));
+        String m = mainUnit(main);
+        if (per.isEmpty()) {
+            return m;
+        }
+        return m == null || m.equals("ratio") ? per : m + "_" + per;
+    }
+
+    private static String mainUnit(String u) {
+        return switch (u) {
             case "By" -> "bytes";
             case "s" -> "seconds";
             case "W" -> "watts";
@@ -74,6 +88,16 @@ public record MetricDef(String name, String unit, Instrument instrument, String 
             case "Cel" -> "celsius";
             case "1" -> "ratio";
             default -> null;
+        };
+    }
+
+    private static String perUnit(String u) {
+        return switch (u) {
+            case "s" -> "per_second";
+            case "m" -> "per_minute";
+            case "h" -> "per_hour";
+            case "d" -> "per_day";
+            default -> "";
         };
     }
 

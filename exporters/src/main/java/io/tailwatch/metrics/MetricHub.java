@@ -108,6 +108,17 @@ public final class MetricHub {
         this.lastExpiryMillis = clock.millis();
     }
 
+    private volatile GenAiConventions genAi = GenAiConventions.V1_41;
+
+    /** The GenAI metric names producers record under (OTEL_SEMCONV_STABILITY_OPT_IN, see {@link GenAiConventions}). */
+    public GenAiConventions genAiConventions() {
+        return genAi;
+    }
+
+    public void genAiConventions(GenAiConventions conventions) {
+        this.genAi = java.util.Objects.requireNonNull(conventions, "conventions");
+    }
+
     public Limits limits() {
         return limits;
     }

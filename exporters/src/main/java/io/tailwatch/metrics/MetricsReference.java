@@ -64,6 +64,8 @@ public final class MetricsReference {
         b.append(prometheusOnly());
         b.append(gpuLimit());
         b.append(otlpDetails());
+        b.append(genAiNames());
+        b.append(bothPaths());
         return b.toString();
     }
 
@@ -93,6 +95,71 @@ public final class MetricsReference {
                 `OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION=base2_exponential_bucket_histogram` (the probe
                 histograms are the agent's bounded explicit-bucket series, the ones `/metrics` also bounds).
                 `OtlpSemconvIT` decodes the wire from the real jar for each of these.
+                """;
+    }
+
+    /** Where each GenAI client metric name comes from, and which OTEL_SEMCONV_STABILITY_OPT_IN value emits it. */
+    private static String genAiNames() {
+        StringBuilder b = new StringBuilder("""
+
+                ## GenAI names: semantic conventions 1.41.0 and semantic-conventions-genai
+
+                The GenAI conventions left the main semantic conventions after 1.41.0 for their own repository
+                (open-telemetry/semantic-conventions-genai, still in development and without a release or schema
+                version of its own), which renamed the client inference metrics (its PR 521) and replaced the token
+                usage histogram by counters plus per-operation histograms (its PR 374). Following the migration rule of
+                the conventions, the agent keeps the 1.41.0 names by default and `OTEL_SEMCONV_STABILITY_OPT_IN` (a
+                comma-separated list) chooses: `gen_ai_latest_experimental` emits the current names instead,
+                `gen_ai_latest_experimental/dup` both (the /dup form wins when both are listed); values of other
+                categories and unknown values are ignored. The choice applies to OTLP and to `/metrics` alike (both
+                read the same series), and the dashboards and rules read the 1.41.0 names: run `/dup` while moving
+                queries over. The schema URL stays that of 1.41.0, the last published one.
+
+                | Name | From | Emitted with OTEL_SEMCONV_STABILITY_OPT_IN | Replaces |
+                |---|---|---|---|
+                """);
+        String old = "semantic conventions v" + OtlpExporter.SEMCONV_VERSION;
+        String now = "semantic-conventions-genai (development)";
+        String[][] rows = {
+            {ProbeMetrics.OPERATION_DURATION.name(), old, "unset (default); `gen_ai_latest_experimental/dup`", ""},
+            {ProbeMetrics.TIME_TO_FIRST_CHUNK.name(), old, "unset (default); `gen_ai_latest_experimental/dup`", ""},
+            {ProbeMetrics.TIME_PER_OUTPUT_CHUNK.name(), old, "unset (default); `gen_ai_latest_experimental/dup`", ""},
+            {ProbeMetrics.TOKEN_USAGE.name(), old, "unset (default); `gen_ai_latest_experimental/dup`", ""},
+            {ProbeMetrics.INFERENCE_DURATION.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.OPERATION_DURATION.name() + "`"},
+            {ProbeMetrics.INFERENCE_TIME_TO_FIRST_CHUNK.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TIME_TO_FIRST_CHUNK.name() + "`"},
+            {ProbeMetrics.INFERENCE_TIME_PER_OUTPUT_CHUNK.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TIME_PER_OUTPUT_CHUNK.name() + "`"},
+            {ProbeMetrics.USAGE_INPUT_TOKENS.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TOKEN_USAGE.name() + "` `_sum`, input"},
+            {ProbeMetrics.USAGE_OUTPUT_TOKENS.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TOKEN_USAGE.name() + "` `_sum`, output"},
+            {ProbeMetrics.INFERENCE_INPUT_TOKENS.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TOKEN_USAGE.name() + "`, input"},
+            {ProbeMetrics.INFERENCE_OUTPUT_TOKENS.name(), now, "`gen_ai_latest_experimental`; `gen_ai_latest_experimental/dup`", "`" + ProbeMetrics.TOKEN_USAGE.name() + "`, output"},
+        };
+        for (String[] r : rows) {
+            b.append("| `").append(r[0]).append("` | ").append(r[1]).append(" | ").append(r[2]).append(" | ")
+                    .append(r[3]).append(" |\n");
+        }
+        b.append("""
+
+                The usage counters count the tokens of successful probes (with `gen_ai.token.modality` text; a failed
+                probe records no token count, as before), the per-operation histograms hold one count per successful
+                probe; both keep `tailwatch.token.source`.
+                """);
+        return b.toString();
+    }
+
+    /** How the two paths name a series, and what a pushing fleet's Collector and Prometheus must be set to. */
+    private static String bothPaths() {
+        return """
+
+                ## One name on both paths
+
+                Every family's name on `/metrics` is the name Prometheus gives the same metric pushed over OTLP
+                (through the kit's Collector and its `prometheusremotewrite` exporter, or Prometheus' own OTLP receiver)
+                under the default translation (`UnderscoreEscapingWithSuffixes`): dots become underscores, the unit adds
+                its suffix (`_seconds`, `_bytes`, `_ratio` on gauges of unit 1, `_per_second` for a unit per second),
+                counters end in `_total`. `PromTranslationTest` holds every catalog entry to those rules (the
+                otlptranslator library's, checked against its own test cases), and `DashboardsIT` runs every dashboard
+                query and rule on both paths (docs/fleet.md). The OpenMetrics exposition declares each family's unit in
+                a `# UNIT` line wherever the name ends with it, as the specification allows.
                 """;
     }
 

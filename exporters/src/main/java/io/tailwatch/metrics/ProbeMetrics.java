@@ -7,6 +7,7 @@ import static io.tailwatch.metrics.AttributeDef.optional;
 import io.tailwatch.metrics.AttrValues.Operation;
 import io.tailwatch.metrics.AttrValues.Percentile;
 import io.tailwatch.metrics.AttrValues.SkipReason;
+import io.tailwatch.metrics.AttrValues.TokenModality;
 import io.tailwatch.metrics.AttrValues.TokenSource;
 import io.tailwatch.metrics.AttrValues.TokenType;
 import java.util.List;
@@ -37,7 +38,7 @@ public final class ProbeMetrics {
     /** The explicit buckets a histogram has over OTLP: the semconv advice where it gives one, else the catalog's. */
     public static List<Double> otlpBuckets(MetricDef def) {
         String n = def.name();
-        if (n.startsWith("gen_ai.client.") && n.endsWith(".token.usage")) {
+        if (n.startsWith("gen_ai.client.") && "{token}".equals(def.unit())) {
             return SEMCONV_TOKEN_BUCKETS;
         }
         if (n.startsWith("gen_ai.client.") && "s".equals(def.unit())) {
@@ -77,6 +78,43 @@ public final class ProbeMetrics {
             oneOf(AttrKeys.TOKEN_TYPE, "input or output", TokenType.class),
             oneOf(AttrKeys.TOKEN_SOURCE, "usage: server usage; engine: engine counters; estimate: estimated", TokenSource.class));
 
+    // ---- semantic-conventions-genai names (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental[/dup]) ----
+
+    /** A 1.41.0 metric under its semantic-conventions-genai name: "Attributes: no change", as the migration guide says. */
+    private static MetricDef renamed(MetricDef v141, String name, String description) {
+        return new MetricDef(name, v141.unit(), v141.instrument(), description, v141.attributes(), v141.buckets());
+    }
+
+    public static final MetricDef INFERENCE_DURATION = renamed(OPERATION_DURATION, "gen_ai.client.inference.duration",
+            "End-to-end duration of a synthetic probe request (an inference operation).");
+
+    public static final MetricDef INFERENCE_TIME_TO_FIRST_CHUNK = renamed(TIME_TO_FIRST_CHUNK,
+            "gen_ai.client.inference.time_to_first_chunk", TIME_TO_FIRST_CHUNK.description());
+
+    public static final MetricDef INFERENCE_TIME_PER_OUTPUT_CHUNK = renamed(TIME_PER_OUTPUT_CHUNK,
+            "gen_ai.client.inference.time_per_output_chunk", TIME_PER_OUTPUT_CHUNK.description());
+
+    static final AttributeDef TOKEN_SOURCE = oneOf(AttrKeys.TOKEN_SOURCE,
+            "usage: server usage; engine: engine counters; estimate: estimated", TokenSource.class);
+
+    public static final MetricDef INFERENCE_INPUT_TOKENS = MetricDef.histogram("gen_ai.client.inference.operation.input_tokens", "{token}",
+            "Input (prompt) tokens per successful probe request.", TOKEN_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, TOKEN_SOURCE);
+
+    public static final MetricDef INFERENCE_OUTPUT_TOKENS = MetricDef.histogram("gen_ai.client.inference.operation.output_tokens", "{token}",
+            "Output (completion) tokens per successful probe request.", TOKEN_BUCKETS,
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, TOKEN_SOURCE);
+
+    static final AttributeDef TOKEN_MODALITY = oneOf(AttrKeys.TOKEN_MODALITY, "Modality of the tokens: text", TokenModality.class);
+
+    public static final MetricDef USAGE_INPUT_TOKENS = MetricDef.counter("gen_ai.client.inference.usage.input_tokens", "{token}",
+            "Input (prompt) tokens of the successful probe requests since the agent started.",
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, TOKEN_MODALITY, TOKEN_SOURCE);
+
+    public static final MetricDef USAGE_OUTPUT_TOKENS = MetricDef.counter("gen_ai.client.inference.usage.output_tokens", "{token}",
+            "Output (completion) tokens of the successful probe requests since the agent started.",
+            ENGINE, SCENARIO, OPERATION, PROVIDER, REQUEST_MODEL, RESPONSE_MODEL, SERVER_ADDRESS, SERVER_PORT, TOKEN_MODALITY, TOKEN_SOURCE);
+
     public static final MetricDef PROBE_SUCCESS = MetricDef.gauge("tailwatch.probe.success", "{bool}",
             "1 when the scenario's last probe succeeded, 0 when it failed.", ENGINE, SCENARIO);
 
@@ -105,6 +143,7 @@ public final class ProbeMetrics {
             "Probes in the rolling window.", ENGINE, REQUEST_MODEL, SCENARIO);
 
     public static final List<MetricDef> ALL = List.of(OPERATION_DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK,
-            TOKEN_USAGE, PROBE_SUCCESS, DECODE_RATE, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,
+            TOKEN_USAGE, INFERENCE_DURATION, INFERENCE_TIME_TO_FIRST_CHUNK, INFERENCE_TIME_PER_OUTPUT_CHUNK,
+            INFERENCE_INPUT_TOKENS, INFERENCE_OUTPUT_TOKENS, USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS, PROBE_SUCCESS, DECODE_RATE, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,
             WINDOW_SAMPLES);
 }

@@ -251,7 +251,7 @@ public final class PrometheusExporter implements MetricSink {
         int points = 0;
         for (PrometheusMeterRegistry r : byFamily.values()) {
             for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : r.getPrometheusRegistry().scrape()) {
-                batch.add(m);
+                batch.add(om ? withUnit(m) : m);
                 points += m.getDataPoints().size();
             }
             if (points >= BATCH_POINTS) {
@@ -266,6 +266,50 @@ public final class PrometheusExporter implements MetricSink {
         if (body != null) {
             out.write(EOF);
         }
+    }
+
+    /**
+     * The unit of each catalog family whose name ends with it ({@code _seconds}, {@code _bytes},
+     * {@code _ratio}, {@code _per_second}, ...), as OpenMetrics declares it in a {@code # UNIT} line: the
+     * specification allows a unit only where it is the name's suffix. Keyed by the family name (a counter's
+     * without {@code _total}).
+     */
+    private static final Map<String, io.prometheus.metrics.model.snapshots.Unit> UNITS = units();
+
+    private static Map<String, io.prometheus.metrics.model.snapshots.Unit> units() {
+        Map<String, io.prometheus.metrics.model.snapshots.Unit> out = new HashMap<>();
+        for (MetricDef def : Catalog.all()) {
+            String unit = def.baseUnit();
+            String family = def.prometheusName();
+            if (def.instrument() == Instrument.COUNTER && family.endsWith("_total")) {
+                family = family.substring(0, family.length() - "_total".length());
+            }
+            if (unit != null && family.endsWith("_" + unit)) {
+                out.put(family, new io.prometheus.metrics.model.snapshots.Unit(unit));
+            }
+        }
+        return Map.copyOf(out);
+    }
+
+    /** {@code m} with its catalog unit in the metadata (the OpenMetrics writer then writes {@code # UNIT}). */
+    static io.prometheus.metrics.model.snapshots.MetricSnapshot withUnit(io.prometheus.metrics.model.snapshots.MetricSnapshot m) {
+        io.prometheus.metrics.model.snapshots.MetricMetadata md = m.getMetadata();
+        io.prometheus.metrics.model.snapshots.Unit unit = md.hasUnit() ? null : UNITS.get(md.getName());
+        if (unit == null) {
+            return m;
+        }
+        io.prometheus.metrics.model.snapshots.MetricMetadata withUnit =
+                new io.prometheus.metrics.model.snapshots.MetricMetadata(md.getName(), md.getHelp(), unit);
+        if (m instanceof io.prometheus.metrics.model.snapshots.GaugeSnapshot g) {
+            return new io.prometheus.metrics.model.snapshots.GaugeSnapshot(withUnit, g.getDataPoints());
+        }
+        if (m instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot c) {
+            return new io.prometheus.metrics.model.snapshots.CounterSnapshot(withUnit, c.getDataPoints());
+        }
+        if (m instanceof io.prometheus.metrics.model.snapshots.HistogramSnapshot h) {
+            return new io.prometheus.metrics.model.snapshots.HistogramSnapshot(h.isGaugeHistogram(), withUnit, h.getDataPoints());
+        }
+        return m;
     }
 
     /** Data points written by one call of the exposition writer (see {@link #scrape(String, java.io.OutputStream)}). */

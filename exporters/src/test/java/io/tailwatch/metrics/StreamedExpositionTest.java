@@ -31,7 +31,8 @@ class StreamedExpositionTest {
     /**
      * The expected files were rendered from the same hub when the exporter kept every meter in one
      * Micrometer registry and returned the exposition as one String: the streamed output is that
-     * output byte for byte (family order, HELP/TYPE, escaping, target_info, the single # EOF).
+     * output byte for byte (family order, HELP/TYPE, escaping, target_info, the single # EOF), with the
+     * OpenMetrics {@code # UNIT} line added since wherever a family's name ends with its unit.
      */
     @Test
     void theStreamedBodyIsTheSingleRegistryRenderingByteForByte() throws Exception {

@@ -173,6 +173,14 @@ public interface Expr {
         return new Absent((Select) selector);
     }
 
+    /**
+     * PromQL that only Prometheus evaluates (an export-only rule's, over series the agent does not have, such
+     * as {@code up}): the agent's own evaluation yields nothing.
+     */
+    static Expr prometheusOnly(String promql) {
+        return new PrometheusOnly(promql);
+    }
+
     static Expr mul(Expr left, Matching m, Expr right) {
         return new Arith('*', left, m, right);
     }
@@ -454,6 +462,13 @@ public interface Expr {
         public String promql() {
             String f = fn == Fn.MIN ? "min_over_time" : "increase";
             return f + "(" + selector.promql() + "[" + io.tailwatch.core.units.Units.format(range) + "])";
+        }
+    }
+
+    record PrometheusOnly(String promql) implements Expr {
+        @Override
+        public List<Sample> eval(MetricSnapshot snapshot, Instant at) {
+            return List.of();
         }
     }
 

@@ -81,9 +81,6 @@ public final class Rules {
     public static final Duration SELF_SPAN = Duration.ofMinutes(15);
     /** The Prometheus scrape job TailwatchDown watches ({@code job_name: tailwatch}). */
     public static final String PROMETHEUS_JOB = "tailwatch";
-    /** Prometheus' own {@code up} series of a scrape target; not exported by the agent (TailwatchDown only). */
-    public static final MetricDef PROMETHEUS_UP = MetricDef.gauge("up", "{bool}", "Prometheus: 1 when the target's last scrape succeeded.",
-            io.tailwatch.metrics.AttributeDef.free("job", "Scrape job"));
 
     private static Expr swapUsed() {
         return select(HostMetrics.PAGING_USAGE, PagingState.USED);
@@ -237,12 +234,38 @@ public final class Rules {
                     anyOf(WebhookOutcome.DROPPED, WebhookOutcome.FAILED)), SELF_SPAN),
                     Op.GE, p.threshold()));
 
+    /**
+     * An agent that pushes OTLP (through the kit's Collector into Prometheus) has no {@code up}; Prometheus' OTLP
+     * translation gives each pushing agent a {@code target_info{job="tailwatch", instance=<service.instance.id>}}
+     * series with every push. An instance that had {@code up} within the hour is a scraped one and left to
+     * {@code up}; for the others this is 1 while a push came within {@code PUSH_SILENCE}, 0 for up to an hour
+     * after the last one (then Prometheus' data for it is gone, as a target leaving service discovery is).
+     */
+    static String pushedUp(String selector) {
+        String info = "target_info{job=\"" + PROMETHEUS_JOB + "\"" + selector + "}";
+        String scraped = "max by (job, instance) (max_over_time(up{job=\"" + PROMETHEUS_JOB + "\"" + selector + "}[1h]))";
+        return "((max by (job, instance) (present_over_time(" + info + "[" + PUSH_SILENCE + "]))) or (0 * max by (job, instance) "
+                + "(present_over_time(" + info + "[1h])))) unless on(job, instance) (" + scraped + ")";
+    }
+
+    /** How long a pushing agent may be silent before TailwatchDown counts it down (two default export intervals). */
+    static final String PUSH_SILENCE = "2m";
+
+    /**
+     * The agent's liveness on either path, {@code instanceSelector} like {@code , instance=~"$host"} or empty:
+     * the scrape target's {@code up}, or for a pushing agent {@link #pushedUp}. 1 up, 0 down. The host
+     * dashboard's agent panel and the Grafana TailwatchDown query read it.
+     */
+    public static String agentUp(String instanceSelector) {
+        return "(up{job=\"" + PROMETHEUS_JOB + "\"" + instanceSelector + "}) or (" + pushedUp(instanceSelector) + ")";
+    }
+
     public static final RuleDef TAILWATCH_DOWN = new RuleDef("TailwatchDown", Severity.CRITICAL,
             ValueKind.LEVEL, null, null, Duration.ofMinutes(2),
             "tailwatch agent down or gone",
-            "Prometheus cannot scrape the tailwatch agent (job " + PROMETHEUS_JOB + ") or has no target for it, for {for}: nothing on this host is being watched.",
-            p -> or(cmp(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB), Op.EQ, 0),
-                    Expr.absent(select(PROMETHEUS_UP, "job", PROMETHEUS_JOB))));
+            "Prometheus cannot scrape the tailwatch agent (job " + PROMETHEUS_JOB + "), it has stopped pushing, or Prometheus has no target for it and no push from it, for {for}: nothing on this host is being watched.",
+            p -> Expr.prometheusOnly("(up{job=\"" + PROMETHEUS_JOB + "\"} == 0) or ((" + pushedUp("") + ") == 0) or (absent(up{job=\""
+                    + PROMETHEUS_JOB + "\"}) and absent(target_info{job=\"" + PROMETHEUS_JOB + "\"}))"));
 
     /** All rules, in the order they are documented and exported. */
     public static final List<RuleDef> ALL = List.of(SWAP_USED_HIGH, SWAP_GROWTH_UNDER_LOAD, MEMORY_PRESSURE_WARNING,

@@ -104,7 +104,7 @@ public final class RuleExport {
     /**
      * Grafana-managed rules: query A is the same PromQL (it returns a series only where the condition
      * holds), B a math expression true for every series A returns; no data means normal. TailwatchDown
-     * is the exception: A is the target's {@code up}, B {@code $A == 0}, and no data is alerting.
+     * is the exception: A is the agent's liveness ({@link Rules#agentUp}), B {@code $A == 0}, and no data is alerting.
      */
     public static String grafana(List<Effective> rules) {
         StringBuilder b = new StringBuilder();
@@ -128,10 +128,11 @@ public final class RuleExport {
             b.append("            datasourceUid: ").append(DATASOURCE_UID).append('\n');
             b.append("            model:\n");
             b.append("              refId: A\n");
-            // TailwatchDown reads the target's up series itself: 0 is down, and no data at all (the target
-            // or the whole job gone) is alerting, so a vanished agent alerts instead of resolving everything.
+            // TailwatchDown reads the agent's liveness itself (the scrape target's up, or a pushing agent's
+            // target_info): 0 is down, and no data at all (the target or the whole job gone) is alerting, so a
+            // vanished agent alerts instead of resolving everything.
             boolean liveness = e.def() == Rules.TAILWATCH_DOWN;
-            String query = liveness ? Expr.select(Rules.PROMETHEUS_UP, "job", Rules.PROMETHEUS_JOB).promql() : e.expr().promql();
+            String query = liveness ? Rules.agentUp("") : e.expr().promql();
             b.append("              expr: ").append(quote(query)).append('\n');
             b.append("              instant: true\n");
             b.append("              range: false\n");

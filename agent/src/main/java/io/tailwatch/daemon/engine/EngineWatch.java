@@ -15,9 +15,11 @@ import io.tailwatch.metrics.AttrValues.ModelMemoryKind;
 import io.tailwatch.metrics.AttrValues.Operation;
 import io.tailwatch.metrics.AttrValues.Percentile;
 import io.tailwatch.metrics.AttrValues.SkipReason;
+import io.tailwatch.metrics.AttrValues.TokenModality;
 import io.tailwatch.metrics.AttrValues.TokenType;
 import io.tailwatch.metrics.Attrs;
 import io.tailwatch.metrics.EngineMetrics;
+import io.tailwatch.metrics.GenAiConventions;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
@@ -90,6 +92,10 @@ public final class EngineWatch {
                 return size() > MAX_MODELS_PER_SCENARIO;
             }
         };
+
+        /** Usage-counter totals (semantic-conventions-genai names): attributes and sum by series key. */
+        final Map<String, Map<String, String>> tokenTotals = new LinkedHashMap<>();
+        final Map<String, Double> tokenSums = new java.util.HashMap<>();
 
         ScenarioState(EngineConfig.Scenario config) {
             this.config = config;
@@ -306,25 +312,35 @@ public final class EngineWatch {
         if (!r.success()) {
             withError.put(AttrKeys.ERROR_TYPE, r.errorType() == null ? "_OTHER" : r.errorType());
         }
-        hub.record(ProbeMetrics.OPERATION_DURATION, withError, r.e2eSeconds());
+        GenAiConventions names = hub.genAiConventions();
+        if (names.v141()) {
+            hub.record(ProbeMetrics.OPERATION_DURATION, withError, r.e2eSeconds());
+        }
+        if (names.latest()) {
+            hub.record(ProbeMetrics.INFERENCE_DURATION, withError, r.e2eSeconds());
+        }
         if (r.ttftSeconds() != null) {
-            hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, base, r.ttftSeconds());
+            if (names.v141()) {
+                hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, base, r.ttftSeconds());
+            }
+            if (names.latest()) {
+                hub.record(ProbeMetrics.INFERENCE_TIME_TO_FIRST_CHUNK, base, r.ttftSeconds());
+            }
         }
         for (double gap : r.chunkGapsSeconds()) {
-            hub.record(ProbeMetrics.TIME_PER_OUTPUT_CHUNK, base, gap);
+            if (names.v141()) {
+                hub.record(ProbeMetrics.TIME_PER_OUTPUT_CHUNK, base, gap);
+            }
+            if (names.latest()) {
+                hub.record(ProbeMetrics.INFERENCE_TIME_PER_OUTPUT_CHUNK, base, gap);
+            }
         }
         if (r.success() && r.tokenSource() != null) {
             if (r.outputTokens() != null) {
-                Map<String, String> a = new TreeMap<>(base);
-                Attrs.put(a, TokenType.OUTPUT);
-                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
-                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.outputTokens());
+                recordTokens(s, base, TokenType.OUTPUT, r.tokenSource(), r.outputTokens(), names);
             }
             if (r.inputTokens() != null) {
-                Map<String, String> a = new TreeMap<>(base);
-                Attrs.put(a, TokenType.INPUT);
-                a.put(AttrKeys.TOKEN_SOURCE, r.tokenSource());
-                hub.record(ProbeMetrics.TOKEN_USAGE, a, r.inputTokens());
+                recordTokens(s, base, TokenType.INPUT, r.tokenSource(), r.inputTokens(), names);
             }
         }
         if (!r.success()) {
@@ -333,6 +349,37 @@ public final class EngineWatch {
         }
         publishProbes();
     }
+
+    /**
+     * One probe's token count: the 1.41.0 histogram ({@code gen_ai.client.token.usage} by token type) and/or the
+     * semantic-conventions-genai per-operation histogram and usage counter of that direction.
+     */
+    private void recordTokens(ScenarioState s, Map<String, String> base, TokenType type, String source, double tokens,
+                              GenAiConventions names) {
+        if (names.v141()) {
+            Map<String, String> a = new TreeMap<>(base);
+            Attrs.put(a, type);
+            a.put(AttrKeys.TOKEN_SOURCE, source);
+            hub.record(ProbeMetrics.TOKEN_USAGE, a, tokens);
+        }
+        if (names.latest()) {
+            Map<String, String> a = new TreeMap<>(base);
+            a.put(AttrKeys.TOKEN_SOURCE, source);
+            hub.record(type == TokenType.INPUT ? ProbeMetrics.INFERENCE_INPUT_TOKENS : ProbeMetrics.INFERENCE_OUTPUT_TOKENS, a, tokens);
+            Attrs.put(a, TokenModality.TEXT);
+            synchronized (s.tokenTotals) {
+                Map<String, Map<String, String>> byKey = s.tokenTotals;
+                String key = type.name() + a;
+                if (byKey.containsKey(key) || byKey.size() < MAX_TOKEN_SERIES_PER_SCENARIO) {
+                    byKey.putIfAbsent(key, a);
+                    s.tokenSums.merge(key, tokens, Double::sum);
+                }
+            }
+        }
+    }
+
+    /** Usage-counter series one scenario keeps (input and output, per model, response model and token source). */
+    static final int MAX_TOKEN_SERIES_PER_SCENARIO = 64;
 
     /** Asks the facts (format, quantization) of up to {@link #FACTS_PER_CHECK} loaded models not asked yet. */
     private void askModelFacts(EngineHealth h) {
@@ -454,6 +501,10 @@ public final class EngineWatch {
             }
             if (s.lastDecodeRate != null) {
                 points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
+            }
+            synchronized (s.tokenTotals) {
+                s.tokenTotals.forEach((key, attrs) -> points.add(new Point(key.startsWith("INPUT")
+                        ? ProbeMetrics.USAGE_INPUT_TOKENS : ProbeMetrics.USAGE_OUTPUT_TOKENS, attrs, s.tokenSums.get(key))));
             }
             for (Map.Entry<String, ProbeWindow.Stats> w : windowStats(s, now).entrySet()) {
                 windowPoints(points, e, w.getKey(), sc, w.getValue());

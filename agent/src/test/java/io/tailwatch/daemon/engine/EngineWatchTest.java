@@ -118,6 +118,42 @@ class EngineWatchTest {
         }
     }
 
+    /** gen_ai_latest_experimental: the semantic-conventions-genai names only, token usage as counters and histograms. */
+    @Test
+    void theLatestGenAiNamesReplaceThe141OnesWhenOptedIn() throws Exception {
+        MetricHub hub = new MetricHub();
+        hub.genAiConventions(io.tailwatch.metrics.GenAiConventions.from("http,gen_ai_latest_experimental"));
+        Recorder rec = new Recorder();
+        hub.addSink(rec);
+        SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(5), 50);
+        try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
+            EngineWatch w = new EngineWatch(engine("ollama", sim.port(), null), hub, () -> host(16.0 * (1L << 30), 0),
+                    Clock.systemUTC(), 100);
+            w.checkHealth();
+            for (int i = 0; i < 3; i++) {
+                assertThat(w.probe("interactive").success()).isTrue();
+            }
+            assertThat(rec.events).extracting(Recorded::metric).doesNotContain("gen_ai.client.operation.duration",
+                    "gen_ai.client.operation.time_to_first_chunk", "gen_ai.client.operation.time_per_output_chunk",
+                    "gen_ai.client.token.usage");
+            assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.inference.duration")).hasSize(3);
+            assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.inference.time_to_first_chunk")).hasSize(3);
+            assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.inference.time_per_output_chunk")).hasSize(3 * 7);
+            assertThat(rec.events).filteredOn(e -> e.metric().equals("gen_ai.client.inference.operation.output_tokens"))
+                    .hasSize(3).allSatisfy(e -> {
+                        assertThat(e.value()).isEqualTo(8.0);
+                        assertThat(e.attrs()).doesNotContainKey(AttrKeys.TOKEN_TYPE).containsEntry(AttrKeys.TOKEN_SOURCE, "engine");
+                    });
+            // The counters: the running totals of the three probes, with the modality.
+            MetricSnapshot s = hub.snapshot();
+            assertThat(s.value(ProbeMetrics.USAGE_OUTPUT_TOKENS, AttrKeys.ENGINE, "sim", AttrKeys.TOKEN_MODALITY, "text",
+                    AttrKeys.TOKEN_SOURCE, "engine")).isEqualTo(24.0);
+            double inputOne = rec.events.stream().filter(e -> e.metric().equals("gen_ai.client.inference.operation.input_tokens"))
+                    .findFirst().orElseThrow().value();
+            assertThat(s.value(ProbeMetrics.USAGE_INPUT_TOKENS, AttrKeys.ENGINE, "sim")).isEqualTo(3 * inputOne);
+        }
+    }
+
     @Test
     void downEngineIsReportedDownAndProbesAreSkipped() throws Exception {
         MetricHub hub = new MetricHub();
