@@ -75,7 +75,8 @@ final class ExpositionPlan {
     private static final byte[] ONE = {'1'};
     private final Slot[] slots;
     private final byte[] tail;
-    private final byte[] buffer = new byte[8192];
+    /** The caller's buffer while {@link #write} runs (plans are many; a scrape needs one buffer). */
+    private byte[] buffer;
     private int used;
     private long renders;
 
@@ -182,7 +183,7 @@ final class ExpositionPlan {
                 comments < 0 ? new byte[0] : java.util.Arrays.copyOfRange(rendered, comments, length));
         Same check = new Same(rendered, length);
         try {
-            plan.write(check);
+            plan.write(check, new byte[8192]);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -270,10 +271,22 @@ final class ExpositionPlan {
         return b.append('}').toString();
     }
 
-    /** Writes the exposition with the meters' current values (not thread-safe: its owner holds a lock). */
-    void write(OutputStream out) throws IOException {
+    /**
+     * Writes the exposition with the meters' current values through {@code buffer} (not thread-safe: its
+     * owner holds a lock).
+     */
+    void write(OutputStream out, byte[] buffer) throws IOException {
         long render = ++renders;
+        this.buffer = buffer;
         used = 0;
+        try {
+            writeSlots(out, render);
+        } finally {
+            this.buffer = null;
+        }
+    }
+
+    private void writeSlots(OutputStream out, long render) throws IOException {
         for (Slot s : slots) {
             for (byte[] part : s.prefix) {
                 put(out, part);

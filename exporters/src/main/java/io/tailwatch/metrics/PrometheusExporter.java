@@ -285,6 +285,7 @@ public final class PrometheusExporter implements MetricSink {
         List<io.prometheus.metrics.model.snapshots.MetricSnapshot> batch = new ArrayList<>();
         int points = 0;
         int format = om ? 1 : 0;
+        byte[] planBuffer = null;
         for (PrometheusMeterRegistry r : byFamily.values()) {
             Plans p = planned ? plans.get(r) : null;
             if (p != null && p.lock.tryLock()) {
@@ -294,7 +295,10 @@ public final class PrometheusExporter implements MetricSink {
                         batch.clear();
                         points = 0;
                     }
-                    planned(r, p, format, writer, unflushed);
+                    if (planBuffer == null) {
+                        planBuffer = new byte[8192];
+                    }
+                    planned(r, p, format, writer, unflushed, planBuffer);
                 } finally {
                     p.lock.unlock();
                 }
@@ -325,11 +329,11 @@ public final class PrometheusExporter implements MetricSink {
      * so the bytes go straight to {@code out}.
      */
     private static void planned(PrometheusMeterRegistry r, Plans p, int format, ExpositionFormatWriter writer,
-                                java.io.OutputStream out) throws java.io.IOException {
+                                java.io.OutputStream out, byte[] buffer) throws java.io.IOException {
         int version = p.version;
         ExpositionPlan plan = p.madeAt[format] == version ? p.byFormat[format] : null;
         if (plan != null) {
-            plan.write(out);
+            plan.write(out, buffer);
             return;
         }
         List<Meter> meters = r.getMeters();
