@@ -2,6 +2,7 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.daemon.engine.EngineDiscovery;
 import java.io.PrintWriter;
@@ -95,9 +96,7 @@ public final class DetectCommand extends PrintingCommand {
         for (int i = 0; i < found.size(); i++) {
             EngineDiscovery.Found f = found.get(i);
             String models = f.models().isEmpty() ? "-" : String.join(", ", f.models());
-            if (models.length() > 48) {
-                models = models.substring(0, 45) + "...";
-            }
+            models = Columns.fit(models, 48, "...");
             rows.add(new String[] {String.valueOf(f.port()), f.engine() ? f.kind() : "-", f.engine() ? f.api() : "-",
                     f.engine() ? names.get(i) : "-", f.engine() ? models : "-",
                     f.status() + (f.version() == null ? "" : ", version " + f.version())});
@@ -105,13 +104,15 @@ public final class DetectCommand extends PrintingCommand {
         int[] w = new int[6];
         for (String[] r : rows) {
             for (int c = 0; c < 5; c++) {
-                w[c] = Math.max(w[c], r[c].length());
+                w[c] = Math.max(w[c], Columns.width(r[c]));
             }
         }
         StringBuilder sb = new StringBuilder();
         for (String[] r : rows) {
-            sb.append(String.format(Locale.ROOT, "%-" + w[0] + "s  %-" + w[1] + "s  %-" + w[2] + "s  %-" + w[3] + "s  %-" + w[4]
-                    + "s  %s%n", (Object[]) r));
+            for (int c = 0; c < 5; c++) {
+                sb.append(Columns.padRight(r[c], w[c])).append("  ");
+            }
+            sb.append(r[5]).append('\n');
         }
         return sb.toString();
     }

@@ -1,6 +1,7 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeRequest;
@@ -115,11 +116,11 @@ public final class ProbeCommand extends PrintingCommand {
 
     static String table(Map<String, Object> m) {
         StringBuilder sb = new StringBuilder();
-        int w = m.keySet().stream().mapToInt(String::length).max().orElse(10);
+        int w = m.keySet().stream().mapToInt(Columns::width).max().orElse(10);
         for (Map.Entry<String, Object> e : m.entrySet()) {
             Object v = e.getValue();
             String text = v == null ? "-" : v instanceof Double d ? String.format(Locale.ROOT, "%.4f", d) : v.toString();
-            sb.append(String.format(Locale.ROOT, "%-" + w + "s  %s%n", e.getKey(), text));
+            sb.append(Columns.padRight(e.getKey(), w)).append("  ").append(text).append('\n');
         }
         return sb.toString();
     }

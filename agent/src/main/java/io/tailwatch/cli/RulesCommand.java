@@ -1,5 +1,6 @@
 package io.tailwatch.cli;
 
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.core.rules.Rules;
@@ -30,16 +31,17 @@ public final class RulesCommand extends PrintingCommand {
             case "prometheus" -> out.print(RuleExport.prometheus(config));
             case "grafana" -> out.print(RuleExport.grafana(config));
             case "table" -> {
-                out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", "RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION");
+                out.print(row("RULE", "SEVERITY", "ENABLED", "THRESHOLD", "FOR", "EXPRESSION"));
                 for (RuleExport.Effective e : RuleExport.effective(config.rules(), RuleExport.interactiveScenarios(config))) {
                     RuleDef d = e.def();
-                    out.printf("%-28s %-9s %-8s %-12s %-6s %s%n", d.name(), d.severity().label(), "yes",
+                    out.print(row(d.name(), d.severity().label(), "yes",
                             e.threshold() == null ? "-" : d.thresholdKind().format(e.threshold()),
-                            io.tailwatch.core.units.Units.format(e.forDuration()), e.expr().promql());
+                            io.tailwatch.core.units.Units.format(e.forDuration()), e.expr().promql()));
                 }
                 for (RuleDef d : Rules.ALL) {
                     if (!config.rules().of(d.name()).enabled()) {
-                        out.printf("%-28s %-9s %-8s%n", d.name(), d.severity().label(), "no");
+                        out.print((Columns.padRight(d.name(), 28) + " " + Columns.padRight(d.severity().label(), 9) + " " + Columns.padRight("no", 8))
+                                + "\n");
                     }
                 }
             }
@@ -49,5 +51,11 @@ public final class RulesCommand extends PrintingCommand {
             }
         }
         return TailwatchCommand.EXIT_OK;
+    }
+
+    /** One line of the table: columns of 28, 9, 8, 12 and 6 terminal columns, then the expression. */
+    private static String row(String rule, String severity, String enabled, String threshold, String forDuration, String expr) {
+        return Columns.padRight(rule, 28) + " " + Columns.padRight(severity, 9) + " " + Columns.padRight(enabled, 8) + " "
+                + Columns.padRight(threshold, 12) + " " + Columns.padRight(forDuration, 6) + " " + expr + "\n";
     }
 }

@@ -37,6 +37,29 @@ class DetectCommandTest {
     }
 
     @Test
+    void table_columns_line_up_by_display_width_and_long_model_lists_are_cut_whole() {
+        java.net.URI u = java.net.URI.create("http://127.0.0.1:1");
+        List<io.tailwatch.daemon.engine.EngineDiscovery.Found> found = List.of(
+                new io.tailwatch.daemon.engine.EngineDiscovery.Found(11434, u, io.tailwatch.core.probe.EngineFlavor.OLLAMA,
+                        "answers", null, List.of("通义千问:7b", "🦙llama3")),
+                new io.tailwatch.daemon.engine.EngineDiscovery.Found(8080, u, io.tailwatch.core.probe.EngineFlavor.OPENAI,
+                        "answers", null, List.of("qwe\u0301n")),
+                new io.tailwatch.daemon.engine.EngineDiscovery.Found(8081, u, io.tailwatch.core.probe.EngineFlavor.OPENAI,
+                        "answers", null, List.of("模型".repeat(30))));
+        String[] lines = DetectCommand.table(found, List.of("ollama", "openai", "openai-2")).split("\n");
+        assertThat(lines).hasSize(4);
+        int at = io.tailwatch.core.config.Columns.width(lines[0].substring(0, lines[0].indexOf("FOUND BY")));
+        for (String l : lines) {
+            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.lastIndexOf("answers") < 0
+                    ? l.indexOf("FOUND BY") : l.lastIndexOf("answers")))).as(l).isEqualTo(at);
+        }
+        // 60 ideographs (120 columns) cut to at most 48 columns with "...", no half character.
+        String models = lines[3].substring(lines[3].indexOf("模"), lines[3].indexOf("...") + 3);
+        assertThat(io.tailwatch.core.config.Columns.width(models)).isBetween(47, 48);
+        assertThat(models).endsWith("模型...").doesNotContain("\uFFFD");
+    }
+
+    @Test
     void identifies_each_engine_by_its_api_and_prints_a_block_the_config_accepts() throws Exception {
         EngineSimulator ollama = sim("ollama", "ollama", "qwen3:8b");
         EngineSimulator mlx = sim("openai", "mlx_lm", "mlx-community/Qwen3-8B-4bit");

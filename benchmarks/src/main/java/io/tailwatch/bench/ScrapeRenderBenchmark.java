@@ -45,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ScrapeRenderBenchmark {
     static final String[] SCENARIOS = {"interactive", "batch"};
 
-    @Param({"1", "25"})
+    @Param({"1", "20", "25"})
     public int engines;
 
     @Param({"text/plain", "application/openmetrics-text"})
@@ -129,21 +129,28 @@ public class ScrapeRenderBenchmark {
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
     public static class Cpu {
-        private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+        private static final com.sun.management.ThreadMXBean THREADS =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         private long start;
+        private long allocatedAtStart;
         public long renders;
         public long cpuNanos;
+        /** Bytes the rendering thread allocated: {@code allocatedBytes / renders} is the garbage of one rendering. */
+        public long allocatedBytes;
 
         @Setup(Level.Iteration)
         public void begin() {
             renders = 0;
             cpuNanos = 0;
+            allocatedBytes = 0;
             start = THREADS.getCurrentThreadCpuTime();
+            allocatedAtStart = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
         }
 
         @TearDown(Level.Iteration)
         public void end() {
             cpuNanos = THREADS.getCurrentThreadCpuTime() - start;
+            allocatedBytes = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId()) - allocatedAtStart;
         }
     }
 

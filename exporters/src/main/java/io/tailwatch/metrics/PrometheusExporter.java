@@ -52,6 +52,26 @@ public final class PrometheusExporter implements MetricSink {
     private final ExpositionFormats formats = ExpositionFormats.init();
     private final byte[] targetInfoText;
     private final byte[] targetInfoOpenMetrics;
+    /** The plans of each metric's registry (not of the process_* one), by registry. */
+    private final Map<PrometheusMeterRegistry, Plans> plans = new ConcurrentHashMap<>();
+
+    /**
+     * A registry's {@link ExpositionPlan}s, one per format, valid for the meter set they were made from:
+     * {@link #changed()} (a meter added or removed) drops them. A scrape that finds the lock taken (another
+     * scrape writing with them) renders through Micrometer instead, so no scrape waits for another.
+     */
+    private static final class Plans {
+        final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        volatile int version;
+        final ExpositionPlan[] byFormat = new ExpositionPlan[2];
+        final int[] madeAt = {-1, -1};
+        /** Plans that did not reproduce Micrometer's bytes at the current version (a value changed meanwhile, or a shape it cannot follow). */
+        final int[] misses = new int[2];
+
+        void changed() {
+            version++;
+        }
+    }
 
     public PrometheusExporter(Map<String, String> resourceAttributes) {
         this(resourceAttributes, true);
@@ -81,10 +101,13 @@ public final class PrometheusExporter implements MetricSink {
     private synchronized <M extends Meter> M registerIn(MetricDef def, java.util.function.Function<PrometheusMeterRegistry, M> register) {
         PrometheusMeterRegistry r = byMetric.get(def.name());
         if (r != null) {
-            return register.apply(r);
+            M meter = register.apply(r);
+            plans.get(r).changed();
+            return meter;
         }
         r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         M meter = register.apply(r);
+        plans.put(r, new Plans());
         byFamily.put(firstFamily(r), r);
         byMetric.put(def.name(), r);
         return meter;
@@ -125,6 +148,7 @@ public final class PrometheusExporter implements MetricSink {
         for (Map.Entry<Point.SeriesKey, Series> e : series.entrySet()) {
             if (!seen.contains(e.getKey())) {
                 e.getValue().registry.remove(e.getValue().meter);
+                plans.get(e.getValue().registry).changed();
                 gone.add(e.getKey());
             }
         }
@@ -172,7 +196,9 @@ public final class PrometheusExporter implements MetricSink {
             m = summaries.remove(key);
         }
         if (m != null) {
-            byMetric.get(histogram.name()).remove(m);
+            PrometheusMeterRegistry r = byMetric.get(histogram.name());
+            r.remove(m);
+            plans.get(r).changed();
         }
     }
 
@@ -234,6 +260,15 @@ public final class PrometheusExporter implements MetricSink {
      * (docs/performance.md, "Scrape scaling"). OpenMetrics gets one {@code # EOF}, at the end.
      */
     public void scrape(String accept, java.io.OutputStream out) throws java.io.IOException {
+        scrape(accept, out, true);
+    }
+
+    /**
+     * {@code planned}: registries whose meters have not changed since their last rendering are written
+     * from their {@link ExpositionPlan} (the same bytes without Micrometer's per-sample objects); false
+     * renders everything through Micrometer (tests compare the two).
+     */
+    void scrape(String accept, java.io.OutputStream out, boolean planned) throws java.io.IOException {
         boolean om = wantsOpenMetrics(accept);
         String type = om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE;
         ExpositionFormatWriter writer = formats.findWriter(type);
@@ -249,7 +284,26 @@ public final class PrometheusExporter implements MetricSink {
         // for everything would hold the whole exposition at once.
         List<io.prometheus.metrics.model.snapshots.MetricSnapshot> batch = new ArrayList<>();
         int points = 0;
+        int format = om ? 1 : 0;
+        byte[] planBuffer = null;
         for (PrometheusMeterRegistry r : byFamily.values()) {
+            Plans p = planned ? plans.get(r) : null;
+            if (p != null && p.lock.tryLock()) {
+                try {
+                    if (!batch.isEmpty()) {
+                        write(writer, target, body, batch);
+                        batch.clear();
+                        points = 0;
+                    }
+                    if (planBuffer == null) {
+                        planBuffer = new byte[8192];
+                    }
+                    planned(r, p, format, writer, unflushed, planBuffer);
+                } finally {
+                    p.lock.unlock();
+                }
+                continue;
+            }
             for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : r.getPrometheusRegistry().scrape()) {
                 batch.add(om ? withUnit(m) : m);
                 points += m.getDataPoints().size();
@@ -311,6 +365,91 @@ public final class PrometheusExporter implements MetricSink {
         }
         return m;
     }
+
+    /**
+     * Writes registry {@code r} from its plan for {@code format}, making the plan first (from Micrometer's
+     * rendering of {@code r}, which this scrape then writes) when there is none for the registry's current
+     * meters. Called with {@code p}'s lock held; nothing is held back in the EOF filter between calls,
+     * so the bytes go straight to {@code out}.
+     */
+    private static void planned(PrometheusMeterRegistry r, Plans p, int format, ExpositionFormatWriter writer,
+                                java.io.OutputStream out, byte[] buffer) throws java.io.IOException {
+        int version = p.version;
+        ExpositionPlan plan = p.madeAt[format] == version ? p.byFormat[format] : null;
+        if (plan != null) {
+            plan.write(out, buffer);
+            return;
+        }
+        List<Meter> meters = r.getMeters();
+        Rendered rendered = new Rendered();
+        EofHold noEof = new EofHold(rendered);
+        io.prometheus.metrics.model.snapshots.MetricSnapshots snapshots = r.getPrometheusRegistry().scrape();
+        if (format == 1) {
+            // OpenMetrics: the catalog's units (# UNIT lines), as on the unplanned path
+            List<io.prometheus.metrics.model.snapshots.MetricSnapshot> withUnits = new ArrayList<>();
+            for (io.prometheus.metrics.model.snapshots.MetricSnapshot m : snapshots) {
+                withUnits.add(withUnit(m));
+            }
+            snapshots = new io.prometheus.metrics.model.snapshots.MetricSnapshots(withUnits);
+        }
+        writer.write(noEof, snapshots);
+        noEof.endCall();
+        for (int at = 0; at < rendered.size(); at += 8192) {
+            out.write(rendered.bytes(), at, Math.min(8192, rendered.size() - at));
+        }
+        if (p.version != version || p.misses[format] >= MAX_PLAN_MISSES && p.madeAt[format] == -version - 2) {
+            return;
+        }
+        plan = ExpositionPlan.of(rendered.bytes(), rendered.size(), meters);
+        if (plan == null) {
+            // Not kept: try again on a later scrape, a few times per meter set.
+            int misses = p.madeAt[format] == -version - 2 ? p.misses[format] + 1 : 1;
+            p.misses[format] = misses;
+            p.madeAt[format] = -version - 2;
+            p.byFormat[format] = null;
+            return;
+        }
+        p.byFormat[format] = plan;
+        p.madeAt[format] = version;
+    }
+
+    /** A byte buffer whose bytes are read in place (no copy of a registry's rendering). */
+    private static final class Rendered extends java.io.ByteArrayOutputStream {
+        Rendered() {
+            super(8192);
+        }
+
+        byte[] bytes() {
+            return buf;
+        }
+    }
+
+    /** Registries written from a plan kept for their current meters, in the given format (tests). */
+    int plansInUse(String accept) {
+        int format = wantsOpenMetrics(accept) ? 1 : 0;
+        return (int) plans.values().stream().filter(p -> p.madeAt[format] == p.version && p.byFormat[format] != null).count();
+    }
+
+    /** The first family of each registry not written from a plan in the given format (tests). */
+    List<String> unplanned(String accept) {
+        int format = wantsOpenMetrics(accept) ? 1 : 0;
+        List<String> names = new ArrayList<>();
+        byFamily.forEach((name, r) -> {
+            Plans p = plans.get(r);
+            if (p != null && !(p.madeAt[format] == p.version && p.byFormat[format] != null)) {
+                names.add(name);
+            }
+        });
+        return names;
+    }
+
+    /** Metric registries that can have plans (tests). */
+    int plannable() {
+        return plans.size();
+    }
+
+    /** Plans made for one meter set that did not match before its registry is left to Micrometer until its meters change. */
+    private static final int MAX_PLAN_MISSES = 3;
 
     /** Data points written by one call of the exposition writer (see {@link #scrape(String, java.io.OutputStream)}). */
     static final int BATCH_POINTS = 256;

@@ -46,6 +46,55 @@ class StreamedExpositionTest {
         assertThat(prom.scrape(null)).isEqualTo(golden("live-shaped-1-engine.prom"));
     }
 
+    /**
+     * After the first scrape every metric's registry is written from its plan (constant bytes and value
+     * slots), and what it writes is Micrometer's rendering of the same registries byte for byte, in both
+     * formats, while values change (gauges republished, histograms recorded into) and series come and go
+     * (a new histogram series, a gauge series gone): a changed registry is rendered by Micrometer once,
+     * then planned again.
+     */
+    @Test
+    void plannedScrapesAreMicrometersRenderingByteForByteAsValuesAndSeriesChange() throws Exception {
+        MetricHub hub = new MetricHub();
+        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h"), false);
+        hub.addSink(prom);
+        LiveShapedHub.fill(hub, 2);
+        Map<String, String> probe = new java.util.HashMap<>(Map.of(AttrKeys.ENGINE, "engine-09", "tailwatch.scenario", "x",
+                "gen_ai.operation.name", "chat", "gen_ai.provider.name", "ollama", "gen_ai.request.model", "m \"q\"",
+                "server.address", "127.0.0.1", "server.port", "1"));
+        String[] formats = {"text/plain", "application/openmetrics-text; version=1.0.0"};
+        for (int round = 0; round < 8; round++) {
+            for (String accept : formats) {
+                ByteArrayOutputStream planned = new ByteArrayOutputStream();
+                prom.scrape(accept, planned);
+                ByteArrayOutputStream micrometer = new ByteArrayOutputStream();
+                prom.scrape(accept, micrometer, false);
+                assertThat(planned.toString(StandardCharsets.UTF_8)).as("round %d, %s", round, accept)
+                        .isEqualTo(micrometer.toString(StandardCharsets.UTF_8));
+                if (round > 0 && round % 2 == 1) {
+                    // A round without a change in series follows one with a change: all registries planned.
+                    assertThat(prom.plansInUse(accept)).as("round %d, %s: %s", round, accept, prom.unplanned(accept)).isEqualTo(prom.plannable())
+                            .isGreaterThan(10);
+                }
+            }
+            if (round % 2 == 1) {
+                // Values change, series stay.
+                hub.record(ProbeMetrics.OPERATION_DURATION, probe, 0.1 * round + 1e-7);
+                hub.record(ProbeMetrics.OPERATION_DURATION, probe, 1e9);
+                List<Point> points = new ArrayList<>();
+                points.add(Point.of(EngineMetrics.UP, round % 3, AttrKeys.ENGINE, "engine-00"));
+                points.add(Point.of(EngineMetrics.MODEL_CONTEXT, round == 5 ? Double.NaN : 1.0 / 3 * round, AttrKeys.ENGINE,
+                        "engine-00", AttrKeys.MODEL, "m"));
+                hub.publish("changes", points);
+            } else {
+                // A new histogram series (another engine), a gauge series that goes away.
+                probe.put(AttrKeys.ENGINE, "engine-1" + round);
+                hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, probe, 0.25);
+                hub.publish("changes", List.of(Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "engine-2" + round)));
+            }
+        }
+    }
+
     @Test
     void openMetricsEndsWithOneEofLine() throws Exception {
         PrometheusExporter prom = liveShaped(3);

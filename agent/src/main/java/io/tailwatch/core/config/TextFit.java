@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Fits command-line text to a terminal width without dropping anything: pieces that do not fit move
  * onto indented continuation lines; a piece wider than a whole line breaks at its spaces, or, if it has
- * none, after its last slash that fits (a path), or else at the width.
+ * none, after its last slash that fits (a path), or else at the width. Widths are terminal columns
+ * ({@link Columns}): a wide character counts two and is never split.
  */
 public final class TextFit {
     private TextFit() {
@@ -19,7 +20,7 @@ public final class TextFit {
     public static String pieces(String first, List<String> pieces, String indent, int width) {
         StringBuilder out = new StringBuilder();
         StringBuilder line = new StringBuilder();
-        for (String chunk : breakLong(first, width, width - indent.length())) {
+        for (String chunk : breakLong(first, width, width - Columns.width(indent))) {
             if (line.length() > 0) {
                 out.append(line).append('\n');
                 line.setLength(0);
@@ -63,7 +64,7 @@ public final class TextFit {
         for (String item : items) {
             boolean fresh = line.toString().isBlank();
             String sep = fresh || line.charAt(line.length() - 1) == ' ' && gap.equals(" ") ? "" : gap;
-            if (line.length() + sep.length() + item.length() <= width) {
+            if (Columns.width(line) + Columns.width(sep) + Columns.width(item) <= width) {
                 line.append(sep).append(item);
                 continue;
             }
@@ -72,7 +73,7 @@ public final class TextFit {
                 line.setLength(0);
                 line.append(indent);
             }
-            List<String> chunks = breakLong(item, width - indent.length(), width - indent.length());
+            List<String> chunks = breakLong(item, width - Columns.width(indent), width - Columns.width(indent));
             for (int i = 0; i < chunks.size(); i++) {
                 if (i > 0) {
                     out.append(line).append('\n');
@@ -86,7 +87,7 @@ public final class TextFit {
 
     /** A line already laid out in columns, kept as is when it fits, else wrapped at its spaces. */
     public static String line(String text, String indent, int width) {
-        if (text.length() <= width) {
+        if (Columns.width(text) <= width) {
             return text + "\n";
         }
         int lead = 0;
@@ -101,16 +102,18 @@ public final class TextFit {
         List<String> parts = new ArrayList<>();
         int w = Math.max(1, first);
         String left = s;
-        while (left.length() > w) {
-            int cut = left.lastIndexOf(' ', w);
-            int slash = left.lastIndexOf('/', w - 1);
+        while (Columns.width(left) > w) {
+            // end: where the start that fits ends (a char index); at least one whole character.
+            int end = Math.max(Columns.cutIndex(left, w), Columns.cutIndex(left, Columns.width(left.codePointAt(0))));
+            int cut = left.lastIndexOf(' ', end);
+            int slash = left.lastIndexOf('/', end - 1);
             if (cut <= 0 && slash > 0) {
                 // A path or a hub name: break after one of its slashes rather than inside a word.
                 parts.add(left.substring(0, slash + 1));
                 left = left.substring(slash + 1);
             } else if (cut <= 0) {
-                parts.add(left.substring(0, w));
-                left = left.substring(w);
+                parts.add(left.substring(0, end));
+                left = left.substring(end);
             } else {
                 parts.add(left.substring(0, cut));
                 left = left.substring(cut + 1);

@@ -23,13 +23,16 @@ public final class SafeText {
                 || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069');
     }
 
-    /** Escapes every unsafe character (line feeds too) and cuts the text at {@code max} characters. */
+    /** Escapes every unsafe character (line feeds too) and cuts the text at {@code max} characters (whole code points). */
     public static String escape(String s, int max) {
         if (s == null) {
             return "null";
         }
         StringBuilder b = null;
         int n = Math.min(s.length(), max);
+        if (n > 0 && n < s.length() && Character.isHighSurrogate(s.charAt(n - 1))) {
+            n--; // never half a character: a surrogate pair is cut before, not between
+        }
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (unsafe(c)) {
@@ -42,7 +45,7 @@ public final class SafeText {
             }
         }
         String r = b == null ? s.substring(0, n) : b.toString();
-        return s.length() > max ? r + "...(" + (s.length() - max) + " more chars)" : r;
+        return s.length() > n ? r + "...(" + (s.length() - n) + " more chars)" : r;
     }
 
     /** The whole text with every unsafe character but the line feed escaped: for text shown on a terminal. */

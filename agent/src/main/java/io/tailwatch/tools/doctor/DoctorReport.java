@@ -2,6 +2,7 @@ package io.tailwatch.tools.doctor;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.config.TextFit;
 import io.tailwatch.core.host.SamplerResult;
 import io.tailwatch.core.json.Json;
@@ -63,7 +64,7 @@ public final class DoctorReport {
                 .format(at.atZone(ZoneId.systemDefault())), "  ", WIDTH));
         b.append('\n');
         for (Check c : checks) {
-            b.append(TextFit.pieces(String.format(Locale.ROOT, "%-16s", c.verdict().label()), List.of(c.signal()), INDENT, WIDTH));
+            b.append(TextFit.pieces(Columns.padRight(c.verdict().label(), 16), List.of(c.signal()), INDENT, WIDTH));
             List<String> detail = new ArrayList<>();
             detail.add("native " + c.nativeValue());
             if (c.tool().equals("-")) {

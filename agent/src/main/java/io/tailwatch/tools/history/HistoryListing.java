@@ -2,6 +2,7 @@ package io.tailwatch.tools.history;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.json.Json;
 import java.io.IOException;
 import java.util.List;
@@ -9,8 +10,8 @@ import java.util.Locale;
 
 /** How tailwatch history shows stored runs: a table for people, JSON (with each run's summary) for tools. */
 public final class HistoryListing {
-    private static final String HEADER = "%-6s %-8s %-20s %-16s %-14s %-28s %12s  %s%n";
-    private static final String ROW = "%-6d %-8s %-20s %-16s %-14s %-28s %12s  %s%n";
+    /** Column widths in terminal columns (a wide character counts two): id, kind, start, host, engine, model, headline. */
+    private static final int[] WIDTHS = {6, 8, 20, 16, 14, 28, 12};
 
     private HistoryListing() {
     }
@@ -18,16 +19,24 @@ public final class HistoryListing {
     /** A header line and one line per run: id, kind, start (UTC, to the second), host, engine, model, headline, outcome. */
     public static String table(List<RunRecord> rows) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, HEADER, "id", "kind", "started (UTC)", "host", "engine", "model", "headline",
-                "outcome"));
+        row(sb, "id", "kind", "started (UTC)", "host", "engine", "model", "headline", "outcome");
         for (RunRecord r : rows) {
             String headline = r.headline() == null ? "n/a"
                     : String.format(Locale.ROOT, "%.2f %s", r.headline(), r.unit() == null ? "" : r.unit());
-            sb.append(String.format(Locale.ROOT, ROW, r.id(), r.kind(),
+            row(sb, String.valueOf(r.id()), r.kind(),
                     r.startedAt().toString().replace('T', ' ').replaceFirst("\\.\\d+Z$", "Z"), r.host(), r.engine(),
-                    r.model(), headline, r.outcome() == null ? "" : r.outcome()));
+                    r.model(), headline, r.outcome() == null ? "" : r.outcome());
         }
         return sb.toString();
+    }
+
+    /** One line: the cells padded to {@link #WIDTHS} (the headline right-aligned), the outcome last. */
+    private static void row(StringBuilder sb, String... cells) {
+        for (int i = 0; i < WIDTHS.length; i++) {
+            String c = String.valueOf(cells[i]);
+            sb.append(i == 6 ? Columns.padLeft(c, WIDTHS[i]) : Columns.padRight(c, WIDTHS[i])).append(i == 6 ? "  " : " ");
+        }
+        sb.append(cells[7]).append('\n');
     }
 
     /** A JSON array of the runs; a stored summary that is not JSON is kept as a string. */

@@ -1,6 +1,7 @@
 package io.tailwatch.tools.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.config.TextFit;
 import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.core.rules.Signals;
@@ -37,9 +38,10 @@ public final class StatusScreen {
                     labels.add(e.getKey() + "=" + e.getValue().asText());
                 }
             });
-            b.append(TextFit.line(String.format(Locale.ROOT, "  %-8s %-8s %-24s value %-12s since %s",
-                    a.path("state").asText().toUpperCase(Locale.ROOT), a.path("severity").asText(), a.path("name").asText(),
-                    a.path("value_text").asText(""), ago(a.path("since").asText(), now)), INDENT, WIDTH));
+            b.append(TextFit.line("  " + Columns.padRight(a.path("state").asText().toUpperCase(Locale.ROOT), 8) + " "
+                    + Columns.padRight(a.path("severity").asText(), 8) + " " + Columns.padRight(a.path("name").asText(), 24)
+                    + " value " + Columns.padRight(a.path("value_text").asText(""), 12) + " since "
+                    + ago(a.path("since").asText(), now), INDENT, WIDTH));
             if (!labels.isEmpty()) {
                 // One piece per label: a line breaks between labels, a label wider than a line after a / in it.
                 b.append(TextFit.pieces(INDENT, labels, INDENT, WIDTH));
@@ -94,24 +96,24 @@ public final class StatusScreen {
                     detail.add("queue " + q);
                 }
             }
-            b.append(TextFit.pieces(String.format(Locale.ROOT, "  %-16s %-8s %-22s", e.engine(), engineState(e), memory).stripTrailing(), detail, "      ", WIDTH));
+            b.append(TextFit.pieces(("  " + Columns.padRight(e.engine(), 16) + " " + Columns.padRight(engineState(e), 8) + " "
+                    + memory).stripTrailing(), detail, "      ", WIDTH));
         }
         b.append(discovery(status.path("discovery"), now));
         List<Signals.Window> windows = new ArrayList<>(s.windows());
         windows.sort(Comparator.comparingDouble(StatusScreen::badness).reversed());
         b.append('\n').append("WINDOWS").append(windows.isEmpty() ? "  no probe windows yet\n" : "\n");
         if (!windows.isEmpty()) {
-            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", "engine/model/scenario",
-                    "e2e p50/p95/p99", "ttft p95", "errors", "samples", "baseline p95"));
+            b.append(windowRow("engine/model/scenario", "e2e p50/p95/p99", "ttft p95", "errors", "samples", "baseline p95"));
         }
         for (Signals.Window w : windows) {
             String where = Diagnosis.where(w);
-            if (where.length() > 32) {
+            if (Columns.width(where) > 32) {
                 // The full engine/model/scenario on its own line(s), the figures under it in their columns.
                 b.append(whereLines(w));
                 where = "";
             }
-            b.append(String.format(Locale.ROOT, "  %-32s %-24s %-9s %-7s %-7s %s%n", where,
+            b.append(windowRow(where,
                     Diagnosis.secs(w.e2eP50()) + "/" + Diagnosis.secs(w.e2eP95()) + "/" + Diagnosis.secs(w.e2eP99()),
                     Diagnosis.secs(w.ttftP95()),
                     w.errorRatio() == null ? "?" : String.format(Locale.ROOT, "%.1f%%", 100 * w.errorRatio()),
@@ -119,6 +121,12 @@ public final class StatusScreen {
         }
         b.append(lanes(s.lanes()));
         return b.toString();
+    }
+
+    /** One line of the windows table: columns of 32, 24, 9, 7 and 7 terminal columns, then the last. */
+    private static String windowRow(String where, String e2e, String ttft, String errors, String samples, String baseline) {
+        return "  " + Columns.padRight(where, 32) + " " + Columns.padRight(e2e, 24) + " " + Columns.padRight(ttft, 9) + " "
+                + Columns.padRight(errors, 7) + " " + Columns.padRight(samples, 7) + " " + baseline + "\n";
     }
 
     /**
@@ -285,7 +293,7 @@ public final class StatusScreen {
         StringBuilder line = new StringBuilder("  ");
         String[] parts = {w.engine() + "/", io.tailwatch.core.probe.ModelNames.display(w.model()) + "/", w.scenario()};
         for (String part : parts) {
-            if (line.length() + part.length() > WIDTH && !line.toString().isBlank()) {
+            if (Columns.width(line) + Columns.width(part) > WIDTH && !line.toString().isBlank()) {
                 out.append(TextFit.pieces(line.toString(), List.of(), "    ", WIDTH));
                 line.setLength(0);
                 line.append("    ");

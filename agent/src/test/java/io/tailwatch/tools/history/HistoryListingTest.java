@@ -25,6 +25,25 @@ class HistoryListingTest {
     }
 
     @Test
+    void columns_line_up_by_display_width_with_wide_model_names() {
+        List<String> models = List.of("通义千问-72B", "🦙🦙 llama3", "qwe\u0301n-7b", "qwen-7b");
+        List<RunRecord> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < models.size(); i++) {
+            runs.add(new RunRecord(i + 1, "bench", T0, null, "主机", "mlx", models.get(i), 41.5, "tok/s", "stable", "{}"));
+        }
+        String[] lines = HistoryListing.table(runs).split("\n");
+        assertThat(lines).hasSize(5);
+        for (int i = 1; i < lines.length; i++) {
+            String l = lines[i];
+            // id 6, kind 8, start 20, host 16, engine 14, model 28 (one space after each), then the headline in 12.
+            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.indexOf(" 41.50 tok/s") + 12)))
+                    .as(l).isEqualTo(7 + 9 + 21 + 17 + 15 + 29 + 12);
+            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.indexOf("mlx")))).as(l)
+                    .isEqualTo(7 + 9 + 21 + 17);
+        }
+    }
+
+    @Test
     void json_keeps_a_summary_that_is_not_json_as_text() throws Exception {
         JsonNode arr = Json.MAPPER.readTree(HistoryListing.json(List.of(
                 new RunRecord(1, "bench", T0, T0.plusSeconds(5), "h", "e", "m", 41.5, "tok/s", "stable", "{\"a\":1}"),

@@ -38,6 +38,35 @@ class StatusScreenTest {
     }
 
     @Test
+    void columnsLineUpByDisplayWidthWithWideModelNames() throws Exception {
+        JsonNode status = Json.MAPPER.readTree("{\"version\":\"0.1.0\",\"time\":\"2026-01-01T00:00:00Z\"}");
+        JsonNode alerts = Json.MAPPER.readTree("{\"alerts\":[]}");
+        // CJK, an emoji (two chars, two columns), a combining accent (two chars, one column), plain ASCII.
+        List<String> models = List.of("通义千问", "🦙llama", "qwe\u0301n", "qwen");
+        List<Signals.Window> windows = new java.util.ArrayList<>();
+        List<Signals.Engine> engines = new java.util.ArrayList<>();
+        for (String m : models) {
+            windows.add(new Signals.Window("mlx", m, "chat", 1.0, 1.1, 1.2, 0.1, 0.2, 0.3, 0.0, 30.0, 1.0, 30.0, true));
+        }
+        engines.add(new Signals.Engine("引擎", 1.0, 0.0, 12 * GIB, null, List.of(), null));
+        engines.add(new Signals.Engine("mlx", 1.0, 0.0, 12 * GIB, null, List.of(), null));
+        String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts,
+                new Signals(Signals.EMPTY.host(), engines, windows));
+        List<String> rows = out.lines().filter(l -> l.contains("/chat")).toList();
+        assertThat(rows).hasSize(4);
+        // The e2e column starts at column 35 (2 + 32 + 1) on every row, counted in terminal columns.
+        for (String r : rows) {
+            assertThat(io.tailwatch.core.config.Columns.width(r.substring(0, r.indexOf("1.00 s/"))))
+                    .as(r).isEqualTo(35);
+        }
+        List<String> engineRows = out.lines().filter(l -> l.contains(" up ") || l.endsWith(" up")).toList();
+        assertThat(engineRows).hasSize(2);
+        for (String r : engineRows) {
+            assertThat(io.tailwatch.core.config.Columns.width(r.substring(0, r.indexOf("up")))).as(r).isEqualTo(19);
+        }
+    }
+
+    @Test
     void timesReadAsPeopleReadThem() {
         assertThat(StatusScreen.ago("2026-01-01T00:00:00Z", "2026-01-01T00:03:10Z")).isEqualTo("3m ago");
         assertThat(StatusScreen.ago("2026-01-01T00:00:00Z", "2026-01-01T02:05:00Z")).isEqualTo("2h 5m ago");
