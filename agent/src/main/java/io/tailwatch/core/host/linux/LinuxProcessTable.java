@@ -17,7 +17,7 @@ import java.util.Set;
  * Processes from procfs. Listening sockets come from net/tcp and net/tcp6 (state 0A = LISTEN, the
  * socket inode in column 10), matched to processes through the {@code socket:[inode]} links under
  * /proc/PID/fd. Processes of other users whose fds cannot be read are skipped; memory is VmRSS
- * from /proc/PID/status.
+ * from /proc/PID/status and Pss from /proc/PID/smaps_rollup.
  */
 public final class LinuxProcessTable implements ProcessTable {
     private static final String LISTEN = "0A";
@@ -168,26 +168,67 @@ public final class LinuxProcessTable implements ProcessTable {
     }
 
     @Override
+    public boolean hasProportionalSets() {
+        return true;
+    }
+
+    /**
+     * VmRSS from /proc/PID/status and, where the kernel has it (4.14+) and this user may read it (the
+     * process's owner or root), the Pss line of /proc/PID/smaps_rollup; an unreadable smaps_rollup
+     * leaves {@code pss} null and the caller falls back to RSS.
+     */
+    @Override
     public ProcessMemory memory(int pid) throws IOException {
-        Path status = procfs.resolve(Integer.toString(pid)).resolve("status");
+        Path dir = procfs.resolve(Integer.toString(pid));
+        Path status = dir.resolve("status");
         String text;
         try {
             text = ProcFiles.read(status);
         } catch (NoSuchFileException e) {
             return null;
         }
+        Long rss = kbLine(status, text, "VmRSS:");
+        if (rss == null) {
+            // Kernel threads and zombies have no VmRSS.
+            return null;
+        }
+        return new ProcessMemory(rss, null, pss(dir.resolve("smaps_rollup")));
+    }
+
+    /** The Pss of a smaps_rollup file in bytes, or null when it cannot be read or has no Pss line. */
+    static Long pss(Path rollup) throws IOException {
+        byte[] bytes;
+        try (java.io.InputStream in = Files.newInputStream(rollup)) {
+            bytes = in.readNBytes(MAX_ROLLUP_BYTES + 1);
+        } catch (IOException e) {
+            // Gone, another user's (EACCES), a kernel before 4.14: unreadable, so RSS stands in.
+            return null;
+        }
+        if (bytes.length > MAX_ROLLUP_BYTES) {
+            throw new IOException(rollup + ": larger than " + MAX_ROLLUP_BYTES + " bytes");
+        }
+        return kbLine(rollup, new String(bytes, java.nio.charset.StandardCharsets.UTF_8), "Pss:");
+    }
+
+    /** smaps_rollup is about 20 short lines: anything far larger is not one. */
+    static final int MAX_ROLLUP_BYTES = 16 * 1024;
+
+    /** The value of a "Key:  123 kB" line in bytes, or null when there is no such line. */
+    static Long kbLine(Path file, String text, String key) throws IOException {
         for (String line : text.split("\n")) {
-            if (line.startsWith("VmRSS:")) {
-                String[] f = line.substring(6).strip().split("\\s+");
+            if (line.startsWith(key)) {
+                String[] f = line.substring(key.length()).strip().split("\\s+");
                 try {
                     long v = Long.parseLong(f[0]);
-                    return new ProcessMemory(f.length > 1 && f[1].equalsIgnoreCase("kB") ? v * 1024 : v, null);
+                    if (v < 0) {
+                        throw new NumberFormatException();
+                    }
+                    return f.length > 1 && f[1].equalsIgnoreCase("kB") ? v * 1024 : v;
                 } catch (NumberFormatException e) {
-                    throw new IOException(status + ": not a number in '" + ProcFiles.clip(line) + "'");
+                    throw new IOException(file + ": not a number in '" + ProcFiles.clip(line) + "'");
                 }
             }
         }
-        // Kernel threads and zombies have no VmRSS.
         return null;
     }
 }
