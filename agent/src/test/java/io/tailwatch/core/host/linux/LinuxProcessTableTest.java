@@ -107,6 +107,21 @@ class LinuxProcessTableTest {
     }
 
     @Test
+    void pssIsReadAtMostEveryThirtySecondsPerProcessAndRssEveryTime() throws IOException {
+        process(100, 1, "python3", "python3 serve.py", 1000);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 500 kB\n");
+        long[] now = {0};
+        LinuxProcessTable t = new LinuxProcessTable(proc, () -> now[0]);
+        assertThat(t.memory(100).pss()).isEqualTo(500L * 1024);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 700 kB\n");
+        Files.writeString(proc.resolve("100/status"), "VmRSS:\t 1200 kB\n");
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS - 1;
+        assertThat(t.memory(100)).isEqualTo(new ProcessTable.ProcessMemory(1200L * 1024, null, 500L * 1024));
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS;
+        assertThat(t.memory(100).pss()).isEqualTo(700L * 1024);
+    }
+
+    @Test
     void aBrokenPssLineIsAnErrorNamingTheFile() throws IOException {
         process(100, 1, "python3", "python3 serve.py", 10);
         Files.writeString(proc.resolve("100/smaps_rollup"), "Rss: 10 kB\nPss: many kB\n");
@@ -122,12 +137,14 @@ class LinuxProcessTableTest {
         process(101, 100, "python3", "python3 serve.py", 300000);
         Files.writeString(proc.resolve("100/smaps_rollup"), "Rss: 400000 kB\nPss: 250000 kB\n");
         Files.writeString(proc.resolve("101/smaps_rollup"), "Rss: 300000 kB\nPss: 150000 kB\n");
+        long[] now = {0};
         EngineProcessSampler s = new EngineProcessSampler(List.of(engine("py", "http://10.0.0.1:8000", "serve.py")),
-                Lazy.of("procfs", () -> new LinuxProcessTable(proc)), 12);
+                Lazy.of("procfs", () -> new LinuxProcessTable(proc, () -> now[0])), 12);
         Point pss = s.sample().stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
         assertThat(pss.value()).isEqualTo((250000 + 150000) * 1024.0);
         assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "pss");
         Files.delete(proc.resolve("101/smaps_rollup"));
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS;
         pss = s.sample().stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
         assertThat(pss.value()).isEqualTo((400000 + 300000) * 1024.0);
         assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "rss");
