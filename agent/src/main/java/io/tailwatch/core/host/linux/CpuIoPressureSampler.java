@@ -2,7 +2,6 @@ package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrValues.PsiKind;
-import io.tailwatch.metrics.AttrValues.PsiWindow;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.Point;
@@ -60,19 +59,7 @@ public final class CpuIoPressureSampler implements Sampler {
             throw new IOException(file + ": no 'some' line");
         }
         List<Point> out = new ArrayList<>();
-        for (PsiKind kind : kinds) {
-            Map<String, Double> w = psi.get(kind.value());
-            if (w == null) {
-                continue;
-            }
-            for (PsiWindow window : PsiWindow.values()) {
-                Double v = w.get(window.value());
-                if (v != null) {
-                    out.add(Point.of(stall, v / 100.0, kind, window));
-                }
-            }
-        }
-        PressureSampler.totals(psi, stallTime, kinds, out);
+        PressureSampler.export(psi, stall, stallTime, kinds, out);
         return out;
     }
 }

@@ -45,19 +45,7 @@ public final class PressureSampler implements Sampler {
         }
         Map<String, Map<String, Double>> psi = parse(file, ProcFiles.read(file));
         List<Point> out = new ArrayList<>();
-        for (PsiKind kind : PsiKind.values()) {
-            Map<String, Double> w = psi.get(kind.value());
-            if (w == null) {
-                continue;
-            }
-            for (PsiWindow window : PsiWindow.values()) {
-                Double v = w.get(window.value());
-                if (v != null) {
-                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, kind, window));
-                }
-            }
-        }
-        totals(psi, HostMetrics.MEMORY_PRESSURE_STALL_TIME, List.of(PsiKind.values()), out);
+        export(psi, HostMetrics.PRESSURE_STALL, HostMetrics.MEMORY_PRESSURE_STALL_TIME, List.of(PsiKind.values()), out);
         Map<String, Double> some = psi.get(PsiKind.SOME.value());
         if (some == null || !some.containsKey(PsiWindow.AVG10.value())) {
             throw new IOException(file + ": no 'some avg10=' line");
@@ -91,6 +79,24 @@ public final class PressureSampler implements Sampler {
         } catch (NumberFormatException e) {
             throw new IOException(file + " line " + (index + 1) + ": total is not a count of microseconds: '" + ProcFiles.clip(v) + "'");
         }
+    }
+
+    /** The averages (as ratios) and stall times of each kind in {@code kinds} that {@code psi} has. */
+    static void export(Map<String, Map<String, Double>> psi, io.tailwatch.metrics.MetricDef stall,
+                       io.tailwatch.metrics.MetricDef stallTime, List<PsiKind> kinds, List<Point> out) {
+        for (PsiKind kind : kinds) {
+            Map<String, Double> w = psi.get(kind.value());
+            if (w == null) {
+                continue;
+            }
+            for (PsiWindow window : PsiWindow.values()) {
+                Double v = w.get(window.value());
+                if (v != null) {
+                    out.add(Point.of(stall, v / 100.0, kind, window));
+                }
+            }
+        }
+        totals(psi, stallTime, kinds, out);
     }
 
     /** The stall-time counters (seconds) of each kind present in {@code psi} and allowed. */
