@@ -107,6 +107,7 @@ public final class Doctor {
             Map<List<String>, String> errors = new HashMap<>();
             List<List<String>> commands = new ArrayList<>(MacDoctor.TOOLS);
             commands.addAll(GpuMemoryChecks.TOOLS);
+            commands.addAll(PowerSourceChecks.TOOLS);
             if (withSudo) {
                 commands.add(MacDoctor.POWERMETRICS);
             }
@@ -119,10 +120,12 @@ public final class Doctor {
             }
             List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
             checks.addAll(GpuMemoryChecks.checks(snap, outputs, errors));
+            checks.addAll(PowerSourceChecks.checks(snap, outputs, errors));
             checks.addAll(engineChecks);
             return new DoctorReport("macOS", checks, snap.results());
         }
         List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, statBefore1, statAfter1, before, after));
+        checks.addAll(PowerSourceChecks.sources(snap, false));
         checks.addAll(engineChecks);
         return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());
     }

@@ -18,6 +18,8 @@ public final class MacProbes implements NativeProbes {
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
+    public static final String SMC = "smc";
+    public static final String BATTERY = "battery";
 
     public MacProbes() {
     }
@@ -55,7 +57,16 @@ public final class MacProbes implements NativeProbes {
                     t.listening(Set.of(1));
                 }),
                 NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
-                NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()));
+                NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()),
+                NativeProbe.of(SMC, () -> {
+                    try (Smc smc = new Smc(MacNativeSmc.open())) {
+                        smc.read(MacSystemPowerSampler.KEY);
+                        smc.read("FNum");
+                        smc.keyCount();
+                        smc.keyAt(0);
+                    }
+                }),
+                NativeProbe.of(BATTERY, () -> MacNativeBattery.open().read()));
     }
 
     private static void twoSamples(IOReportSource source) throws java.io.IOException {

@@ -33,6 +33,9 @@ public final class MacSources {
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
         Lazy<MetalWorkingSet> metal = Lazy.of("Metal recommendedMaxWorkingSetSize", MacNativeMetal::open);
         Lazy<AcceleratorSource> accelerator = Lazy.of("IOAccelerator PerformanceStatistics", MacNativeAccelerator::open);
+        // One AppleSMC connection for the three SMC samplers (they run one after another on one thread).
+        Lazy<Smc> smc = Lazy.of("AppleSMC user client", () -> new Smc(MacNativeSmc.open()));
+        Lazy<BatterySource> battery = Lazy.of("AppleSmartBattery", MacNativeBattery::open);
         return List.of(
                 new MacMemorySampler(system),
                 new MacCpuSampler(system),
@@ -45,6 +48,10 @@ public final class MacSources {
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),
+                new MacSystemPowerSampler(smc),
+                new MacFanSampler(smc),
+                new MacSmcTemperatureSampler(smc),
+                new MacBatterySampler(battery),
                 new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY, MacProbes.LIBPROC));
     }
 
