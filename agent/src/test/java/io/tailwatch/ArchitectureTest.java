@@ -133,6 +133,7 @@ class ArchitectureTest {
     @Test
     void jnaOnlyInTheNativeClasses() {
         noClasses().that().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.macos\\.MacNative[^.]*")
+                .and().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.linux\\.LinuxNative[^.]*")
                 .and().doNotHaveFullyQualifiedName("io.tailwatch.core.host.platform.NativeTerminal")
                 .and().haveNameNotMatching("io\\.tailwatch\\.core\\.host\\.platform\\.NativeTerminal\\$.*")
                 .should().dependOnClassesThat().resideInAPackage("com.sun.jna..").check(project);

@@ -74,6 +74,12 @@ public final class AttrKeys {
 
     /** semconv CPU mode: user, system, idle, ... */
     public static final String CPU_MODE = "cpu.mode";
+    /** semconv logical CPU number [0..n-1] of a per-CPU series. */
+    public static final String CPU_LOGICAL_NUMBER = "cpu.logical_number";
+    /** Where an engine's memory figure came from: pss (smaps_rollup) or rss (its fallback). */
+    public static final String MEMORY_SOURCE = "tailwatch.memory.source";
+    /** Averaging window of the load average: 1, 5 or 15 minutes. */
+    public static final String LOAD_WINDOW = "tailwatch.load.window";
     /** Apple silicon core cluster, from hw.perflevelN.name. */
     public static final String CPU_CLUSTER = "tailwatch.cpu.cluster";
 

@@ -56,7 +56,9 @@ public final class AttrValues {
             Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE),
             Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS),
             Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS),
-            Map.entry(LimitType.class, AttrKeys.HW_LIMIT_TYPE));
+            Map.entry(LimitType.class, AttrKeys.HW_LIMIT_TYPE),
+            Map.entry(MemorySource.class, AttrKeys.MEMORY_SOURCE),
+            Map.entry(LoadWindow.class, AttrKeys.LOAD_WINDOW));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -110,6 +112,12 @@ public final class AttrValues {
 
     /** {@code tailwatch.cpu.throttle.scope}: Linux x86 thermal throttle counters. */
     public enum ThrottleScope implements AttrValue { CORE, PACKAGE }
+
+    /** {@code tailwatch.memory.source}: an engine's memory as PSS (smaps_rollup) or, where unreadable, RSS. */
+    public enum MemorySource implements AttrValue { PSS, RSS }
+
+    /** {@code tailwatch.load.window}: the load average's 1-, 5- and 15-minute windows. */
+    public enum LoadWindow implements AttrValue { AVG1, AVG5, AVG15 }
 
     /** {@code cpu.mode} (semconv): the modes this agent reports. */
     public enum CpuMode implements AttrValue { USER, SYSTEM, NICE, IDLE, IOWAIT, INTERRUPT, STEAL }

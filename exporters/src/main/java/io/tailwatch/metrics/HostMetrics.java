@@ -6,6 +6,8 @@ import static io.tailwatch.metrics.AttributeDef.oneOf;
 import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.AttrValues.GpuMemoryState;
 import io.tailwatch.metrics.AttrValues.HwType;
+import io.tailwatch.metrics.AttrValues.LoadWindow;
+import io.tailwatch.metrics.AttrValues.MemorySource;
 import io.tailwatch.metrics.AttrValues.MemoryPageState;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
@@ -166,11 +168,49 @@ public final class HostMetrics {
             free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
+    public static final MetricDef PROCESS_PSS = MetricDef.upDownCounter("tailwatch.process.memory.pss", "By",
+            "Linux: proportional set size summed over an engine's processes (/proc/PID/smaps_rollup Pss: a page shared by n processes counts 1/n in each, so a forked parent and child are not counted twice as their RSS sum is). Where any of the engine's smaps_rollup files cannot be read (another user's process, a kernel before 4.14) the figure is the RSS sum and tailwatch.memory.source says rss. What capacity reports use as the engine's memory on Linux.",
+            free(AttrKeys.ENGINE, "Configured engine name"),
+            oneOf(AttrKeys.MEMORY_SOURCE, "pss: every process's smaps_rollup was read; rss: the RSS sum stands in", MemorySource.class));
+
+    public static final MetricDef CPU_TIME = MetricDef.counter("system.cpu.time", "s",
+            "Linux, opt-in (host.per_cpu): seconds each logical CPU spent in each mode since boot (semconv system.cpu.time; node_exporter's node_cpu_seconds_total), from the cpuN lines of /proc/stat in USER_HZ ticks (100 per second, the kernel's fixed ABI; interrupt = irq + softirq; guest time is inside user and nice). 7 series per logical CPU, at most 64 CPUs.",
+            oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class),
+            free(AttrKeys.CPU_LOGICAL_NUMBER, "Logical CPU number [0..n-1] (semconv cpu.logical_number)"));
+
+    public static final MetricDef LOAD_AVERAGE = MetricDef.gauge("tailwatch.cpu.load_average", "{thread}",
+            "Linux load average over 1, 5 and 15 minutes (/proc/loadavg: runnable plus uninterruptible tasks, node_exporter's node_load1/5/15; semconv has no load metric).",
+            oneOf(AttrKeys.LOAD_WINDOW, "Averaging window", LoadWindow.class));
+
+    public static final MetricDef CPU_PRESSURE_STALL = MetricDef.gauge("tailwatch.cpu.pressure.stall", "1",
+            "Linux PSI CPU stall ratio (/proc/pressure/cpu: share of wall time runnable tasks waited for a CPU). Only \"some\": the kernel reports \"full\" as 0 at the system level, where it is undefined.",
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled", PsiKind.SOME),
+            oneOf(AttrKeys.PSI_WINDOW, "Averaging window", PsiWindow.class));
+
+    public static final MetricDef IO_PRESSURE_STALL = MetricDef.gauge("tailwatch.io.pressure.stall", "1",
+            "Linux PSI I/O stall ratio (/proc/pressure/io: share of wall time tasks were stalled on I/O).",
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", PsiKind.class),
+            oneOf(AttrKeys.PSI_WINDOW, "Averaging window", PsiWindow.class));
+
+    public static final MetricDef CPU_PRESSURE_STALL_TIME = MetricDef.counter("tailwatch.cpu.pressure.stall.time", "s",
+            "Linux PSI total CPU stall time since boot (/proc/pressure/cpu some total=, microseconds; node_exporter's node_pressure_cpu_waiting_seconds_total).",
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled", PsiKind.SOME));
+
+    public static final MetricDef IO_PRESSURE_STALL_TIME = MetricDef.counter("tailwatch.io.pressure.stall.time", "s",
+            "Linux PSI total I/O stall time since boot (/proc/pressure/io total=; node_exporter's node_pressure_io_waiting/stalled_seconds_total).",
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", PsiKind.class));
+
+    public static final MetricDef MEMORY_PRESSURE_STALL_TIME = MetricDef.counter("tailwatch.memory.pressure.stall.time", "s",
+            "Linux PSI total memory stall time since boot (/proc/pressure/memory total=; node_exporter's node_pressure_memory_waiting/stalled_seconds_total).",
+            oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", PsiKind.class));
+
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
             THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY, POWER_RAIL_STATE,
             GPU_UTILIZATION, GPU_FREQUENCY, GPU_MEMORY_LIMIT, GPU_MEMORY_USAGE, GPU_WIRED_LIMIT, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION,
-            HOST_POWER, HOST_ENERGY, FAN_SPEED, FAN_SPEED_LIMIT, BATTERY_CHARGE, BATTERY_POWER, POWER_SUPPLY_LIMIT);
+            HOST_POWER, HOST_ENERGY, FAN_SPEED, FAN_SPEED_LIMIT, BATTERY_CHARGE, BATTERY_POWER, POWER_SUPPLY_LIMIT,
+            PROCESS_PSS, CPU_TIME, LOAD_AVERAGE, CPU_PRESSURE_STALL, IO_PRESSURE_STALL,
+            CPU_PRESSURE_STALL_TIME, IO_PRESSURE_STALL_TIME, MEMORY_PRESSURE_STALL_TIME);
 
     /** The semconv hw.type of a power rail. */
     public static HwType hwType(String rail) {

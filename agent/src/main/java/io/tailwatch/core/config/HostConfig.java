@@ -4,8 +4,15 @@ import io.tailwatch.core.units.Units;
 import java.nio.file.Path;
 import java.time.Duration;
 
-/** Host sampling: interval, per-sample deadline and (Linux) where procfs and sysfs are mounted. */
-public record HostConfig(Duration interval, Duration timeout, Path procfs, Path sysfs) {
+/**
+ * Host sampling: interval, per-sample deadline, (Linux) where procfs and sysfs are mounted, and whether
+ * CPU time is also exported per logical CPU ({@code per_cpu}, off by default: 7 series per CPU).
+ */
+public record HostConfig(Duration interval, Duration timeout, Path procfs, Path sysfs, boolean perCpu) {
+    public HostConfig(Duration interval, Duration timeout, Path procfs, Path sysfs) {
+        this(interval, timeout, procfs, sysfs, false);
+    }
+
     static HostConfig read(Section s) {
         Duration interval = s.duration("interval", Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofHours(1));
         // Without an explicit timeout, 2 s or the interval, whichever is shorter.
@@ -16,8 +23,9 @@ public record HostConfig(Duration interval, Duration timeout, Path procfs, Path 
         }
         Path procfs = orDefault(s.path("procfs", "/proc"), "/proc");
         Path sysfs = orDefault(s.path("sysfs", "/sys"), "/sys");
+        boolean perCpu = s.bool("per_cpu", false);
         s.finish();
-        return new HostConfig(interval, timeout, procfs, sysfs);
+        return new HostConfig(interval, timeout, procfs, sysfs, perCpu);
     }
 
     private static Path orDefault(Path p, String def) {

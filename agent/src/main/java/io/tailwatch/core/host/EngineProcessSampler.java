@@ -2,6 +2,7 @@ package io.tailwatch.core.host;
 
 import io.tailwatch.core.config.EngineConfig;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.MemorySource;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -14,7 +15,8 @@ import java.util.Set;
 
 /**
  * Memory of each configured engine's processes (the process found by port or name plus its
- * descendants, summed): resident set size everywhere, physical footprint on macOS. Finding the
+ * descendants, summed): resident set size everywhere, physical footprint on macOS, proportional set
+ * size on Linux (the RSS sum, labelled {@code rss}, when any process's PSS cannot be read). Finding the
  * processes walks the whole process table, so it is done on the first run, every
  * {@code rediscoverEvery} runs, and whenever a known process has gone; reading memory each run is
  * a few calls per process. An engine with no process exports nothing (it is not running). Engines
@@ -107,7 +109,9 @@ public final class EngineProcessSampler implements NativeSampler {
             }
             long rss = 0;
             long footprint = 0;
+            long pss = 0;
             boolean haveFootprint = true;
+            boolean havePss = true;
             int read = 0;
             for (int pid : set) {
                 ProcessTable.ProcessMemory m = t.memory(pid);
@@ -122,6 +126,11 @@ public final class EngineProcessSampler implements NativeSampler {
                 } else {
                     footprint += m.footprint();
                 }
+                if (m.pss() == null) {
+                    havePss = false;
+                } else {
+                    pss += m.pss();
+                }
             }
             if (read == 0) {
                 continue;
@@ -129,6 +138,10 @@ public final class EngineProcessSampler implements NativeSampler {
             out.add(Point.of(HostMetrics.PROCESS_RSS, rss, AttrKeys.ENGINE, e.name()));
             if (haveFootprint) {
                 out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, AttrKeys.ENGINE, e.name()));
+            }
+            if (t.hasProportionalSets()) {
+                out.add(havePss ? Point.of(HostMetrics.PROCESS_PSS, pss, MemorySource.PSS, AttrKeys.ENGINE, e.name())
+                        : Point.of(HostMetrics.PROCESS_PSS, rss, MemorySource.RSS, AttrKeys.ENGINE, e.name()));
             }
         }
         if (lost) {

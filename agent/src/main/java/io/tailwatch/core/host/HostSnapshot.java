@@ -111,6 +111,26 @@ public final class HostSnapshot {
         return value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, engine);
     }
 
+    /** An engine's summed PSS (or its RSS stand-in, whichever the sampler published), or null. */
+    public Double processPss(String engine) {
+        for (Point p : points.of(HostMetrics.PROCESS_PSS)) {
+            if (engine.equals(p.attributes().get(AttrKeys.ENGINE))) {
+                return p.value();
+            }
+        }
+        return null;
+    }
+
+    /** Where {@link #processPss} came from: pss, rss, or null when there is no such figure. */
+    public String processPssSource(String engine) {
+        for (Point p : points.of(HostMetrics.PROCESS_PSS)) {
+            if (engine.equals(p.attributes().get(AttrKeys.ENGINE))) {
+                return p.attributes().get(AttrKeys.MEMORY_SOURCE);
+            }
+        }
+        return null;
+    }
+
     public Double processRss(String engine) {
         return value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, engine);
     }

@@ -54,7 +54,22 @@ public interface ProcessTable {
         }
     }
 
-    /** {@code footprint} is null where the OS has no such figure (Linux). */
-    record ProcessMemory(long rss, Long footprint) {
+    /**
+     * Whether {@link ProcessMemory#pss} is a figure this OS has (Linux: /proc/PID/smaps_rollup), so a
+     * process whose PSS is null had it unreadable rather than nonexistent.
+     */
+    default boolean hasProportionalSets() {
+        return false;
+    }
+
+    /**
+     * {@code footprint} is null where the OS has no such figure (Linux); {@code pss} (proportional set
+     * size: each shared page divided among the processes mapping it) is null where the OS has none or
+     * this process's could not be read.
+     */
+    record ProcessMemory(long rss, Long footprint, Long pss) {
+        public ProcessMemory(long rss, Long footprint) {
+            this(rss, footprint, null);
+        }
     }
 }

@@ -10,7 +10,7 @@ import java.time.Instant;
  * @param pressureLevel   memory pressure 0 normal, 1 warning, 2 critical
  * @param thermalLevel    thermal pressure 0 nominal, 1 moderate, 2 heavy, 3 trapping, 4 sleeping
  * @param cpuSpeedLimit   CPU speed limit ratio (macOS)
- * @param footprintBytes  the engine's process footprint (RSS where no footprint is known)
+ * @param footprintBytes  the engine's process footprint (macOS), else its summed PSS (Linux), else its RSS
  * @param powerWatts      whole-host power over the last sample interval
  */
 public record HostFigures(Instant at, Double swapUsedBytes, Double memoryTotalBytes, Double memoryAvailableBytes,
@@ -26,6 +26,9 @@ public record HostFigures(Instant at, Double swapUsedBytes, Double memoryTotalBy
         Double footprint = null;
         if (engine != null) {
             footprint = s.processFootprint(engine);
+            if (footprint == null) {
+                footprint = s.processPss(engine);
+            }
             if (footprint == null) {
                 footprint = s.processRss(engine);
             }

@@ -10,8 +10,6 @@ import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.host.selfcheck.NativeSelfCheck;
 import io.tailwatch.metrics.MetricHub;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -73,15 +71,25 @@ public final class Doctor {
 
     public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac, boolean withSudo) {
         HostSnapshot snap;
+        Path procfs = config.host().procfs();
+        String statBefore1 = null;
+        String statAfter1 = null;
+        LinuxReads before = null;
+        LinuxReads after = null;
         try (HostSampling h = new HostSampling(samplers, config.host().interval(), config.host().timeout(), new MetricHub(),
                 Clock.systemUTC())) {
+            // On Linux the doctor's own reads bracket each sample, so a tolerance is what moved between them.
+            statBefore1 = mac ? null : LinuxReads.stat(procfs);
             h.sampleOnce();
+            statAfter1 = mac ? null : LinuxReads.stat(procfs);
             try {
                 Thread.sleep(GAP.toMillis());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            before = mac ? null : LinuxReads.take(procfs, tools);
             snap = h.sampleOnce();
+            after = mac ? null : LinuxReads.take(procfs, tools);
         }
         EngineProcessSampler engineSampler = null;
         for (Sampler s : samplers) {
@@ -91,6 +99,9 @@ public final class Doctor {
         }
         List<String> engineNames = config.engines().stream().map(EngineConfig::name).toList();
         List<Check> engineChecks = EngineProcessChecks.of(snap, engineSampler, engineNames, tools, mac);
+        if (!mac) {
+            engineChecks.addAll(EngineProcessChecks.pss(snap, engineSampler, engineNames, procfs));
+        }
         if (mac) {
             Map<List<String>, String> outputs = new HashMap<>();
             Map<List<String>, String> errors = new HashMap<>();
@@ -113,22 +124,7 @@ public final class Doctor {
             checks.addAll(engineChecks);
             return new DoctorReport("macOS", checks, snap.results());
         }
-        String free = null;
-        String freeError = null;
-        try {
-            free = tools.run(List.of("free", "-b"));
-        } catch (IOException e) {
-            freeError = e.getMessage();
-        }
-        String meminfo = null;
-        String meminfoError = null;
-        Path mi = config.host().procfs().resolve("meminfo");
-        try {
-            meminfo = Files.readString(mi, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            meminfoError = mi + ": " + e.getMessage();
-        }
-        List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, free, freeError, meminfo, meminfoError));
+        List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, statBefore1, statAfter1, before, after));
         checks.addAll(PowerSourceChecks.sources(snap, false));
         checks.addAll(engineChecks);
         return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());

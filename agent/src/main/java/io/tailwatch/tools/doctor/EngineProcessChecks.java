@@ -66,6 +66,62 @@ public final class EngineProcessChecks {
         return out;
     }
 
+    /**
+     * Linux: each engine's summed PSS beside the Pss lines of /proc/PID/smaps summed over its mappings
+     * (the per-mapping file, not the rollup the sampler reads), within the tolerance of the RSS check; and
+     * an engine whose figure is labelled rss while every smaps could be read is a disagreement.
+     */
+    public static List<Check> pss(HostSnapshot s, EngineProcessSampler sampler, List<String> engines,
+                                  java.nio.file.Path procfs) {
+        List<Check> out = new ArrayList<>();
+        if (sampler == null) {
+            return out;
+        }
+        for (String engine : engines) {
+            Set<Integer> pids = sampler.pidsOf(engine);
+            if (pids.isEmpty()) {
+                continue;
+            }
+            String signal = "tailwatch.process.memory.pss{" + engine + "}";
+            Double nativePss = s.processPss(engine);
+            String source = s.processPssSource(engine);
+            String tool = "Pss of /proc/PID/smaps (" + pids.stream().sorted().map(String::valueOf).collect(Collectors.joining(",")) + ")";
+            Long smaps = smapsPss(procfs, pids);
+            if (smaps == null) {
+                out.add(new Check(signal, nativePss == null ? "absent" : Checks.format(nativePss, "B") + " (" + source + ")",
+                        tool, "unreadable", "-", "rss".equals(source) ? Check.Verdict.AGREE : Check.Verdict.UNAVAILABLE,
+                        "smaps cannot be read here: RSS stands in, labelled rss"));
+                continue;
+            }
+            if ("rss".equals(source)) {
+                out.add(new Check(signal, Checks.format(nativePss, "B") + " (rss)", tool, Checks.format(smaps, "B"), "-",
+                        Check.Verdict.DISAGREE, "every smaps is readable, yet the figure fell back to RSS"));
+                continue;
+            }
+            out.add(Checks.compareRelative(signal, nativePss, tool, (double) smaps, TOLERANCE_PERCENT / 100,
+                    TOLERANCE_FLOOR_MIB * 1024.0 * 1024, "B"));
+        }
+        return out;
+    }
+
+    /** The Pss lines of every mapping in each process's smaps, summed, in bytes; null when one is unreadable. */
+    static Long smapsPss(java.nio.file.Path procfs, Set<Integer> pids) {
+        long kib = 0;
+        for (int pid : pids) {
+            java.nio.file.Path f = procfs.resolve(Integer.toString(pid)).resolve("smaps");
+            try (java.io.BufferedReader r = java.nio.file.Files.newBufferedReader(f)) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (line.startsWith("Pss:")) {
+                        kib += Long.parseLong(line.substring(4).replace("kB", "").trim());
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+        return kib * 1024;
+    }
+
     static Check footprint(HostSnapshot s, String engine, Set<Integer> pids, ToolRunner tools) {
         String signal = "tailwatch.process.memory.footprint{" + engine + "}";
         Double nativeFootprint = s.processFootprint(engine);

@@ -118,6 +118,14 @@ public class ConfigTest {
     }
 
     @Test
+    void perCpuIsOffByDefaultAndMustBeABoolean() throws Exception {
+        assertThat(Config.parse("", "empty", ENV).host().perCpu()).isFalse();
+        assertThat(Config.parse("host:\n  per_cpu: true\n", "t", ENV).host().perCpu()).isTrue();
+        assertThat(problems("host:\n  per_cpu: yes-please\n")).singleElement().asString()
+                .contains("line 2").contains("host.per_cpu").contains("true or false");
+    }
+
+    @Test
     void wrongTypesAreNamed() {
         List<String> p = problems("""
                 server: [1, 2]

@@ -53,6 +53,18 @@ class HostFactsTest {
     }
 
     @Test
+    void engine_memory_is_the_footprint_then_the_pss_sum_then_the_rss_sum() {
+        Point rss = Point.of(HostMetrics.PROCESS_RSS, 497e6, io.tailwatch.metrics.AttrKeys.ENGINE, "e");
+        Point pss = Point.of(HostMetrics.PROCESS_PSS, 272e6, io.tailwatch.metrics.AttrValues.MemorySource.PSS,
+                io.tailwatch.metrics.AttrKeys.ENGINE, "e");
+        Point footprint = Point.of(HostMetrics.PROCESS_FOOTPRINT, 300e6, io.tailwatch.metrics.AttrKeys.ENGINE, "e");
+        assertThat(HostFigures.of(snap(rss, pss), "e").footprintBytes()).isEqualTo(272e6);
+        assertThat(HostFigures.of(snap(rss, pss, footprint), "e").footprintBytes()).isEqualTo(300e6);
+        assertThat(HostFigures.of(snap(rss), "e").footprintBytes()).isEqualTo(497e6);
+        assertThat(HostFigures.of(snap(rss, pss), "other").footprintBytes()).isNull();
+    }
+
+    @Test
     void preflight_refusals() {
         HostFigures calm = new HostFigures(Instant.now(), 0.0, null, null, 0.0, 0.0, 0.5, null, null);
         assertThat(Preflight.refusals(calm, false)).isEmpty();

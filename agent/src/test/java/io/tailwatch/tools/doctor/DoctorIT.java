@@ -56,12 +56,16 @@ class DoctorIT {
     void agreesWithFreeAndProcMeminfoOnThisMachine() throws Exception {
         Run r = doctor();
         assertThat(r.exit()).as(r.out()).isZero();
-        assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).startsWith("agree ");
-        assertThat(row(r.out(), "tailwatch.memory.available", "free -b (Mem available)")).startsWith("agree ");
-        assertThat(row(r.out(), "system.memory.usage{used}", "free -b (Mem used = total - available in procps-ng 4)"))
+        assertThat(row(r.out(), "system.memory.limit", "free -b -w (Mem total)")).startsWith("agree ");
+        assertThat(row(r.out(), "tailwatch.memory.available", "free -b -w (Mem available)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.usage{buffers}", "free -b -w (Mem buffers)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.usage{cached}", "free -b -w (Mem cache = Cached + SReclaimable)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.usage{free}", "sysinfo(2) (freeram)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.cpu.utilization{idle}", "/proc/stat read before and after each sample")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.usage{used}", "free -b -w (Mem total - available)"))
                 .startsWith("agree ");
-        assertThat(row(r.out(), "system.paging.usage{used}", "free -b (Swap used)")).startsWith("agree ");
-        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.paging.usage{used}", "free -b -w (Swap used)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.limit", "sysinfo(2) (totalram)")).startsWith("agree ");
         assertThat(r.out()).contains("0 disagree or invalid").contains("memory: ok").contains("swap: ok");
         assertThat(r.out().lines()).allSatisfy(l -> assertThat(l.length()).as(l).isLessThanOrEqualTo(100));
         assertThat(r.out()).containsPattern("(?m)^at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} ")
@@ -78,7 +82,7 @@ class DoctorIT {
         assertThat(java.time.Instant.parse(j.path("time").asText())).isNotNull();
         com.fasterxml.jackson.databind.JsonNode limit = null;
         for (com.fasterxml.jackson.databind.JsonNode c : j.path("checks")) {
-            if (c.path("signal").asText().equals("system.memory.limit") && c.path("tool").asText().equals("free -b (Mem total)")) {
+            if (c.path("signal").asText().equals("system.memory.limit") && c.path("tool").asText().equals("free -b -w (Mem total)")) {
                 limit = c;
             }
         }
@@ -110,9 +114,9 @@ class DoctorIT {
         Files.writeString(config, "host:\n  procfs: " + proc + "\n  sysfs: " + dir.resolve("sys") + "\nengines: []\n");
         Run r = doctor("--config", config.toString());
         assertThat(r.exit()).as(r.out()).isEqualTo(1);
-        assertThat(row(r.out(), "system.memory.limit", "free -b (Mem total)")).contains("DISAGREE").contains("1073741824 B");
-        // The fixture agrees with itself through the /proc/meminfo it points at.
-        assertThat(row(r.out(), "system.memory.limit", "/proc/meminfo (MemTotal)")).startsWith("agree ");
+        assertThat(row(r.out(), "system.memory.limit", "free -b -w (Mem total)")).contains("DISAGREE").contains("1073741824 B");
+        // sysinfo(2) asks the kernel itself, not the procfs the samplers were pointed at.
+        assertThat(row(r.out(), "system.memory.limit", "sysinfo(2) (totalram)")).contains("DISAGREE");
     }
 
     @Test
@@ -137,6 +141,8 @@ class DoctorIT {
             Run r = doctor("--config", config.toString());
             assertThat(r.exit()).as(r.out()).isZero();
             assertThat(row(r.out(), "tailwatch.process.memory.rss{py}", "ps -o rss= -p " + server.pid())).startsWith("agree ");
+            assertThat(row(r.out(), "tailwatch.process.memory.pss{py}", "Pss of /proc/PID/smaps (" + server.pid() + ")"))
+                    .startsWith("agree ");
             assertThat(r.out()).contains("engine_processes: ok");
         } finally {
             server.destroy();

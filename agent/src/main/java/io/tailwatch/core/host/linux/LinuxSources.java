@@ -20,10 +20,13 @@ public final class LinuxSources {
         Lazy<ProcessTable> processes = Lazy.of("procfs processes", () -> new LinuxProcessTable(h.procfs()));
         return List.of(
                 new MemorySampler(h.procfs()),
-                new CpuStatSampler(h.procfs()),
+                new CpuStatSampler(h.procfs(), h.perCpu()),
                 new SwapSampler(h.procfs()),
                 new PagingSampler(h.procfs()),
                 new PressureSampler(h.procfs()),
+                CpuIoPressureSampler.cpu(h.procfs()),
+                CpuIoPressureSampler.io(h.procfs()),
+                new LoadAverageSampler(h.procfs()),
                 new ThermalSampler(h.sysfs()),
                 new CpuFreqSampler(h.sysfs()),
                 new RaplSampler(h.sysfs()),

@@ -19,7 +19,8 @@ import java.util.Map;
  * critical (2) when "full" is at least {@value #CRITICAL_FULL_PERCENT} % (every runnable task
  * stalled on memory that share of the time), warning (1) when "some" is at least
  * {@value #WARNING_SOME_PERCENT} % or "full" at least {@value #WARNING_FULL_PERCENT} %, else
- * normal (0). A kernel without PSI has no such file: nothing is exported.
+ * normal (0). The total stall times (microseconds since boot) are counters in seconds. A kernel
+ * without PSI (or booted with psi=0) has no such file: nothing is exported.
  */
 public final class PressureSampler implements Sampler {
     public static final double CRITICAL_FULL_PERCENT = 10.0;
@@ -44,18 +45,7 @@ public final class PressureSampler implements Sampler {
         }
         Map<String, Map<String, Double>> psi = parse(file, ProcFiles.read(file));
         List<Point> out = new ArrayList<>();
-        for (PsiKind kind : PsiKind.values()) {
-            Map<String, Double> w = psi.get(kind.value());
-            if (w == null) {
-                continue;
-            }
-            for (PsiWindow window : PsiWindow.values()) {
-                Double v = w.get(window.value());
-                if (v != null) {
-                    out.add(Point.of(HostMetrics.PRESSURE_STALL, v / 100.0, kind, window));
-                }
-            }
-        }
+        export(psi, HostMetrics.PRESSURE_STALL, HostMetrics.MEMORY_PRESSURE_STALL_TIME, List.of(PsiKind.values()), out);
         Map<String, Double> some = psi.get(PsiKind.SOME.value());
         if (some == null || !some.containsKey(PsiWindow.AVG10.value())) {
             throw new IOException(file + ": no 'some avg10=' line");
@@ -74,6 +64,50 @@ public final class PressureSampler implements Sampler {
             return 1;
         }
         return 0;
+    }
+
+    /** The key of the stall time since boot, in microseconds, in what {@link #parse} returns. */
+    static final String TOTAL = "total";
+
+    private static double total(Path file, int index, String v) throws IOException {
+        try {
+            long us = Long.parseLong(v);
+            if (us < 0) {
+                throw new NumberFormatException();
+            }
+            return us;
+        } catch (NumberFormatException e) {
+            throw new IOException(file + " line " + (index + 1) + ": total is not a count of microseconds: '" + ProcFiles.clip(v) + "'");
+        }
+    }
+
+    /** The averages (as ratios) and stall times of each kind in {@code kinds} that {@code psi} has. */
+    static void export(Map<String, Map<String, Double>> psi, io.tailwatch.metrics.MetricDef stall,
+                       io.tailwatch.metrics.MetricDef stallTime, List<PsiKind> kinds, List<Point> out) {
+        for (PsiKind kind : kinds) {
+            Map<String, Double> w = psi.get(kind.value());
+            if (w == null) {
+                continue;
+            }
+            for (PsiWindow window : PsiWindow.values()) {
+                Double v = w.get(window.value());
+                if (v != null) {
+                    out.add(Point.of(stall, v / 100.0, kind, window));
+                }
+            }
+        }
+        totals(psi, stallTime, kinds, out);
+    }
+
+    /** The stall-time counters (seconds) of each kind present in {@code psi} and allowed. */
+    static void totals(Map<String, Map<String, Double>> psi, io.tailwatch.metrics.MetricDef metric, List<PsiKind> kinds,
+                       List<Point> out) {
+        for (PsiKind kind : kinds) {
+            Map<String, Double> w = psi.get(kind.value());
+            if (w != null && w.containsKey(TOTAL)) {
+                out.add(Point.of(metric, w.get(TOTAL) / 1e6, kind));
+            }
+        }
     }
 
     static Map<String, Map<String, Double>> parse(Path file, String text) throws IOException {
@@ -95,7 +129,8 @@ public final class PressureSampler implements Sampler {
                     throw new IOException(file + " line " + (i + 1) + ": expected key=value, got '" + ProcFiles.clip(parts[j]) + "'");
                 }
                 String key = parts[j].substring(0, eq);
-                if (key.equals("total")) {
+                if (key.equals(TOTAL)) {
+                    values.put(TOTAL, total(file, i, parts[j].substring(eq + 1)));
                     continue;
                 }
                 try {

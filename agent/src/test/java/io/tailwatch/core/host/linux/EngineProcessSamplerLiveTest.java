@@ -90,6 +90,52 @@ class EngineProcessSamplerLiveTest {
         assertThat(s.pidsOf("py")).contains((int) server.pid());
     }
 
+    /** The kernel's own PSS of a process: the Pss line of its smaps_rollup, read here independently. */
+    private static long rollupPss(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/smaps_rollup"))) {
+            if (line.startsWith("Pss:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new IOException("no Pss");
+    }
+
+    /**
+     * A parent that fills 64 MiB and forks: parent and child share those pages copy-on-write, so the RSS
+     * sum counts them twice and the PSS sum once.
+     */
+    @Test
+    void aForkedParentAndChildAreSummedByPssNotTwiceByRss() throws Exception {
+        server.destroy();
+        server.waitFor(10, TimeUnit.SECONDS);
+        String script = String.join("\n",
+                "import os, socket, sys, time",
+                "block = b'x' * (64 << 20)",
+                "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)",
+                "child = os.fork()",
+                "if child == 0:",
+                "    time.sleep(120); os._exit(0)",
+                "print(s.getsockname()[1], child, flush=True)",
+                "sys.stdin.read()",
+                "os.kill(child, 9)");
+        server = new ProcessBuilder("python3", "-c", script).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String[] ready = new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream())).readLine().split(" ");
+        int forkedPort = Integer.parseInt(ready[0]);
+        long child = Long.parseLong(ready[1]);
+        EngineProcessSampler s = new EngineProcessSampler(List.of(engine("forked", "http://127.0.0.1:" + forkedPort)),
+                Lazy.of("procfs", () -> new LinuxProcessTable(Path.of("/proc"))), 12);
+        List<Point> points = s.sample();
+        assertThat(s.pidsOf("forked")).containsExactlyInAnyOrder((int) server.pid(), (int) child);
+        double rss = points.stream().filter(p -> p.metric() == HostMetrics.PROCESS_RSS).findFirst().orElseThrow().value();
+        Point pss = points.stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
+        long kernelPss = rollupPss(server.pid()) + rollupPss(child);
+        assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "pss").containsEntry(AttrKeys.ENGINE, "forked");
+        // The shared 64 MiB counts once: the PSS sum is well under the RSS sum, and at least the block itself.
+        assertThat(pss.value()).isLessThan(rss * 0.75).isGreaterThan(64.0 * (1 << 20));
+        // The kernel's own figures, read moments later (shared libraries' shares move as other processes come and go).
+        assertThat(pss.value()).isCloseTo(kernelPss, org.assertj.core.data.Offset.offset(1024.0 * 1024));
+    }
+
     @Test
     void anEngineThatIsNotRunningExportsNothing() throws Exception {
         server.destroy();

@@ -8,6 +8,7 @@ import io.tailwatch.core.host.EngineProcessSampler;
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.ProcessTable;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.MemorySource;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import java.io.IOException;
@@ -74,6 +75,81 @@ class LinuxProcessTableTest {
         assertThat(p.args()).containsExactly("python3", "-m", "mlx_lm.server", "--port", "8080");
     }
 
+    /** smaps_rollup as kernel 6.1 prints it (fs/proc/task_mmu.c: the rollup line, then the summed fields). */
+    private static final String ROLLUP = "55d0c8a4e000-7ffd3b5f2000 ---p 00000000 00:00 0                          [rollup]\n"
+            + "Rss:              508984 kB\n"
+            + "Pss:              278704 kB\n"
+            + "Pss_Dirty:        262300 kB\n"
+            + "Pss_Anon:         262144 kB\n"
+            + "Pss_File:          16560 kB\n"
+            + "Pss_Shmem:             0 kB\n"
+            + "Shared_Clean:      12000 kB\n"
+            + "Shared_Dirty:     462400 kB\n"
+            + "Private_Clean:      4312 kB\n"
+            + "Private_Dirty:     30272 kB\n"
+            + "Referenced:       508984 kB\n"
+            + "Anonymous:        492688 kB\n"
+            + "Swap:                  0 kB\n"
+            + "SwapPss:               0 kB\n"
+            + "Locked:                0 kB\n";
+
+    @Test
+    void pssComesFromSmapsRollupAndIsNullWhereItCannotBeRead() throws IOException {
+        process(100, 1, "python3", "python3 serve.py", 508984);
+        process(101, 100, "python3", "python3 serve.py", 497000);
+        Files.writeString(proc.resolve("100/smaps_rollup"), ROLLUP);
+        LinuxProcessTable t = new LinuxProcessTable(proc);
+        assertThat(t.hasProportionalSets()).isTrue();
+        // 278704 kB (the Pss line, not Pss_Dirty or SwapPss) x 1024.
+        assertThat(t.memory(100)).isEqualTo(new ProcessTable.ProcessMemory(508984L * 1024, null, 285392896L));
+        assertThat(t.memory(101).pss()).isNull();
+        assertThat(t.memory(101).rss()).isEqualTo(497000L * 1024);
+    }
+
+    @Test
+    void pssIsReadAtMostEveryThirtySecondsPerProcessAndRssEveryTime() throws IOException {
+        process(100, 1, "python3", "python3 serve.py", 1000);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 500 kB\n");
+        long[] now = {0};
+        LinuxProcessTable t = new LinuxProcessTable(proc, () -> now[0]);
+        assertThat(t.memory(100).pss()).isEqualTo(500L * 1024);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 700 kB\n");
+        Files.writeString(proc.resolve("100/status"), "VmRSS:\t 1200 kB\n");
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS - 1;
+        assertThat(t.memory(100)).isEqualTo(new ProcessTable.ProcessMemory(1200L * 1024, null, 500L * 1024));
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS;
+        assertThat(t.memory(100).pss()).isEqualTo(700L * 1024);
+    }
+
+    @Test
+    void aBrokenPssLineIsAnErrorNamingTheFile() throws IOException {
+        process(100, 1, "python3", "python3 serve.py", 10);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Rss: 10 kB\nPss: many kB\n");
+        assertThatThrownBy(() -> new LinuxProcessTable(proc).memory(100)).isInstanceOf(IOException.class)
+                .hasMessageContaining("100/smaps_rollup").hasMessageContaining("Pss: many kB");
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 1 kB\n".repeat(2000));
+        assertThatThrownBy(() -> new LinuxProcessTable(proc).memory(100)).hasMessageContaining("larger than");
+    }
+
+    @Test
+    void anEngineIsSummedByPssWhenEveryProcessHasItAndByLabelledRssWhenOneDoesNot() throws Exception {
+        process(100, 1, "python3", "python3 serve.py", 400000);
+        process(101, 100, "python3", "python3 serve.py", 300000);
+        Files.writeString(proc.resolve("100/smaps_rollup"), "Rss: 400000 kB\nPss: 250000 kB\n");
+        Files.writeString(proc.resolve("101/smaps_rollup"), "Rss: 300000 kB\nPss: 150000 kB\n");
+        long[] now = {0};
+        EngineProcessSampler s = new EngineProcessSampler(List.of(engine("py", "http://10.0.0.1:8000", "serve.py")),
+                Lazy.of("procfs", () -> new LinuxProcessTable(proc, () -> now[0])), 12);
+        Point pss = s.sample().stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
+        assertThat(pss.value()).isEqualTo((250000 + 150000) * 1024.0);
+        assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "pss");
+        Files.delete(proc.resolve("101/smaps_rollup"));
+        now[0] = LinuxProcessTable.PSS_MAX_AGE_NANOS;
+        pss = s.sample().stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
+        assertThat(pss.value()).isEqualTo((400000 + 300000) * 1024.0);
+        assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "rss");
+    }
+
     @Test
     void processNamesWithSpacesAndParenthesesAreParsed() throws IOException {
         process(7, 3, "Web Content (x)", "firefox", 10);
@@ -105,7 +181,10 @@ class LinuxProcessTableTest {
         List<Point> points = s.sample();
         assertThat(points).containsExactlyInAnyOrder(
                 Point.of(HostMetrics.PROCESS_RSS, (4096 + 100_000) * 1024.0, AttrKeys.ENGINE, "ollama"),
-                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "mlx"));
+                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "mlx"),
+                // No smaps_rollup in this tree: the RSS sums stand in, labelled.
+                Point.of(HostMetrics.PROCESS_PSS, (4096 + 100_000) * 1024.0, MemorySource.RSS, AttrKeys.ENGINE, "ollama"),
+                Point.of(HostMetrics.PROCESS_PSS, 2048 * 1024.0, MemorySource.RSS, AttrKeys.ENGINE, "mlx"));
         assertThat(points).noneMatch(p -> p.metric() == HostMetrics.PROCESS_FOOTPRINT);
 
         // The runner exits: the next run reads what is left and looks the processes up again after.

@@ -8,6 +8,9 @@ import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.AttrValues.PagingState;
+import io.tailwatch.metrics.AttrValues.PsiKind;
+import io.tailwatch.metrics.AttrValues.LoadWindow;
+import io.tailwatch.metrics.AttrValues.CpuMode;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
@@ -106,6 +109,78 @@ class LinuxSamplersTest {
         assertThat(s.value(HostMetrics.PRESSURE_LEVEL)).isEqualTo(1.0);
         assertThat(s.value(HostMetrics.PRESSURE_STALL, AttrKeys.PSI_KIND, "some", AttrKeys.PSI_WINDOW, "avg10")).isEqualTo(0.125);
         assertThat(s.value(HostMetrics.PRESSURE_STALL, AttrKeys.PSI_KIND, "full", AttrKeys.PSI_WINDOW, "avg60")).isEqualTo(0.01);
+    }
+
+    @Test
+    void cpuAndIoPressureAndEveryStallTotal(@TempDir Path proc) throws Exception {
+        // As kernel 6.1 prints them: cpu has a "full" line that is 0 at the system level.
+        write(proc.resolve("pressure/cpu"), "some avg10=2.50 avg60=1.25 avg300=0.40 total=987654321\n"
+                + "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        write(proc.resolve("pressure/io"), "some avg10=7.00 avg60=3.00 avg300=1.00 total=42000000\n"
+                + "full avg10=5.00 avg60=2.00 avg300=0.50 total=21500000\n");
+        MetricSnapshot cpu = snap(CpuIoPressureSampler.cpu(proc).sample());
+        assertThat(cpu.value(HostMetrics.CPU_PRESSURE_STALL, PsiKind.SOME, AttrKeys.PSI_WINDOW, "avg10")).isEqualTo(0.025);
+        assertThat(cpu.value(HostMetrics.CPU_PRESSURE_STALL_TIME, PsiKind.SOME)).isEqualTo(987.654321);
+        // The undefined cpu "full" is left out, not exported as 0.
+        assertThat(cpu.points()).noneMatch(p -> "full".equals(p.attributes().get(AttrKeys.PSI_KIND)));
+        MetricSnapshot io = snap(CpuIoPressureSampler.io(proc).sample());
+        assertThat(io.value(HostMetrics.IO_PRESSURE_STALL, PsiKind.FULL, AttrKeys.PSI_WINDOW, "avg300")).isEqualTo(0.005);
+        assertThat(io.value(HostMetrics.IO_PRESSURE_STALL_TIME, PsiKind.SOME)).isEqualTo(42.0);
+        assertThat(io.value(HostMetrics.IO_PRESSURE_STALL_TIME, PsiKind.FULL)).isEqualTo(21.5);
+        // linux-swap's memory file: total=123456789 us and 23456789 us.
+        MetricSnapshot mem = snap(new PressureSampler(fixture("linux-swap/proc")).sample());
+        assertThat(mem.value(HostMetrics.MEMORY_PRESSURE_STALL_TIME, PsiKind.SOME)).isEqualTo(123.456789);
+        assertThat(mem.value(HostMetrics.MEMORY_PRESSURE_STALL_TIME, PsiKind.FULL)).isEqualTo(23.456789);
+    }
+
+    @Test
+    void withoutPressureFilesOrLoadavgNothingIsExportedAndGarbageNamesTheFile(@TempDir Path proc) throws Exception {
+        assertThat(CpuIoPressureSampler.cpu(proc).sample()).isEmpty();
+        assertThat(CpuIoPressureSampler.io(proc).sample()).isEmpty();
+        assertThat(new LoadAverageSampler(proc).sample()).isEmpty();
+        write(proc.resolve("pressure/io"), "some avg10=1.00 avg60=1.00 avg300=1.00 total=-5\n");
+        assertThatThrownBy(() -> CpuIoPressureSampler.io(proc).sample()).hasMessageContaining("pressure/io line 1")
+                .hasMessageContaining("total");
+        write(proc.resolve("loadavg"), "0.52 nan 0.59 2/418 12345\n");
+        assertThatThrownBy(() -> new LoadAverageSampler(proc).sample()).hasMessageContaining("loadavg")
+                .hasMessageContaining("field 2");
+    }
+
+    @Test
+    void loadAverageFromProcLoadavg(@TempDir Path proc) throws Exception {
+        write(proc.resolve("loadavg"), "3.52 1.58 0.09 2/418 12345\n");
+        MetricSnapshot s = snap(new LoadAverageSampler(proc).sample());
+        assertThat(s.value(HostMetrics.LOAD_AVERAGE, LoadWindow.AVG1)).isEqualTo(3.52);
+        assertThat(s.value(HostMetrics.LOAD_AVERAGE, LoadWindow.AVG5)).isEqualTo(1.58);
+        assertThat(s.value(HostMetrics.LOAD_AVERAGE, LoadWindow.AVG15)).isEqualTo(0.09);
+    }
+
+    @Test
+    void perCpuTimeIsOptInAndInSecondsOfUserHz(@TempDir Path proc) throws Exception {
+        // cpu0 has every column; cpu1 is from a kernel without steal (7 columns): no steal series for it.
+        write(proc.resolve("stat"), "cpu  3000 20 900 50000 100 10 20 5 0 0\n"
+                + "cpu0 2000 20 600 25000 60 5 15 5 0 0\n"
+                + "cpu1 1000 0 300 25000 40 5 5\n"
+                + "intr 12345 0 0\nctxt 999\n");
+        assertThat(new CpuStatSampler(proc).sample()).noneMatch(p -> p.metric() == HostMetrics.CPU_TIME);
+        MetricSnapshot s = snap(new CpuStatSampler(proc, true).sample());
+        assertThat(s.value(HostMetrics.CPU_TIME, CpuMode.USER, AttrKeys.CPU_LOGICAL_NUMBER, "0")).isEqualTo(20.0);
+        assertThat(s.value(HostMetrics.CPU_TIME, CpuMode.IDLE, AttrKeys.CPU_LOGICAL_NUMBER, "1")).isEqualTo(250.0);
+        // interrupt = irq + softirq: (5 + 15) / 100
+        assertThat(s.value(HostMetrics.CPU_TIME, CpuMode.INTERRUPT, AttrKeys.CPU_LOGICAL_NUMBER, "0")).isEqualTo(0.2);
+        assertThat(s.value(HostMetrics.CPU_TIME, CpuMode.STEAL, AttrKeys.CPU_LOGICAL_NUMBER, "0")).isEqualTo(0.05);
+        assertThat(s.value(HostMetrics.CPU_TIME, CpuMode.STEAL, AttrKeys.CPU_LOGICAL_NUMBER, "1")).isNull();
+        assertThat(s.points()).filteredOn(p -> p.metric() == HostMetrics.CPU_TIME).hasSize(7 + 6);
+    }
+
+    @Test
+    void perCpuTimeIsBoundedToSixtyFourCpus(@TempDir Path proc) throws Exception {
+        StringBuilder stat = new StringBuilder("cpu  1 1 1 1 1 1 1 1 0 0\n");
+        for (int i = 0; i < 200; i++) {
+            stat.append("cpu").append(i).append(" 1 1 1 1 1 1 1 1 0 0\n");
+        }
+        write(proc.resolve("stat"), stat.toString());
+        assertThat(new CpuStatSampler(proc, true).sample()).hasSize(64 * 7);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValue;
 import io.tailwatch.metrics.AttrValues.CpuMode;
+import io.tailwatch.metrics.AttrValues.LoadWindow;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.AttrValues.PagingState;
@@ -41,15 +42,22 @@ class SamplersPublishCatalogValuesTest {
         HostFixture capped = HostFixture.copy("linux-cpu-capped", dir.resolve("capped"));
         Path stat = host.procfs().resolve("stat");
         // Columns: user nice system idle iowait irq softirq steal: every mode moves between the two samples.
-        Files.writeString(stat, "cpu  1000 100 500 8000 200 50 50 100 0 0\n");
-        List<Sampler> samplers = List.of(new MemorySampler(host.procfs()), new CpuStatSampler(host.procfs()),
+        Files.writeString(stat, "cpu  1000 100 500 8000 200 50 50 100 0 0\ncpu0 1000 100 500 8000 200 50 50 100 0 0\n");
+        Files.writeString(host.procfs().resolve("pressure/cpu"), "some avg10=1.00 avg60=0.50 avg300=0.10 total=1000\n"
+                + "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        Files.writeString(host.procfs().resolve("pressure/io"), "some avg10=1.00 avg60=0.50 avg300=0.10 total=1000\n"
+                + "full avg10=0.50 avg60=0.20 avg300=0.05 total=500\n");
+        Files.writeString(host.procfs().resolve("loadavg"), "0.52 0.58 0.59 2/418 12345\n");
+        List<Sampler> samplers = List.of(new MemorySampler(host.procfs()), new CpuStatSampler(host.procfs(), true),
                 new SwapSampler(host.procfs()), new PagingSampler(host.procfs()), new PressureSampler(host.procfs()),
+                CpuIoPressureSampler.cpu(host.procfs()), CpuIoPressureSampler.io(host.procfs()),
+                new LoadAverageSampler(host.procfs()),
                 new ThermalSampler(host.sysfs()), new CpuFreqSampler(capped.sysfs()), new RaplSampler(host.sysfs()));
         List<Point> points = new ArrayList<>();
         for (Sampler s : samplers) {
             s.sample();
         }
-        Files.writeString(stat, "cpu  1600 150 700 8900 300 100 100 200 0 0\n");
+        Files.writeString(stat, "cpu  1600 150 700 8900 300 100 100 200 0 0\ncpu0 1600 150 700 8900 300 100 100 200 0 0\n");
         MetricHub hub = new MetricHub();
         for (Sampler s : samplers) {
             List<Point> p = s.sample();
@@ -84,6 +92,7 @@ class SamplersPublishCatalogValuesTest {
                 .containsEntry(AttrKeys.CPU_MODE, values(CpuMode.values()))
                 .containsEntry(AttrKeys.PSI_KIND, values(PsiKind.values()))
                 .containsEntry(AttrKeys.PSI_WINDOW, values(PsiWindow.values()))
+                .containsEntry(AttrKeys.LOAD_WINDOW, values(LoadWindow.values()))
                 .containsEntry(AttrKeys.THROTTLE_SCOPE, values(ThrottleScope.values()))
                 .containsEntry(AttrKeys.HW_TYPE, Set.of("temperature", "cpu"));
     }
