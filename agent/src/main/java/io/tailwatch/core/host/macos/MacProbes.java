@@ -18,6 +18,7 @@ public final class MacProbes implements NativeProbes {
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
+    public static final String ACCELERATOR_CLIENTS = "accelerator-clients";
 
     public MacProbes() {
     }
@@ -55,7 +56,8 @@ public final class MacProbes implements NativeProbes {
                     t.listening(Set.of(1));
                 }),
                 NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
-                NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()));
+                NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()),
+                NativeProbe.of(ACCELERATOR_CLIENTS, () -> MacNativeAccelerator.open().userClients()));
     }
 
     private static void twoSamples(IOReportSource source) throws java.io.IOException {

@@ -33,6 +33,8 @@ public final class MacSources {
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
         Lazy<MetalWorkingSet> metal = Lazy.of("Metal recommendedMaxWorkingSetSize", MacNativeMetal::open);
         Lazy<AcceleratorSource> accelerator = Lazy.of("IOAccelerator PerformanceStatistics", MacNativeAccelerator::open);
+        EngineProcessSampler engineProcesses = new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY,
+                MacProbes.LIBPROC);
         return List.of(
                 new MacMemorySampler(system),
                 new MacCpuSampler(system),
@@ -45,7 +47,8 @@ public final class MacSources {
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),
-                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY, MacProbes.LIBPROC));
+                engineProcesses,
+                new MacGpuTimeSampler(accelerator, engineProcesses::pids));
     }
 
     /**
