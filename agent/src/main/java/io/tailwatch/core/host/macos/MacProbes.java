@@ -11,6 +11,7 @@ import java.util.Set;
  */
 public final class MacProbes implements NativeProbes {
     public static final String LIBSYSTEM = "libsystem";
+    public static final String CPU = "cpu";
     public static final String NOTIFY = "notify";
     public static final String POWER_STATUS = "power-status";
     public static final String IOREPORT_ENERGY = "ioreport-energy";
@@ -36,6 +37,12 @@ public final class MacProbes implements NativeProbes {
                     s.processorCpuLoadInfo();
                     s.sysctlLong("kern.memorystatus_vm_pressure_level");
                     s.sysctlLong("kern.memorystatus_level");
+                }),
+                NativeProbe.of(CPU, () -> {
+                    MacSystem s = MacNativeSystem.open();
+                    s.processorCpuLoadInfo();
+                    CpuTopology.perfLevels(s);
+                    MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP);
                 }),
                 NativeProbe.of(NOTIFY, () -> {
                     try (MacNativeNotify n = MacNativeNotify.open()) {

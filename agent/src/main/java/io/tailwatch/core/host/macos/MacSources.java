@@ -23,6 +23,8 @@ public final class MacSources {
 
     public static List<Sampler> samplers(Config config) {
         Lazy<MacSystem> system = Lazy.of("libSystem sysctl", MacNativeSystem::open);
+        Lazy<List<String>> coreChannels = Lazy.of("IOReport CPU core channels",
+                () -> MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP));
         Lazy<ThermalPressureSource> notify = Lazy.of("notify(3) thermal pressure", MacNativeNotify::open);
         Lazy<CpuPowerStatusSource> power = Lazy.of("IOPMCopyCPUPowerStatus", MacNativePowerStatus::open);
         Lazy<IOReportSource> energy = Lazy.retrying("IOReport Energy Model",
@@ -37,7 +39,7 @@ public final class MacSources {
                 MacProbes.LIBPROC);
         return List.of(
                 new MacMemorySampler(system),
-                new MacCpuSampler(system),
+                new MacCpuSampler(system, coreChannels),
                 new MacSwapSampler(system),
                 new MacPagingSampler(system),
                 new MacMemoryPressureSampler(system),
