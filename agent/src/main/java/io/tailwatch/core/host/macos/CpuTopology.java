@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * {@code CPU} (E efficiency; M the middle tier of M5 Pro/Max, which macOS names "Performance"; P the
  * fastest, "Super" there), optionally behind a die prefix ({@code DIE_1_} on Ultra chips, {@code DIE1 } as
  * macOS 27 writes it) and followed by cluster and core numbers in whichever form the chip uses
- * ({@code ECPU0}, {@code PCPU120}, {@code DIE_1_PCPU1_CPU0}). Tiers are ranked P, M, E and matched to the
+ * ({@code ECPU0}, {@code PCPU120}, {@code DIE_1_PCPU1_CPU0}; the M5 Max names its super cores {@code PACC_n}). Tiers are ranked P, M, E and matched to the
  * perflevels in that order. Anything that does not agree (a channel of no known tier, a tier count that is
  * not the perflevel's core count, counts that do not add up to the CPUs) gives no split: the clusters are
  * unknown, not guessed from numbering, which is wrong on a two-die Ultra (its second die's efficiency cores
@@ -27,7 +27,7 @@ public final class CpuTopology {
     public static final String SUBGROUP = "CPU Core Performance States";
     /** Bounds the sysctl walk; Apple silicon has 2 (M1-M4) or 3 levels. */
     static final int MAX_PERFLEVELS = 8;
-    private static final Pattern CORE = Pattern.compile("(?:DIE_?(\\d{1,2})[_ ])?([EMP])CPU[0-9_A-Z]*");
+    private static final Pattern CORE = Pattern.compile("(?:DIE_?(\\d{1,2})[_ ])?([EMP])(?:CPU|ACC)[0-9_A-Z]*");
     private static final String TIER_ORDER = "PME";
 
     private CpuTopology() {

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
  * Cluster membership from the hw.perflevelN sysctls and the IOReport per-core channel names. The chips'
  * layouts: M1 Ultra, two M1 Max dies of 2 efficiency + 2 x 4 performance cores each, the dies' CPUs in
  * turn (die 0 CPUs 0-9, die 1 CPUs 10-19), so the efficiency cores are CPUs 0-1 and 10-11; M5 Max, 6 super
- * cores (perflevel0 "Super", channels PCPU) and 12 performance cores (perflevel1 "Performance", the slower
- * tier, channels MCPU), the slower tier numbered first.
+ * cores (perflevel0 "Super") and 12 performance cores (perflevel1 "Performance", the slower tier), as a
+ * public M5 Max capture shows them (SiliconScope issue 30: cpu0-5 and cpu6-11 type M, cpu12-17 type P "Super";
+ * its per-core channels MCPU0_0 ... MCPU1_5 then PACC_0 ... PACC_5).
  */
 class CpuTopologyTest {
     static List<String> range(String prefix, int n) {
@@ -55,9 +56,9 @@ class CpuTopologyTest {
     @Test
     void an_m5_max_calls_its_slower_tier_performance() {
         List<String> cores = new ArrayList<>();
-        cores.addAll(List.of("MCPU000", "MCPU010", "MCPU020", "MCPU030", "MCPU040", "MCPU050",
-                "MCPU100", "MCPU110", "MCPU120", "MCPU130", "MCPU140", "MCPU150"));
-        cores.addAll(List.of("PCPU000", "PCPU010", "PCPU020", "PCPU030", "PCPU040", "PCPU050"));
+        cores.addAll(range("MCPU0_", 6));
+        cores.addAll(range("MCPU1_", 6));
+        cores.addAll(range("PACC_", 6));
         List<CpuTopology.PerfLevel> levels = List.of(new CpuTopology.PerfLevel("Super", 6, 6),
                 new CpuTopology.PerfLevel("Performance", 12, 12));
         assertThat(CpuTopology.clusters(levels, cores, 18)).containsExactly(
