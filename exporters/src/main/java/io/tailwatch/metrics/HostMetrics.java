@@ -132,8 +132,8 @@ public final class HostMetrics {
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
-            "Apple silicon: system.cpu.utilization of each core cluster (hw.perflevelN: performance, efficiency), so a busy cluster shows even when the machine-wide figure is low.",
-            free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
+            "Apple silicon: system.cpu.utilization of each core cluster, so a busy cluster shows even when the machine-wide figure is low. Names and sizes from hw.perflevelN, membership from the IOReport per-core channel names (a two-die Ultra's efficiency cores are on both dies; on M5 Pro/Max \"performance\" is the slower tier, \"super\" the faster). Absent when the two do not agree.",
+            free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency; super, performance on M5 Pro/Max)"),
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef PROCESS_GPU_UTILIZATION = MetricDef.gauge("tailwatch.process.gpu.utilization", "1",
