@@ -136,24 +136,22 @@ public final class MacNativeAccelerator implements AcceleratorSource {
     }
 
     private static String stringProperty(IORegistryEntry e, CFStringRef key) {
-        CFTypeRef v = e.createCFProperty(key);
-        if (v == null) {
-            return null;
-        }
-        try {
-            return v.isTypeID(CoreFoundation.INSTANCE.CFStringGetTypeID()) ? new CFStringRef(v.getPointer()).stringValue() : null;
-        } finally {
-            v.release();
-        }
+        return property(e, key, CoreFoundation.INSTANCE.CFStringGetTypeID(), p -> new CFStringRef(p).stringValue());
     }
 
     private static Long numberProperty(IORegistryEntry e, CFStringRef key) {
+        return property(e, key, CoreFoundation.INSTANCE.CFNumberGetTypeID(), p -> new CFNumberRef(p).longValue());
+    }
+
+    /** One owned property of the entry, read when it has the type, released either way; null when absent. */
+    private static <T> T property(IORegistryEntry e, CFStringRef key, CoreFoundation.CFTypeID type,
+                                  java.util.function.Function<Pointer, T> read) {
         CFTypeRef v = e.createCFProperty(key);
         if (v == null) {
             return null;
         }
         try {
-            return v.isTypeID(CoreFoundation.INSTANCE.CFNumberGetTypeID()) ? new CFNumberRef(v.getPointer()).longValue() : null;
+            return v.isTypeID(type) ? read.apply(v.getPointer()) : null;
         } finally {
             v.release();
         }

@@ -27,7 +27,7 @@ class LinuxHasNoGpuLimitTest {
             assertThat(s.gpuMemoryLimit()).isNull();
             assertThat(s.points()).noneMatch(p -> p.metric() == HostMetrics.GPU_MEMORY_LIMIT
                     || p.metric() == HostMetrics.GPU_MEMORY_USAGE || p.metric() == HostMetrics.GPU_WIRED_LIMIT
-                    || p.metric() == HostMetrics.PROCESS_GPU_UTILIZATION);
+                    || p.metric() == HostMetrics.PROCESS_GPU_UTILIZATION || p.metric() == HostMetrics.CPU_CLUSTER_UTILIZATION);
         }
     }
 }
