@@ -164,6 +164,7 @@ function render(s) {
   renderHost(s.host || {}, a.signals || {}, s.thresholds || {}, s.engines || []);
   renderEngines(s.engines || [], s.host || {}, a.signals || {});
   renderWindows(s.engines || [], a.signals || {}, s.thresholds || {});
+  renderLanes(s.proxies || []);
   if (lastHistory) renderCharts();
 }
 
@@ -322,13 +323,37 @@ function renderHost(h, sig, thr, engines) {
     .map(([k, v]) => [k.replace(/_watts$/, ""), fmtNum(v, 2) + " W"]);
   // A rail macOS froze is named with why, never drawn as 0 W.
   const frozen = Object.entries(h.power_unavailable || {}).map(([k, why]) => [k, String(why), { class: "unknown" }]);
-  const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power by rail"),
-    rails.length || frozen.length ? kv(rails.concat(frozen))
-      : el("p", { class: "unknown" }, "No power rail is readable on this host."));
+  // The whole machine (SMC PSTR) and the battery, each with where it came from.
+  const src = h.power_sources || {};
+  const whole = [];
+  if (typeof h.system_power_watts === "number") {
+    whole.push(["system", fmtNum(h.system_power_watts, 2) + " W", { "data-figure": "system-power", title: src.system || "" }]);
+  }
+  const bat = h.battery || {};
+  if (typeof bat.power_watts === "number") {
+    whole.push(["battery", fmtNum(bat.power_watts, 2) + " W " + (bat.power_watts < 0 ? "(discharging)" : "(charging)"),
+      { "data-figure": "battery-power", title: src.battery || "" }]);
+  }
+  if (typeof bat.charge_ratio === "number") whole.push(["battery charge", fmtRatio(bat.charge_ratio)]);
+  if (typeof bat.adapter_watts === "number") whole.push(["adapter", fmtNum(bat.adapter_watts, 0) + " W"]);
+  const sourceRows = Object.entries(src).filter(([k]) => !k.startsWith("rail "))
+    .map(([k, v]) => ["source: " + k, String(v), { class: "unknown" }]);
+  const powerCard = el("div", { class: "card", id: "host-power" }, el("h3", {}, "Power"),
+    rails.length || frozen.length || whole.length ? kv(whole.concat(rails, frozen, sourceRows))
+      : el("p", { class: "unknown" }, "No power figure is readable on this host."));
+  // Fans and every temperature sensor: absent on a host that has none, never drawn as 0.
+  const fanRows = (h.fans || []).filter(f => typeof f.rpm === "number")
+    .map(f => [f.name || f.id, fmtNum(f.rpm, 0) + " rpm" + (typeof f.max_rpm === "number" ? " of " + fmtNum(f.max_rpm, 0) : ""),
+      { "data-figure": "fan" }]);
+  const sensorRows = (th.sensors || []).slice(0, 64)
+    .map(x => [x.name || x.id, fmtNum(x.celsius, 1) + " °C", { "data-figure": "sensor" }]);
+  const sensorCard = fanRows.length || sensorRows.length
+    ? el("div", { class: "card", id: "host-sensors" }, el("h3", {}, "Fans and temperatures"), kv(fanRows.concat(sensorRows)))
+    : null;
   const failed = (h.samplers || []).filter(x => !x.success);
   const samplerCard = failed.length ? el("div", { class: "card" }, el("h3", {}, "Readings failing"),
     kv(failed.map(x => [x.name, x.error || "failed", { class: "bad" }]))) : null;
-  replace("host", memCard, gpuCard(h, engines || [], thr), swapCard, thermalCard, powerCard, samplerCard);
+  replace("host", memCard, gpuCard(h, engines || [], thr), swapCard, thermalCard, powerCard, sensorCard, samplerCard);
 }
 
 function cpuText(h) {
@@ -408,6 +433,49 @@ function renderWindows(engines, sig, thr) {
     }
   }
   replace("windows", cards.length ? cards : el("p", { class: "muted" }, "No probe scenarios configured."));
+}
+
+// The lanes of each engine's metering proxy over their window, beside the probe windows: what real requests
+// met (goodput against the target, TTFT and e2e p95 against the SLO), how long they waited for the engine,
+// and each lane's share of the engine's requests in flight. Hidden without a proxy.
+function renderLanes(proxies) {
+  const cards = [];
+  for (const p of proxies) {
+    if (p.state !== "running") {
+      cards.push(el("div", { class: "card lane", "data-engine": p.engine },
+        el("h3", {}, el("span", {}, p.engine), el("span", { class: "muted" }, "proxy " + p.state)),
+        el("p", { class: "bad" }, p.error == null ? "" : String(p.error))));
+      continue;
+    }
+    const lanes = p.lanes || [];
+    const total = lanes.reduce((t, l) => t + ((l.window && l.window.in_flight) || 0), 0);
+    for (const l of lanes) {
+      const w = l.window || {};
+      const ttftMiss = w.ttft_p95_seconds != null && l.ttft_p95_slo_seconds != null && w.ttft_p95_seconds > l.ttft_p95_slo_seconds;
+      const e2eMiss = w.e2e_p95_seconds != null && l.e2e_p95_slo_seconds != null && w.e2e_p95_seconds > l.e2e_p95_slo_seconds;
+      const goodMiss = w.goodput != null && l.target != null && w.goodput < l.target;
+      const share = total > 0 && w.in_flight != null ? w.in_flight / total : null;
+      cards.push(el("div", { class: "card lane", "data-engine": p.engine, "data-lane": l.lane },
+        el("h3", {}, el("span", {}, p.engine), el("span", { class: "muted" }, "lane " + l.lane)),
+        kv([
+          ["requests", w.requests == null ? String(l.requests) : w.requests + " in 5 min (" + l.requests + " in all)",
+            { "data-figure": "requests", "data-value": w.requests }],
+          ["goodput", w.goodput == null ? null : fmtRatio(w.goodput) + (l.target == null ? "" : " (target " + fmtRatio(l.target) + ")"),
+            { class: goodMiss ? "bad" : "ok", "data-figure": "goodput", "data-value": w.goodput }],
+          ["TTFT p95", w.ttft_p95_seconds == null ? null : fmtSeconds(w.ttft_p95_seconds)
+            + (l.ttft_p95_slo_seconds == null ? "" : " (SLO " + fmtSeconds(l.ttft_p95_slo_seconds) + ")"),
+            { class: ttftMiss ? "bad" : "ok", "data-figure": "ttft-p95", "data-value": w.ttft_p95_seconds }],
+          ["e2e p95", w.e2e_p95_seconds == null ? null : fmtSeconds(w.e2e_p95_seconds)
+            + (l.e2e_p95_slo_seconds == null ? "" : " (SLO " + fmtSeconds(l.e2e_p95_slo_seconds) + ")"),
+            { class: e2eMiss ? "bad" : "ok", "data-figure": "e2e-p95", "data-value": w.e2e_p95_seconds }],
+          ["queue wait p95", fmtSeconds(w.queue_wait_p95_seconds), { "data-figure": "wait-p95", "data-value": w.queue_wait_p95_seconds }],
+          ["in flight", w.in_flight == null ? null : fmtNum(w.in_flight, 2) + (share == null ? "" : " (" + fmtRatio(share) + " of the engine)"),
+            { "data-figure": "in-flight", "data-value": w.in_flight }],
+        ])));
+    }
+  }
+  document.getElementById("lanes-section").hidden = cards.length === 0;
+  replace("lanes", cards);
 }
 
 // A model named by its file's whole path (llama.cpp without an alias) is shown by the file's name; the

@@ -5,6 +5,7 @@ import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeRequest;
 import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.core.probe.PromptFactory;
+import io.tailwatch.core.stats.Stats;
 import io.tailwatch.testing.LlamaServer;
 import io.tailwatch.testing.RawStream;
 import java.time.Duration;
@@ -62,10 +63,7 @@ public final class RealEngineAccuracyBenchmark {
         }
     }
 
-    static double median(List<Double> xs) {
-        List<Double> s = new ArrayList<>(xs);
-        s.sort(Double::compare);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    private static double median(List<Double> xs) {
+        return Stats.median(xs.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }

@@ -104,7 +104,7 @@ class CapacityIT {
             // total throughput flat: one slot serves one request at a time whatever the concurrency
             double t1 = levels.get(0).get("output_tokens_per_second").asDouble();
             for (JsonNode l : levels) {
-                assertThat(l.get("output_tokens_per_second").asDouble() / t1).isBetween(0.75, 1.35);
+                assertThat(l.get("output_tokens_per_second").asDouble() / t1).isBetween(0.7, 1.5);
                 assertThat(l.get("errors").asInt()).isZero();
             }
             assertThat(levels.get(0).get("requests").asInt()).isEqualTo(5);

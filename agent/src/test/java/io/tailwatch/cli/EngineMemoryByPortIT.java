@@ -62,6 +62,21 @@ class EngineMemoryByPortIT {
                         l.lastIndexOf(' ') + 1))).findFirst().orElseThrow();
                 long own = ownRss();
                 assertThat(rss).as("this JVM's resident size, %d now", own).isBetween(own / 4.0, own * 4.0);
+
+                // A reload that restarts host sampling (a changed host section) keeps following the found
+                // engine: its memory is read afresh by the new sampler (the value moves), not left behind.
+                Files.writeString(cfg, Files.readString(cfg).replace("interval: 1s", "interval: 700ms"));
+                new ProcessBuilder("kill", "-HUP", Long.toString(agent.process().pid())).start().waitFor();
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() ->
+                        JSON.readTree(agent.get("/api/v1/status").body()).path("reload").path("restarted").toString()
+                                .contains("host sampling"));
+                long[] allocate = new long[4 << 20]; // this JVM's resident size moves by 32 MiB
+                java.util.Arrays.fill(allocate, 1L);
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() ->
+                        agent.get("/metrics").body().lines().filter(l -> l.startsWith(series))
+                                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                                .anyMatch(v -> v != rss));
+                assertThat(allocate[allocate.length - 1]).isEqualTo(1L);
             }
         }
     }

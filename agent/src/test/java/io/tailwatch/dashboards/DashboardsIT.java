@@ -41,7 +41,8 @@ class DashboardsIT {
     private static final Set<String> MAC_ONLY = Set.of("tailwatch_thermal_pressure_level", "hw_gpu_utilization_ratio",
             "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes",
             "hw_gpu_memory_limit_bytes", "hw_gpu_memory_usage_bytes", "tailwatch_model_gpu_memory_share_ratio",
-            "tailwatch_power_rail_state");
+            "tailwatch_power_rail_state", "hw_host_power_watts", "tailwatch_battery_power_watts", "hw_power_supply_limit_watts",
+            "hw_fan_speed");
     /**
      * Figures an engine reports about itself only when it exposes them (llama.cpp /slots or /metrics, vLLM,
      * vllm-mlx, mlx-vlm, a health queue field). The simulators expose none of them: absent by design here,
@@ -81,7 +82,7 @@ class DashboardsIT {
                 otlp: {enabled: true, endpoint: "http://127.0.0.1:%d", interval: 5s}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
                 """.formatted(closed, fx.procfs(), fx.sysfs())
-                + TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json"))
+                + withProxy(TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json")))
                 + "  webhook: {url: \"http://127.0.0.1:" + closed + "/hook\", timeout: 500ms}\n");
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
@@ -116,6 +117,35 @@ class DashboardsIT {
                     prometheus.query("tailwatch_engine_queue_wait_seconds{tailwatch_queue_wait_source=\"estimate\"}").path("data").path("result").size() > 0);
         }
         processSampler = agent.get("/metrics").body().contains("process_memory_usage_bytes{");
+        // Real requests through the simulator's metering proxy, in a lane with an SLO: the Lanes row's series.
+        String listen = null;
+        for (JsonNode p : JSON.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
+            listen = p.path("listen").asText();
+        }
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        for (int i = 0; i < 3; i++) {
+            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://" + listen + "/v1/chat/completions")).header("X-Lane", "interactive")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"model\":\"" + sim.options().model()
+                            + "\",\"stream\":true,\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("tailwatch_proxy_lane_window_ttft_seconds").path("data").path("result").size() > 0
+                        && prometheus.query("tailwatch_proxy_lane_window_goodput_ratio").path("data").path("result").size() > 0);
+    }
+
+    /** The simulator's engine with a metering proxy and one lane with an SLO (the Lanes row of the Engines dashboard). */
+    private static String withProxy(String config) {
+        String ollamaEngine = "  - name: ollama\n";
+        assertThat(config).contains(ollamaEngine);
+        return config.replace(ollamaEngine, """
+                    proxy:
+                      listen: 127.0.0.1:0
+                      lanes:
+                        - {name: interactive, header: {name: X-Lane, value: interactive}, slo: {ttft_p95: 2s, target: 0.9}}
+                """ + ollamaEngine);
     }
 
     @AfterAll

@@ -39,6 +39,27 @@ public final class RawStream {
         return send(port, "/completion", "{\"prompt\":\"load\",\"n_predict\":" + nPredict + "}", null, false);
     }
 
+    /**
+     * Sends a streamed /completion of {@code nPredict} tokens and returns its open socket without
+     * reading the answer: load for the signal tests. Closing the socket makes the server stop it.
+     */
+    public static Socket startCompletion(int port, int nPredict) throws IOException {
+        byte[] payload = ("{\"prompt\":\"load\",\"n_predict\":" + nPredict + ",\"stream\":true}").getBytes(StandardCharsets.UTF_8);
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /completion HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
+                    + "Connection: close\r\nContent-Length: " + payload.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(payload);
+            out.flush();
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+    }
+
     private static Timed send(int port, String path, String body, String apiKey, boolean stream) throws IOException {
         byte[] payload = body.getBytes(StandardCharsets.UTF_8);
         StringBuilder head = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port

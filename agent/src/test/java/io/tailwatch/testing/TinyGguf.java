@@ -1,5 +1,6 @@
 package io.tailwatch.testing;
 
+import io.tailwatch.core.probe.PromptFactory;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,25 +11,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Writes a small, deterministic llama-architecture model in GGUF (version 3) for the real-engine tests:
  * made here, never downloaded. Same shape, same bytes.
  *
  * <p>Vocabulary: a SentencePiece-style ("llama") tokenizer with {@code <unk>}, {@code <s>}, {@code </s>},
- * the 256 byte tokens (every text tokenizes) and the word boundary plus {@code a}..{@code z}. The chat
- * template is ChatML, so {@code /v1/chat/completions} and {@code /completion} both work.
+ * the 256 byte tokens (every text tokenizes), the word boundary plus {@code a}..{@code z}, and the words
+ * of the probe prompt ({@link PromptFactory}) as whole tokens, so a prompt of N "tokens" is about N
+ * tokens here too and prompt evaluation stays short. The chat template is ChatML (its markers are control
+ * tokens), so {@code /v1/chat/completions} and {@code /completion} both work.
  *
  * <p>Weights: pseudo-random from a fixed seed, except that hidden dimension 0 is held at 1.0 (every
  * embedding has it; no attention or feed-forward output writes to it), and the output row of every token
- * other than the boundary and the letters has -10,000 in that dimension and 0 elsewhere. After the
- * final RMS norm that dimension is positive, so the end token, the control tokens and the byte tokens
- * always get a logit far below every letter's: generation never ends early and the text is plain ASCII.
+ * other than the normal ones (the boundary, the letters and the words) has -10,000 in that dimension and 0
+ * elsewhere. After the final RMS norm that dimension is positive, so the end token, the control tokens and
+ * the byte tokens always get a logit far below every normal token's: generation never ends early and the
+ * text is plain ASCII.
  */
 public final class TinyGguf {
     /** Bump when the bytes written change, so cached files are not reused. */
-    private static final int FORMAT = 1;
+    private static final int FORMAT = 2;
     private static final int ALIGN = 32;
     private static final int T_F32 = 0;
     private static final int T_F16 = 1;
@@ -40,7 +46,8 @@ public final class TinyGguf {
         public static final Shape DEFAULT = new Shape(512, 4, 8, 1408, 4096);
 
         String key() {
-            return embd + "x" + layers + "h" + heads + "f" + ff + "c" + ctx + "v" + FORMAT;
+            return embd + "x" + layers + "h" + heads + "f" + ff + "c" + ctx + "v" + FORMAT + "-"
+                    + Integer.toHexString(vocabulary().hashCode());
         }
     }
 
@@ -73,9 +80,13 @@ public final class TinyGguf {
         return file;
     }
 
-    /** Token texts: the specials, the 256 bytes, the word boundary and a..z. */
+    /**
+     * Token texts: the specials, the 256 bytes, the word boundary, a..z, then each word of the probe
+     * prompt after a word boundary, with every prefix of it: SentencePiece merges two adjacent pieces
+     * only when their joint text is a token, so "\u2581the" is reached through "\u2581t" and "\u2581th".
+     */
     static List<String> vocabulary() {
-        List<String> tokens = new ArrayList<>(List.of("<unk>", "<s>", "</s>"));
+        Set<String> tokens = new LinkedHashSet<>(List.of("<unk>", "<s>", "</s>"));
         for (int b = 0; b < 256; b++) {
             tokens.add(String.format("<0x%02X>", b));
         }
@@ -83,10 +94,48 @@ public final class TinyGguf {
         for (char c = 'a'; c <= 'z'; c++) {
             tokens.add(String.valueOf(c));
         }
-        return tokens;
+        List<String> words = new ArrayList<>(promptWords());
+        words.addAll(List.of("user", "assistant")); // the chat template's roles
+        for (String w : words) {
+            String piece = "\u2581" + w;
+            for (int end = 2; end <= piece.length(); end++) {
+                tokens.add(piece.substring(0, end));
+            }
+        }
+        tokens.addAll(CONTROL);
+        return List.copyOf(tokens);
     }
 
-    /** The first token id that generation may produce (the word boundary); all later ids are letters. */
+    /**
+     * The chat template's markers, last in the vocabulary as control tokens: the server reads each as
+     * one token in a templated prompt, and generation never produces them.
+     */
+    private static final List<String> CONTROL = List.of("<|im_start|>", "<|im_end|>");
+
+    /** GGUF token type of token {@code i} of {@code n}: 1 normal, 2 unknown, 3 control, 6 byte. */
+    private static int tokenType(int i, int n) {
+        return i == 0 ? 2 : i < 3 || i >= n - CONTROL.size() ? 3 : i < FIRST_TEXT_TOKEN ? 6 : 1;
+    }
+
+    /**
+     * The words of the probe prompt, in order of first use: its header words and everything after
+     * "Background:" (the nonce, random, is left out, so the list is the same on every call).
+     */
+    static List<String> promptWords() {
+        String prompt = PromptFactory.prompt(256);
+        Set<String> words = new LinkedHashSet<>(List.of("Probe", "Background"));
+        for (String w : prompt.substring(prompt.indexOf("Background:") + "Background:".length()).split("[^A-Za-z]+")) {
+            if (!w.isEmpty()) {
+                words.add(w);
+            }
+        }
+        return List.copyOf(words);
+    }
+
+    /** The end token's id. */
+    public static final int EOS = 2;
+
+    /** The first token id that generation may produce (the word boundary); later ids are letters and words, then the markers. */
     static final int FIRST_TEXT_TOKEN = 3 + 256;
 
     public static void write(Path file, Shape s) throws IOException {
@@ -154,13 +203,12 @@ public final class TinyGguf {
                 out.u32(5);
                 out.u64(vocab.size());
                 for (int i = 0; i < vocab.size(); i++) {
-                    // 1 normal, 2 unknown, 3 control, 6 byte
-                    out.u32(i == 0 ? 2 : i < 3 ? 3 : i < FIRST_TEXT_TOKEN ? 6 : 1);
+                    out.u32(tokenType(i, vocab.size()));
                 }
             });
             kv.add(() -> out.kvU32("tokenizer.ggml.unknown_token_id", 0));
             kv.add(() -> out.kvU32("tokenizer.ggml.bos_token_id", 1));
-            kv.add(() -> out.kvU32("tokenizer.ggml.eos_token_id", 2));
+            kv.add(() -> out.kvU32("tokenizer.ggml.eos_token_id", EOS));
             kv.add(() -> out.kvBool("tokenizer.ggml.add_bos_token", true));
             kv.add(() -> out.kvBool("tokenizer.ggml.add_eos_token", false));
             kv.add(() -> out.kvString("tokenizer.chat_template", CHAT_TEMPLATE));
@@ -180,13 +228,13 @@ public final class TinyGguf {
             }
             out.pad();
             for (Tensor t : tensors) {
-                writeData(out, t, s);
+                writeData(out, t, s, vocab.size());
                 out.pad();
             }
         }
     }
 
-    private static void writeData(Out out, Tensor t, Shape s) {
+    private static void writeData(Out out, Tensor t, Shape s, int nVocab) {
         long rows = t.dims.length == 1 ? 1 : t.dims[1];
         int cols = (int) t.dims[0];
         Random rnd = new Random(t.name);
@@ -201,7 +249,7 @@ public final class TinyGguf {
                 } else if (t.name.equals("token_embd.weight")) {
                     v = c == 0 ? 1f : 0.1f * rnd.next();
                 } else if (t.name.equals("output.weight")) {
-                    boolean allowed = r >= FIRST_TEXT_TOKEN;
+                    boolean allowed = tokenType((int) r, nVocab) == 1;
                     v = allowed ? (c == 0 ? 0f : scale * rnd.next()) : (c == 0 ? SUPPRESS : 0f);
                 } else if (r == 0 && (t.name.endsWith("attn_output.weight") || t.name.endsWith("ffn_down.weight"))) {
                     v = 0f; // nothing writes to dimension 0 of the residual stream

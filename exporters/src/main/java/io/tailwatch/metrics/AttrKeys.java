@@ -78,6 +78,8 @@ public final class AttrKeys {
     public static final String HW_ID = "hw.id";
     public static final String HW_TYPE = "hw.type";
     public static final String HW_NAME = "hw.name";
+    /** semconv: which limit a *.limit series is (max, ...). */
+    public static final String HW_LIMIT_TYPE = "hw.limit_type";
     /** What part of the GPU's memory a hw.gpu.memory.usage series counts: in_use, allocated. */
     public static final String GPU_MEMORY_STATE = "tailwatch.gpu.memory.state";
 

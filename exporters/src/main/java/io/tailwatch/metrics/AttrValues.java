@@ -54,7 +54,8 @@ public final class AttrValues {
             Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME),
             Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE),
             Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS),
-            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS));
+            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS),
+            Map.entry(LimitType.class, AttrKeys.HW_LIMIT_TYPE));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -104,7 +105,7 @@ public final class AttrValues {
     public enum PsiWindow implements AttrValue { AVG10, AVG60, AVG300 }
 
     /** {@code hw.type} (semconv enum): the classes of component this agent reports. */
-    public enum HwType implements AttrValue { CPU, GPU, MEMORY, ENCLOSURE, TEMPERATURE }
+    public enum HwType implements AttrValue { CPU, GPU, MEMORY, ENCLOSURE, TEMPERATURE, FAN, BATTERY, POWER_SUPPLY }
 
     /** {@code tailwatch.cpu.throttle.scope}: Linux x86 thermal throttle counters. */
     public enum ThrottleScope implements AttrValue { CORE, PACKAGE }
@@ -188,4 +189,7 @@ public final class AttrValues {
      * (frozen: no energy over at least 40 ms on a rail that cannot be idle), so its power is absent.
      */
     public enum RailStatus implements AttrValue { MEASURED, FROZEN }
+
+    /** {@code hw.limit_type} (semconv): the limits this agent reports. */
+    public enum LimitType implements AttrValue { MAX }
 }

@@ -64,7 +64,7 @@ public final class HostMetrics {
     static final AttributeDef HW_NAME = free(AttrKeys.HW_NAME, "Rail or sensor name as the OS reports it");
 
     public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("hw.temperature", "Cel",
-            "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type).",
+            "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type; macOS SMC keys of the CPU and GPU dies, Tp*, Te*, Ts*, Tg* on Apple silicon, TC*, TG* on Intel Macs: hw.id is smc_ and the key, hw.name cpu or gpu and the key). A sensor that reads outside (0, 150] Cel is left out.",
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.TEMPERATURE), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
@@ -92,6 +92,36 @@ public final class HostMetrics {
             "Always 1, one series per power rail the host reports: measured while its energy counter moves, frozen when macOS stopped it (no energy over at least 40 ms on a rail that cannot be idle: cpu, dram, dcs; seen on macOS 26 and 27). A frozen rail has no hw.power or hw.energy series until its counter moves again: unavailable, never 0 W.",
             HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME,
             oneOf(AttrKeys.RAIL_STATUS, "Whether the counter moves", AttrValues.RailStatus.class));
+
+    public static final MetricDef HOST_POWER = MetricDef.gauge("hw.host.power", "W",
+            "macOS: power drawn by the whole machine, the SMC's PSTR key (system total, read through the AppleSMC user client without sudo). It does not depend on the IOReport rails, so it stays when macOS freezes them. Absent where the SMC has no PSTR key (older Intel Macs) and on Linux.",
+            HW_ID, HW_NAME);
+
+    public static final MetricDef HOST_ENERGY = MetricDef.counter("hw.host.energy", "J",
+            "macOS: energy drawn by the whole machine since the agent started, hw.host.power integrated over time (the trapezoid between consecutive readings; an interval with a failed reading adds nothing).",
+            HW_ID, HW_NAME);
+
+    public static final MetricDef FAN_SPEED = MetricDef.gauge("hw.fan.speed", "rpm",
+            "macOS: speed of each fan, SMC F<n>Ac (n below FNum). Absent on a Mac without fans (FNum 0 or missing) and on Linux.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.FAN), HW_NAME);
+
+    public static final MetricDef FAN_SPEED_LIMIT = MetricDef.gauge("hw.fan.speed.limit", "rpm",
+            "macOS: the highest speed of each fan, SMC F<n>Mx (hw.limit_type max).",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.FAN), HW_NAME,
+            oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class));
+
+    public static final MetricDef BATTERY_CHARGE = MetricDef.gauge("hw.battery.charge", "1",
+            "macOS laptops: remaining charge, CurrentCapacity / MaxCapacity of the AppleSmartBattery IORegistry entry. Absent on a Mac without a battery and on Linux.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.BATTERY), HW_NAME);
+
+    public static final MetricDef BATTERY_POWER = MetricDef.gauge("tailwatch.battery.power", "W",
+            "macOS laptops: power into the battery, Voltage x Amperage of the AppleSmartBattery entry: positive while charging, negative while the battery feeds the machine (then minus this is what the machine draws). semconv has no battery power metric. Absent without a battery.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.BATTERY), HW_NAME);
+
+    public static final MetricDef POWER_SUPPLY_LIMIT = MetricDef.gauge("hw.power_supply.limit", "W",
+            "macOS laptops: the rated power of the connected power adapter (AppleSmartBattery AdapterDetails Watts, hw.limit_type max). Absent while no adapter is connected.",
+            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.POWER_SUPPLY), HW_NAME,
+            oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class));
 
     public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
             "GPU active residency over the last sample interval.",
@@ -144,6 +174,7 @@ public final class HostMetrics {
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
             THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY, POWER_RAIL_STATE,
             GPU_UTILIZATION, GPU_FREQUENCY, GPU_MEMORY_LIMIT, GPU_MEMORY_USAGE, GPU_WIRED_LIMIT, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION,
+            HOST_POWER, HOST_ENERGY, FAN_SPEED, FAN_SPEED_LIMIT, BATTERY_CHARGE, BATTERY_POWER, POWER_SUPPLY_LIMIT,
             PROCESS_GPU_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
@@ -194,5 +225,40 @@ public final class HostMetrics {
     /** One engine's tailwatch.process.gpu.utilization point on one GPU (hw.id gpu0 on Apple silicon). */
     public static Point processGpuUtilization(String engine, String gpu, double ratio) {
         return Point.of(PROCESS_GPU_UTILIZATION, ratio, HwType.GPU, AttrKeys.ENGINE, engine, AttrKeys.HW_ID, gpu);
+    }
+
+    /** The hw.id and hw.name of the whole machine in hw.host.power and hw.host.energy. */
+    public static final String HOST_ID = "host";
+
+    /** The hw.host.power point of the whole machine. */
+    public static Point hostPower(double watts) {
+        return Point.of(HOST_POWER, watts, AttrKeys.HW_ID, HOST_ID, AttrKeys.HW_NAME, "system");
+    }
+
+    /** The hw.host.energy point of the whole machine. */
+    public static Point hostEnergy(double joules) {
+        return Point.of(HOST_ENERGY, joules, AttrKeys.HW_ID, HOST_ID, AttrKeys.HW_NAME, "system");
+    }
+
+    /** The hw.fan.speed point of fan {@code n}. */
+    public static Point fanSpeed(int n, double rpm) {
+        return Point.of(FAN_SPEED, rpm, HwType.FAN, AttrKeys.HW_ID, "fan" + n, AttrKeys.HW_NAME, "fan " + n);
+    }
+
+    /** The hw.fan.speed.limit (max) point of fan {@code n}. */
+    public static Point fanSpeedLimit(int n, double rpm) {
+        return Point.of(FAN_SPEED_LIMIT, rpm, HwType.FAN, AttrValues.LimitType.MAX, AttrKeys.HW_ID, "fan" + n,
+                AttrKeys.HW_NAME, "fan " + n);
+    }
+
+    /** A battery point (hw.battery.charge or tailwatch.battery.power) of the internal battery. */
+    public static Point battery(MetricDef metric, double value) {
+        return Point.of(metric, value, HwType.BATTERY, AttrKeys.HW_ID, "battery0", AttrKeys.HW_NAME, "battery");
+    }
+
+    /** The hw.power_supply.limit (max) point of the connected adapter. */
+    public static Point adapterLimit(double watts) {
+        return Point.of(POWER_SUPPLY_LIMIT, watts, HwType.POWER_SUPPLY, AttrValues.LimitType.MAX, AttrKeys.HW_ID, "adapter0",
+                AttrKeys.HW_NAME, "power adapter");
     }
 }

@@ -76,7 +76,35 @@ public final class ProxyMetrics {
     public static final MetricDef LANE_SLO_E2E = MetricDef.gauge("tailwatch.proxy.lane.slo.e2e", "s",
             "A lane's end-to-end limit (e2e_p95 in the config).", ENGINE, LANE);
 
+    // ---- each lane over its rolling window: what the lane rules and diagnose read ----
+
+    public static final MetricDef LANE_WINDOW_REQUESTS = MetricDef.gauge("tailwatch.proxy.lane.window.requests", "{request}",
+            "Requests of a lane that ended within the lane window (the last 5 minutes, at most the last 512 requests).",
+            ENGINE, LANE);
+
+    public static final MetricDef LANE_WINDOW_GOODPUT = MetricDef.gauge("tailwatch.proxy.lane.window.goodput", "1",
+            "Share of a lane's requests in the lane window that met its SLO (lanes with an SLO that had requests).",
+            ENGINE, LANE);
+
+    public static final MetricDef LANE_WINDOW_TTFT = MetricDef.gauge("tailwatch.proxy.lane.window.ttft", "s",
+            "Time-to-first-token percentile of a lane's streamed requests in the lane window (nearest rank).",
+            ENGINE, LANE, ProbeMetrics.PERCENTILE);
+
+    public static final MetricDef LANE_WINDOW_E2E = MetricDef.gauge("tailwatch.proxy.lane.window.e2e", "s",
+            "End-to-end duration percentile of a lane's generation requests in the lane window (nearest rank).",
+            ENGINE, LANE, ProbeMetrics.PERCENTILE);
+
+    public static final MetricDef LANE_WINDOW_QUEUE_WAIT = MetricDef.gauge("tailwatch.proxy.lane.window.queue.wait", "s",
+            "Percentile of the time a lane's requests in the lane window waited for the engine's response headers: "
+                    + "a serial engine holds its headers while a request queues (nearest rank).",
+            ENGINE, LANE, ProbeMetrics.PERCENTILE);
+
+    public static final MetricDef LANE_WINDOW_IN_FLIGHT = MetricDef.gauge("tailwatch.proxy.lane.window.in_flight", "{request}",
+            "Mean number of a lane's requests in flight over the lane window (time in flight / the window): each lane's "
+                    + "share of an engine's load.", ENGINE, LANE);
+
     public static final List<MetricDef> ALL = List.of(REQUEST_DURATION, TIME_TO_FIRST_TOKEN, TIME_PER_OUTPUT_TOKEN,
             TOKEN_USAGE, TIME_TO_FIRST_BYTE, REQUESTS, IN_FLIGHT, OUTPUT_TOKENS, LANE_GOOD, LANE_SLO_TARGET, LANE_SLO_TTFT,
-            LANE_SLO_E2E);
+            LANE_SLO_E2E, LANE_WINDOW_REQUESTS, LANE_WINDOW_GOODPUT, LANE_WINDOW_TTFT, LANE_WINDOW_E2E, LANE_WINDOW_QUEUE_WAIT,
+            LANE_WINDOW_IN_FLIGHT);
 }

@@ -129,6 +129,24 @@ final class OpenAiStreamParser implements StreamParser {
                 m.content(nanos, chars);
             }
         }
+        if (choices == null && n.has("content")) {
+            // llama.cpp's own /completion stream: the text at the top level, "stop": true on the last chunk
+            // (with its timings and counts); no [DONE] follows.
+            int chars = text(n, "content");
+            if (chars > 0) {
+                m.content(nanos, chars);
+            }
+            synchronized (m) {
+                Long predicted = count(n.get("tokens_predicted"));
+                if (predicted != null && m.engineOutput == null && n.path("stop").asBoolean(false)) {
+                    m.engineOutput = predicted;
+                }
+            }
+            JsonNode stop = n.get("stop");
+            if (stop != null && stop.isBoolean() && stop.booleanValue()) {
+                m.done(nanos);
+            }
+        }
     }
 
     static boolean isJson(String s) {

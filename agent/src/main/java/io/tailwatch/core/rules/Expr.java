@@ -137,6 +137,11 @@ public interface Expr {
         return new SetOp("or", left, Matching.ALL, right);
     }
 
+    /** {@code left or on(...) right}: the right side only where the left has no series of the same labels. */
+    static Expr or(Expr left, Matching m, Expr right) {
+        return new SetOp("or", left, m, right);
+    }
+
     static Expr unless(Expr left, Matching m, Expr right) {
         return new SetOp("unless", left, m, right);
     }
@@ -285,9 +290,11 @@ public interface Expr {
             Map<Map<String, String>, Sample> rhs = index(right.eval(snapshot, at), matching);
             List<Sample> out = new ArrayList<>();
             for (Sample s : left.eval(snapshot, at)) {
-                Sample r = rhs.get(matching.signature(s.labels()));
+                Map<String, String> sig = matching.signature(s.labels());
+                Sample r = rhs.get(sig);
                 if (r != null && op.test(s.value(), r.value())) {
-                    out.add(s);
+                    // As PromQL's one-to-one match: on(...) keeps only those labels, ignoring(...) drops them.
+                    out.add(new Sample(sig, s.value()));
                 }
             }
             return out;

@@ -27,7 +27,7 @@ public record RuleDef(String name, Severity severity, ValueKind valueKind, Value
 
     /** Template placeholders and the label each one reads. */
     private static final Map<String, String> PLACEHOLDERS = Map.of("engine", Rules.ENGINE, "model", Rules.MODEL,
-            "scenario", Rules.SCENARIO, "sampler", Rules.SAMPLER, "outcome", Rules.WEBHOOK_OUTCOME);
+            "scenario", Rules.SCENARIO, "sampler", Rules.SAMPLER, "outcome", Rules.WEBHOOK_OUTCOME, "lane", Rules.LANE);
 
     public RuleDef {
         Objects.requireNonNull(name, "name");

@@ -27,6 +27,7 @@ import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.ProxyMetrics;
 import io.tailwatch.metrics.SelfMetrics;
 import java.time.Duration;
 import java.util.List;
@@ -51,6 +52,13 @@ public final class Rules {
     public static final String SAMPLER = AttrKeys.label(AttrKeys.SAMPLER);
     public static final String WEBHOOK_OUTCOME = AttrKeys.label(AttrKeys.WEBHOOK_OUTCOME);
     static final String[] WINDOW = {"job", "instance", ENGINE, MODEL, SCENARIO};
+    /** Label name of a proxy lane, and the labels one lane of one engine's proxy is known by. */
+    public static final String LANE = AttrKeys.label(AttrKeys.LANE);
+    static final String[] LANE_OF = {"job", "instance", ENGINE, LANE};
+    /** LaneSloMissed and LaneGoodputLow need this many requests of the lane in its window before its p95 means anything. */
+    public static final int MIN_LANE_REQUESTS = 20;
+    /** LaneQueueWaitHigh needs this many requests of the lane in its window (a batch lane sends few, long ones). */
+    public static final int MIN_LANE_QUEUE_REQUESTS = 5;
     /** TailLatencySpread needs this many probes in the window before p99 means anything. */
     public static final int MIN_SPREAD_SAMPLES = 20;
     /** SwapGrowthUnderLoad compares against the lowest swap use over this span. */
@@ -179,6 +187,36 @@ public final class Rules {
             "{model} on {engine} holds {value} of the GPU working-set limit with its footprint plus its context's KV cache (threshold {threshold}, for {for}). Past the limit Metal allocations fail or spill, and prefill of a long prompt is where it shows first: shrink --max-kv-size or the slots, quantize smaller, or raise iogpu.wired_limit_mb.",
             p -> cmp(select(EngineMetrics.GPU_MEMORY_SHARE), Op.GT, p.threshold()));
 
+    private static Expr laneRequests(int min) {
+        return cmp(select(ProxyMetrics.LANE_WINDOW_REQUESTS), Op.GE, min);
+    }
+
+    private static Expr laneOver(MetricDef window, MetricDef limit) {
+        return cmp(select(window, Percentile.P95), Op.GT, on(LANE_OF), select(limit));
+    }
+
+    public static final RuleDef LANE_SLO_MISSED = new RuleDef("LaneSloMissed", Severity.WARNING,
+            ValueKind.SECONDS, null, null, Duration.ofMinutes(5),
+            "Lane {lane} on {engine} missing its SLO",
+            "Real requests of lane {lane} through the proxy of {engine} have a p95 of {value} over the last 5m (time to first token, or end to end when the first token is within its limit), above the lane's SLO, for {for} (at least 20 requests in the window).",
+            p -> and(or(laneOver(ProxyMetrics.LANE_WINDOW_TTFT, ProxyMetrics.LANE_SLO_TTFT), on(LANE_OF),
+                            laneOver(ProxyMetrics.LANE_WINDOW_E2E, ProxyMetrics.LANE_SLO_E2E)),
+                    on(LANE_OF), laneRequests(MIN_LANE_REQUESTS)));
+
+    public static final RuleDef LANE_GOODPUT_LOW = new RuleDef("LaneGoodputLow", Severity.WARNING,
+            ValueKind.RATIO, null, null, Duration.ofMinutes(10),
+            "Goodput of lane {lane} on {engine} below its target",
+            "Only {value} of the real requests of lane {lane} through the proxy of {engine} met the lane's SLO over the last 5m, below the lane's target, for {for} (at least 20 requests in the window).",
+            p -> and(cmp(select(ProxyMetrics.LANE_WINDOW_GOODPUT), Op.LT, on(LANE_OF), select(ProxyMetrics.LANE_SLO_TARGET)),
+                    on(LANE_OF), laneRequests(MIN_LANE_REQUESTS)));
+
+    public static final RuleDef LANE_QUEUE_WAIT_HIGH = new RuleDef("LaneQueueWaitHigh", Severity.WARNING,
+            ValueKind.SECONDS, ValueKind.SECONDS, 2.0, Duration.ofMinutes(5),
+            "Lane {lane} waits {value} for {engine}",
+            "Real requests of lane {lane} waited {value} (p95 over the last 5m, threshold {threshold}, for {for}) for the response headers of {engine}: they queue behind other requests. tailwatch diagnose names the lane holding the engine.",
+            p -> and(cmp(select(ProxyMetrics.LANE_WINDOW_QUEUE_WAIT, Percentile.P95), Op.GT, p.threshold()),
+                    on(LANE_OF), laneRequests(MIN_LANE_QUEUE_REQUESTS)));
+
     public static final RuleDef SAMPLER_FAILING = new RuleDef("SamplerFailing", Severity.WARNING,
             ValueKind.LEVEL, null, null, SAMPLER_FAILING_FOR,
             "Sampler {sampler} failing",
@@ -209,8 +247,8 @@ public final class Rules {
     /** All rules, in the order they are documented and exported. */
     public static final List<RuleDef> ALL = List.of(SWAP_USED_HIGH, SWAP_GROWTH_UNDER_LOAD, MEMORY_PRESSURE_WARNING,
             MEMORY_PRESSURE_CRITICAL, THERMAL_THROTTLING, ENGINE_DOWN, PROBE_ERRORS, TAIL_LATENCY_SPREAD,
-            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, GPU_MEMORY_LIMIT_NEAR, SAMPLER_FAILING, OTLP_EXPORT_FAILING,
-            WEBHOOK_NOTIFICATIONS_DROPPED, TAILWATCH_DOWN);
+            LATENCY_OVER_BASELINE, TTFT_OVER_SLO, KV_HEADROOM_LOW, GPU_MEMORY_LIMIT_NEAR, LANE_SLO_MISSED, LANE_GOODPUT_LOW,
+            LANE_QUEUE_WAIT_HIGH, SAMPLER_FAILING, OTLP_EXPORT_FAILING, WEBHOOK_NOTIFICATIONS_DROPPED, TAILWATCH_DOWN);
 
     /** Rules only Prometheus and Grafana evaluate: the agent cannot report its own absence. */
     public static final Set<String> EXPORT_ONLY = Set.of(TAILWATCH_DOWN.name());

@@ -15,6 +15,7 @@ import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricSnapshot;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.ProbeMetrics;
+import io.tailwatch.metrics.ProxyMetrics;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +27,22 @@ import java.util.Map;
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Signals(Host host, List<Engine> engines, List<Window> windows) {
+public record Signals(Host host, List<Engine> engines, List<Window> windows, List<Lane> lanes) {
+
+    /** Without lanes (no engine has a metering proxy, or a reader that predates them). */
+    public Signals(Host host, List<Engine> engines, List<Window> windows) {
+        this(host, engines, windows, List.of());
+    }
+
+    /**
+     * One lane of an engine's metering proxy over the lane window (docs/proxy.md): requests, goodput and
+     * the p95s, the SLO's limits and target, and the lane's mean requests in flight. Null where unknown.
+     */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Lane(String engine, String lane, Double requests, Double goodput, Double target, Double ttftP95,
+                       Double ttftSlo, Double e2eP95, Double e2eSlo, Double queueWaitP95, Double inFlight) {
+    }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
@@ -100,7 +116,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
                          Double baselineP95, Double decodeRate, Boolean interactive) {
     }
 
-    public static final Signals EMPTY = new Signals(new Host(null, null, null, null, null, null, null), List.of(), List.of());
+    public static final Signals EMPTY = new Signals(new Host(null, null, null, null, null, null, null), List.of(), List.of(),
+            List.of());
 
     /** Reads the figures from a snapshot; {@code swapChange} comes from the evaluator's history. */
     public static Signals of(MetricSnapshot s, Double swapChange, List<String> interactiveScenarios) {
@@ -164,7 +181,23 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows) {
                     s.value(EngineMetrics.KEY_REFUSED, AttrKeys.ENGINE, e),
                     s.value(HostMetrics.PROCESS_GPU_UTILIZATION, AttrKeys.ENGINE, e)));
         }
-        return new Signals(host, engines, windows);
+        return new Signals(host, engines, windows, lanes(s));
+    }
+
+    /** Every lane the proxies report a window for, engine by engine. */
+    private static List<Lane> lanes(MetricSnapshot s) {
+        List<Lane> out = new ArrayList<>();
+        for (Point p : s.of(ProxyMetrics.LANE_WINDOW_REQUESTS)) {
+            String e = p.attributes().get(AttrKeys.ENGINE);
+            String l = p.attributes().get(AttrKeys.LANE);
+            String[] k = {AttrKeys.ENGINE, e, AttrKeys.LANE, l};
+            out.add(new Lane(e, l, p.value(), s.value(ProxyMetrics.LANE_WINDOW_GOODPUT, k), s.value(ProxyMetrics.LANE_SLO_TARGET, k),
+                    s.value(ProxyMetrics.LANE_WINDOW_TTFT, Percentile.P95, k), s.value(ProxyMetrics.LANE_SLO_TTFT, k),
+                    s.value(ProxyMetrics.LANE_WINDOW_E2E, Percentile.P95, k), s.value(ProxyMetrics.LANE_SLO_E2E, k),
+                    s.value(ProxyMetrics.LANE_WINDOW_QUEUE_WAIT, Percentile.P95, k),
+                    s.value(ProxyMetrics.LANE_WINDOW_IN_FLIGHT, k)));
+        }
+        return out;
     }
 
     /** The engine's own queue figures; the measured queue wait is preferred over the estimate. */

@@ -42,6 +42,9 @@ public final class ProxyMeter {
     private final Map<String, LongAdder> good = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> byLane = new ConcurrentHashMap<>();
     private volatile Lanes lanes = Lanes.NONE;
+    private final Map<String, LaneWindow> windows = new ConcurrentHashMap<>();
+    private final java.util.Set<Exchange> active = ConcurrentHashMap.newKeySet();
+    private final long since = System.nanoTime();
 
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
@@ -104,11 +107,14 @@ public final class ProxyMeter {
     /** A request arrived at {@code t0} (System.nanoTime); {@code generation}: a POST, measured as one. */
     Exchange begin(long t0, String lane, boolean generation) {
         inFlight.incrementAndGet();
-        return new Exchange(t0, lane, generation);
+        Exchange x = new Exchange(t0, lane, generation);
+        active.add(x);
+        return x;
     }
 
     private void finish(Exchange x, long end, ProxyOutcome outcome, String errorType) {
         inFlight.decrementAndGet();
+        active.remove(x);
         total.incrementAndGet();
         if (outcome == ProxyOutcome.CLIENT_DISCONNECT) {
             disconnects.incrementAndGet();
@@ -128,9 +134,14 @@ public final class ProxyMeter {
             record(x, lane, end, errorType);
         }
         io.tailwatch.core.config.ProxyConfig.Slo slo = l.slo(lane);
-        if (slo != null && meets(x, end, outcome, slo)) {
+        boolean met = slo != null && meets(x, end, outcome, slo);
+        if (met) {
             good.computeIfAbsent(lane, k -> new LongAdder()).increment();
         }
+        StreamTap tap = x.tap;
+        boolean streamed = tap != null && (tap.format() == StreamTap.Format.SSE || tap.format() == StreamTap.Format.NDJSON);
+        windows.computeIfAbsent(lane, k -> new LaneWindow()).add(new LaneWindow.Ended(x.t0, end,
+                streamed && x.generation ? tap.firstContentNanos() : -1, x.headersAt, x.generation, met));
         maybePublish();
     }
 
@@ -186,6 +197,10 @@ public final class ProxyMeter {
         return slo.e2e() == null || end - x.t0 <= slo.e2e().toNanos();
     }
 
+    private static Double known(double v) {
+        return Double.isNaN(v) ? null : v;
+    }
+
     private static String key(String lane, ProxyOutcome outcome) {
         return lane + "\u0000" + outcome.value();
     }
@@ -216,6 +231,16 @@ public final class ProxyMeter {
             TokenSource s = io.tailwatch.metrics.AttrValues.find(TokenSource.class, k.substring(cut + 1));
             out.add(Point.of(ProxyMetrics.OUTPUT_TOKENS, v.sum(), s, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
         });
+        windowViews(System.nanoTime()).forEach((n, v) -> {
+            out.add(Point.of(ProxyMetrics.LANE_WINDOW_REQUESTS, v.requests(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            out.add(Point.of(ProxyMetrics.LANE_WINDOW_IN_FLIGHT, v.inFlight(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            if (!Double.isNaN(v.goodput())) {
+                out.add(Point.of(ProxyMetrics.LANE_WINDOW_GOODPUT, v.goodput(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
+            }
+            percentile(out, ProxyMetrics.LANE_WINDOW_TTFT, v.ttftP95(), n);
+            percentile(out, ProxyMetrics.LANE_WINDOW_E2E, v.e2eP95(), n);
+            percentile(out, ProxyMetrics.LANE_WINDOW_QUEUE_WAIT, v.queueWaitP95(), n);
+        });
         for (io.tailwatch.core.config.ProxyConfig.Lane lane : lanes.all()) {
             if (lane.slo() == null) {
                 continue;
@@ -232,6 +257,34 @@ public final class ProxyMeter {
                 out.add(Point.of(ProxyMetrics.LANE_SLO_E2E, lane.slo().e2e().toNanos() / 1e9, AttrKeys.ENGINE, engine,
                         AttrKeys.LANE, n));
             }
+        }
+        return out;
+    }
+
+    private void percentile(List<Point> out, io.tailwatch.metrics.MetricDef def, double p95, String lane) {
+        if (!Double.isNaN(p95)) {
+            out.add(Point.of(def, p95, io.tailwatch.metrics.AttrValues.Percentile.P95, AttrKeys.ENGINE, engine, AttrKeys.LANE, lane));
+        }
+    }
+
+    /** Each lane's window at {@code now}, lanes with requests in flight included; in the order lanes were first seen. */
+    Map<String, LaneWindow.View> windowViews(long now) {
+        Map<String, List<Long>> starts = new LinkedHashMap<>();
+        for (Exchange x : active) {
+            if (x.lane != null) {
+                starts.computeIfAbsent(x.lane, k -> new ArrayList<>()).add(x.t0);
+            }
+        }
+        java.util.Set<String> names = new java.util.TreeSet<>(windows.keySet());
+        names.addAll(starts.keySet());
+        Lanes l = lanes;
+        Map<String, LaneWindow.View> out = new LinkedHashMap<>();
+        for (String n : names) {
+            if (!windows.containsKey(n) && windows.size() >= MAX_LANES) {
+                continue;
+            }
+            long[] a = starts.getOrDefault(n, List.of()).stream().mapToLong(Long::longValue).toArray();
+            out.put(n, windows.computeIfAbsent(n, k -> new LaneWindow()).view(now, a, since, l.slo(n) != null));
         }
         return out;
     }
@@ -262,6 +315,7 @@ public final class ProxyMeter {
         lanes.all().forEach(l -> names.add(l.name()));
         names.add(Lanes.DEFAULT);
         names.addAll(byLane.keySet());
+        Map<String, LaneWindow.View> views = windowViews(System.nanoTime());
         for (String n : names) {
             Map<String, Object> lm = new LinkedHashMap<>();
             lm.put("lane", n);
@@ -277,6 +331,17 @@ public final class ProxyMeter {
                 lm.put("target", slo.target());
                 lm.put("ttft_p95_slo_seconds", slo.ttft() == null ? null : slo.ttft().toNanos() / 1e9);
                 lm.put("e2e_p95_slo_seconds", slo.e2e() == null ? null : slo.e2e().toNanos() / 1e9);
+            }
+            LaneWindow.View v = views.get(n);
+            if (v != null) {
+                Map<String, Object> w = new LinkedHashMap<>();
+                w.put("requests", v.requests());
+                w.put("goodput", known(v.goodput()));
+                w.put("ttft_p95_seconds", known(v.ttftP95()));
+                w.put("e2e_p95_seconds", known(v.e2eP95()));
+                w.put("queue_wait_p95_seconds", known(v.queueWaitP95()));
+                w.put("in_flight", v.inFlight());
+                lm.put("window", w);
             }
             ls.add(lm);
         }

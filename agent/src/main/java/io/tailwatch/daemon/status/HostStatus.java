@@ -15,7 +15,7 @@ import java.util.Map;
 /** The host part of /api/v1/status: sizes in bytes, unknown signals left out. */
 public final class HostStatus {
     /** How a frozen power rail reads on the status, the page and the dashboards. */
-    public static final String FROZEN_TEXT = "unavailable (macOS froze this counter)";
+    public static final String FROZEN_TEXT = io.tailwatch.core.host.PowerSources.FROZEN_TEXT;
     private HostStatus() {
     }
 
@@ -71,7 +71,37 @@ public final class HostStatus {
         thermal.put("pressure_level", asLong(s.thermalLevel()));
         thermal.put("temperature_celsius", s.temperature());
         thermal.put("cpu_speed_limit", s.cpuSpeedLimit());
+        // Every readable sensor (SMC die sensors on macOS, thermal zones on Linux), at most the samplers' bound.
+        List<Map<String, Object>> sensors = new ArrayList<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.THERMAL_TEMPERATURE) {
+                Map<String, Object> x = new LinkedHashMap<>();
+                x.put("id", p.attributes().get(AttrKeys.HW_ID));
+                x.put("name", p.attributes().get(AttrKeys.HW_NAME));
+                x.put("celsius", p.value());
+                sensors.add(x);
+            }
+        }
+        if (!sensors.isEmpty()) {
+            thermal.put("sensors", sensors);
+        }
         m.put("thermal", thermal);
+        // Fans (macOS SMC): speed and the fan's own maximum; a Mac without fans has none.
+        Map<String, Map<String, Object>> fans = new java.util.TreeMap<>();
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.FAN_SPEED || p.metric() == HostMetrics.FAN_SPEED_LIMIT) {
+                Map<String, Object> f = fans.computeIfAbsent(p.attributes().get(AttrKeys.HW_ID), id -> {
+                    Map<String, Object> x = new LinkedHashMap<>();
+                    x.put("id", id);
+                    x.put("name", p.attributes().get(AttrKeys.HW_NAME));
+                    return x;
+                });
+                f.put(p.metric() == HostMetrics.FAN_SPEED ? "rpm" : "max_rpm", p.value());
+            }
+        }
+        if (!fans.isEmpty()) {
+            m.put("fans", new ArrayList<>(fans.values()));
+        }
         Map<String, Object> power = new LinkedHashMap<>();
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.POWER) {
@@ -79,6 +109,31 @@ public final class HostStatus {
             }
         }
         m.put("power", power);
+        // The whole machine (SMC PSTR): there even while macOS froze the rails.
+        Double system = s.value(HostMetrics.HOST_POWER);
+        if (system != null) {
+            m.put("system_power_watts", system);
+        }
+        Map<String, Object> battery = new LinkedHashMap<>();
+        Double charge = s.value(HostMetrics.BATTERY_CHARGE);
+        Double batteryPower = s.value(HostMetrics.BATTERY_POWER);
+        Double adapter = s.value(HostMetrics.POWER_SUPPLY_LIMIT);
+        if (charge != null) {
+            battery.put("charge_ratio", charge);
+        }
+        if (batteryPower != null) {
+            battery.put("power_watts", batteryPower);
+        }
+        if (adapter != null) {
+            battery.put("adapter_watts", adapter);
+        }
+        if (!battery.isEmpty()) {
+            m.put("battery", battery);
+        }
+        Map<String, String> sources = io.tailwatch.core.host.PowerSources.of(s, io.tailwatch.core.host.platform.HostSources.isMac());
+        if (!sources.isEmpty()) {
+            m.put("power_sources", sources);
+        }
         // Rails whose counter macOS stopped: named with why, so no reader takes the missing figure for 0 W.
         Map<String, Object> unavailable = new java.util.TreeMap<>();
         for (Point p : s.points()) {

@@ -96,6 +96,7 @@ public final class Doctor {
             Map<List<String>, String> errors = new HashMap<>();
             List<List<String>> commands = new ArrayList<>(MacDoctor.TOOLS);
             commands.addAll(GpuMemoryChecks.TOOLS);
+            commands.addAll(PowerSourceChecks.TOOLS);
             if (withSudo) {
                 commands.add(MacDoctor.POWERMETRICS);
             }
@@ -109,6 +110,7 @@ public final class Doctor {
             List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
             checks.addAll(GpuMemoryChecks.checks(snap, outputs, errors));
             checks.addAll(gpuTime(samplers, engineSampler, engineNames, tools, snap));
+            checks.addAll(PowerSourceChecks.checks(snap, outputs, errors));
             checks.addAll(engineChecks);
             return new DoctorReport("macOS", checks, snap.results());
         }
@@ -128,6 +130,7 @@ public final class Doctor {
             meminfoError = mi + ": " + e.getMessage();
         }
         List<Check> checks = new ArrayList<>(LinuxDoctor.checks(snap, free, freeError, meminfo, meminfoError));
+        checks.addAll(PowerSourceChecks.sources(snap, false));
         checks.addAll(engineChecks);
         return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());
     }

@@ -32,7 +32,8 @@ public final class AgentStatus {
         }
         return new Signals(sig.host() == null ? Signals.EMPTY.host() : sig.host(),
                 sig.engines() == null ? List.of() : sig.engines(),
-                sig.windows() == null ? List.of() : sig.windows());
+                sig.windows() == null ? List.of() : sig.windows(),
+                sig.lanes() == null ? List.of() : sig.lanes());
     }
 
     /**
@@ -74,7 +75,18 @@ public final class AgentStatus {
                         number(w, "decode_rate"), bool(w, "interactive")));
             }
         }
-        return new Signals(host, engines, windows);
+        List<Signals.Lane> lanes = null;
+        JsonNode ls = array(s.get("lanes"));
+        if (ls != null) {
+            lanes = new ArrayList<>(ls.size());
+            for (JsonNode l : ls) {
+                l = element(l);
+                lanes.add(new Signals.Lane(text(l, "engine"), text(l, "lane"), number(l, "requests"), number(l, "goodput"),
+                        number(l, "target"), number(l, "ttft_p95"), number(l, "ttft_slo"), number(l, "e2e_p95"),
+                        number(l, "e2e_slo"), number(l, "queue_wait_p95"), number(l, "in_flight")));
+            }
+        }
+        return new Signals(host, engines, windows, lanes);
     }
 
     private static Signals.Engine engine(JsonNode e) throws Unusual {

@@ -92,7 +92,7 @@ public final class Diagnosis {
     record Findings(Signals.Host host, List<Signals.Window> windows, List<Signals.Engine> engines,
                     Map<String, List<String>> failures, Signals.Window worstSpread, Signals.Window worstBaseline,
                     Signals.Window worstTtft, Signals.Window worstErrors, boolean spreadHigh, boolean overBaseline,
-                    boolean errors, boolean swapHigh, boolean swapGrowing, boolean pressure) {
+                    boolean errors, boolean swapHigh, boolean swapGrowing, boolean pressure, List<Signals.Lane> lanes) {
 
         static Findings of(Signals s, String engine, Map<String, List<String>> failures) {
             List<Signals.Window> windows = new ArrayList<>();
@@ -112,12 +112,18 @@ public final class Diagnosis {
             Signals.Window worstBaseline = max(windows, Diagnosis::overBaseline);
             Signals.Window worstTtft = max(windows, w -> w.ttftP95());
             Signals.Window worstErrors = max(windows, w -> w.errorRatio());
+            List<Signals.Lane> lanes = new ArrayList<>();
+            for (Signals.Lane l : s.lanes()) {
+                if (engine == null || engine.equals(l.engine())) {
+                    lanes.add(l);
+                }
+            }
             return new Findings(h, windows, engines, failures, worstSpread, worstBaseline, worstTtft, worstErrors,
                     worstSpread != null && Diagnosis.spread(worstSpread) > SPREAD,
                     worstBaseline != null && Diagnosis.overBaseline(worstBaseline) >= OVER_BASELINE,
                     worstErrors != null && worstErrors.errorRatio() != null && worstErrors.errorRatio() > 0,
                     gt(h.swapUsedBytes(), SWAP_HIGH), gt(h.swapChange10mBytes(), SWAP_GROWING),
-                    gt(h.memoryPressureLevel(), 0.5));
+                    gt(h.memoryPressureLevel(), 0.5), lanes);
         }
     }
 
@@ -130,7 +136,7 @@ public final class Diagnosis {
     /** Every cause, one rule each. The order only settles nothing: causes are ranked by score, then id. */
     static final List<CauseRule> CAUSES = List.of(Diagnosis::memory, Diagnosis::backgroundJobs, Diagnosis::queueing,
             Diagnosis::ttftStalls, Diagnosis::engineDown, Diagnosis::errors, Diagnosis::thermal, Diagnosis::kvHeadroom,
-            Diagnosis::gpuLimit);
+            Diagnosis::gpuLimit, Diagnosis::laneDelayed);
 
     /**
      * Ranks the causes; {@code failures} gives, per engine, the error classes of its recent failed
@@ -172,6 +178,72 @@ public final class Diagnosis {
                 "Free memory: restart the engine to release KV cache (tailwatch engine restart NAME --yes), lower --max-kv-size "
                         + "(tailwatch kv-budget), unload other models, move batch work elsewhere.",
                 x.swapGrowing() ? "SwapGrowthUnderLoad" : "SwapUsedHigh");
+    }
+
+    /** A lane's queue wait at or above this (seconds) counts as the lane being slow, SLO or not. */
+    static final double LANE_WAIT_SLOW = 1.0;
+    /** Another lane holding at least this share of the engine's mean requests in flight is what holds the engine. */
+    static final double LANE_HOLDS = 0.5;
+
+    /**
+     * One lane delayed by another's traffic on the same engine (batch delaying interactive): the slow lane's
+     * TTFT or e2e p95 over its SLO, or its queue wait p95 at least {@link #LANE_WAIT_SLOW}, while another lane
+     * held at least {@link #LANE_HOLDS} of the engine's mean requests in flight over the window. Cites both
+     * lanes' figures.
+     */
+    static List<Cause> laneDelayed(Findings x) {
+        List<Cause> out = new ArrayList<>();
+        for (Signals.Lane slow : x.lanes()) {
+            boolean ttftOver = over(slow.ttftP95(), slow.ttftSlo());
+            boolean e2eOver = over(slow.e2eP95(), slow.e2eSlo());
+            boolean waits = slow.queueWaitP95() != null && slow.queueWaitP95() >= LANE_WAIT_SLOW;
+            if (!ttftOver && !e2eOver && !waits) {
+                continue;
+            }
+            double total = 0;
+            Signals.Lane holder = null;
+            for (Signals.Lane l : x.lanes()) {
+                if (l.engine().equals(slow.engine()) && l.inFlight() != null) {
+                    total += l.inFlight();
+                    if (!l.lane().equals(slow.lane()) && (holder == null || l.inFlight() > holder.inFlight())) {
+                        holder = l;
+                    }
+                }
+            }
+            if (holder == null || total <= 0 || holder.inFlight() / total < LANE_HOLDS) {
+                continue;
+            }
+            double share = holder.inFlight() / total;
+            List<String> f = new ArrayList<>();
+            String of = "lane " + slow.lane() + " on " + slow.engine();
+            if (slow.ttftP95() != null) {
+                f.add(of + ": TTFT p95 " + secs(slow.ttftP95()) + (slow.ttftSlo() == null ? "" : " (SLO " + secs(slow.ttftSlo()) + ")")
+                        + " over " + fmt0(slow.requests()) + " requests in 5m");
+            }
+            if (e2eOver) {
+                f.add(of + ": e2e p95 " + secs(slow.e2eP95()) + " (SLO " + secs(slow.e2eSlo()) + ")");
+            }
+            if (slow.queueWaitP95() != null) {
+                f.add(of + ": waited " + secs(slow.queueWaitP95()) + " (p95) for the engine's response headers");
+            }
+            f.add(String.format(Locale.ROOT, "lane %s held %.0f%% of %s's requests in flight (%.1f of %.1f on average over 5m)",
+                    holder.lane(), share * 100, slow.engine(), holder.inFlight(), total));
+            if (slow.inFlight() != null) {
+                f.add(String.format(Locale.ROOT, "lane %s itself: %.1f in flight on average", slow.lane(), slow.inFlight()));
+            }
+            double score = 0.5 + (ttftOver || e2eOver ? 0.15 : 0) + (waits ? 0.15 : 0) + (share >= 0.75 ? 0.1 : 0);
+            out.addAll(cause("lanes:" + slow.engine() + ":" + slow.lane(),
+                    "Lane " + slow.lane() + " on " + slow.engine() + " delayed by lane " + holder.lane() + "'s requests (they hold the engine)",
+                    score, f,
+                    "Give lane " + slow.lane() + " its own engine or parallel slots (--parallel, OLLAMA_NUM_PARALLEL; tailwatch "
+                            + "kv-budget), or limit lane " + holder.lane() + "'s concurrency or move it off-hours.",
+                    waits ? "LaneQueueWaitHigh" : "LaneSloMissed"));
+        }
+        return out;
+    }
+
+    private static boolean over(Double value, Double limit) {
+        return value != null && limit != null && value > limit;
     }
 
     /** p99 far above p95 without memory trouble: background jobs; more so when the engine's queue is empty. */

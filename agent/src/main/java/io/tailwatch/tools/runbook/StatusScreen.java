@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** Renders the agent's status and alerts on one screen, worst first. */
 public final class StatusScreen {
@@ -68,6 +69,7 @@ public final class StatusScreen {
         if (h.cpuSpeedLimit() != null) {
             host.add(String.format(Locale.ROOT, "cpu limit %.0f%%", 100 * h.cpuSpeedLimit()));
         }
+        host.addAll(powerAndSensors(status.path("host")));
         b.append('\n').append(TextFit.pieces("HOST  ", host, "        ", WIDTH));
         List<Signals.Engine> engines = new ArrayList<>(s.engines());
         engines.sort(Comparator.comparingInt((Signals.Engine e) -> engineRank(e)).thenComparing(Signals.Engine::engine));
@@ -119,7 +121,50 @@ public final class StatusScreen {
                     w.errorRatio() == null ? "?" : String.format(Locale.ROOT, "%.1f%%", 100 * w.errorRatio()),
                     Diagnosis.fmt0(w.samples()), Diagnosis.secs(w.baselineP95())));
         }
+        b.append(lanes(s.lanes()));
         return b.toString();
+    }
+
+    /**
+     * The lanes of the engines' metering proxies over their window, beside the probe windows: requests,
+     * goodput against the target, TTFT and e2e p95 against the SLO, the wait for response headers, and the
+     * lane's mean requests in flight with its share of the engine's. Empty without a proxy.
+     */
+    static String lanes(List<Signals.Lane> lanes) {
+        if (lanes.isEmpty()) {
+            return "";
+        }
+        Map<String, Double> total = new java.util.HashMap<>();
+        for (Signals.Lane l : lanes) {
+            if (l.inFlight() != null) {
+                total.merge(l.engine(), l.inFlight(), Double::sum);
+            }
+        }
+        StringBuilder b = new StringBuilder("\nLANES  metering proxy, last 5m\n");
+        b.append(String.format(Locale.ROOT, "  %-32s %-8s %-15s %-17s %-17s %-9s %s%n", "engine/lane", "requests",
+                "goodput/target", "ttft p95/SLO", "e2e p95/SLO", "wait p95", "in flight (share)"));
+        for (Signals.Lane l : lanes) {
+            String where = l.engine() + "/" + l.lane();
+            if (where.length() > 32) {
+                b.append(TextFit.line("  " + where, "  ", WIDTH));
+                where = "";
+            }
+            Double t = total.get(l.engine());
+            String inFlight = l.inFlight() == null ? "?" : String.format(Locale.ROOT, "%.2f", l.inFlight())
+                    + (t == null || t <= 0 ? "" : String.format(Locale.ROOT, " (%.0f%%)", 100 * l.inFlight() / t));
+            b.append(String.format(Locale.ROOT, "  %-32s %-8s %-15s %-17s %-17s %-9s %s%n", where, Diagnosis.fmt0(l.requests()),
+                    ratio(l.goodput()) + "/" + ratio(l.target()), Diagnosis.secs(l.ttftP95()) + "/" + limit(l.ttftSlo()),
+                    Diagnosis.secs(l.e2eP95()) + "/" + limit(l.e2eSlo()), Diagnosis.secs(l.queueWaitP95()), inFlight));
+        }
+        return b.toString();
+    }
+
+    private static String ratio(Double v) {
+        return v == null ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * v);
+    }
+
+    private static String limit(Double v) {
+        return v == null ? "-" : Diagnosis.secs(v);
     }
 
     /**
@@ -256,4 +301,42 @@ public final class StatusScreen {
 
     /** Continuation lines of an alert line up under its name. */
     private static final String INDENT = "           ";
+
+    /**
+     * Whole-machine power (with where it came from), the battery, rails macOS froze (named, never 0 W),
+     * fans and the hottest sensor; each piece only when the host part has it.
+     */
+    static List<String> powerAndSensors(JsonNode h) {
+        List<String> out = new ArrayList<>();
+        JsonNode sources = h.path("power_sources");
+        if (h.path("system_power_watts").isNumber()) {
+            out.add(String.format(Locale.ROOT, "system power %.1f W (%s)", h.path("system_power_watts").asDouble(),
+                    sources.path("system").asText("?")));
+        }
+        JsonNode battery = h.path("battery");
+        if (battery.path("power_watts").isNumber()) {
+            double w = battery.path("power_watts").asDouble();
+            out.add(String.format(Locale.ROOT, "battery %s %.1f W", w < 0 ? "discharging" : "charging", Math.abs(w))
+                    + (battery.path("charge_ratio").isNumber()
+                    ? String.format(Locale.ROOT, " at %.0f%%", 100 * battery.path("charge_ratio").asDouble()) : ""));
+        }
+        h.path("power_unavailable").fields().forEachRemaining(e ->
+                out.add("power " + e.getKey() + " " + e.getValue().asText()));
+        for (JsonNode f : h.path("fans")) {
+            if (f.path("rpm").isNumber()) {
+                out.add(String.format(Locale.ROOT, "%s %.0f rpm", f.path("name").asText("fan"), f.path("rpm").asDouble())
+                        + (f.path("max_rpm").isNumber() ? String.format(Locale.ROOT, " of %.0f", f.path("max_rpm").asDouble()) : ""));
+            }
+        }
+        JsonNode hottest = null;
+        for (JsonNode t : h.path("thermal").path("sensors")) {
+            if (t.path("celsius").isNumber() && (hottest == null || t.path("celsius").asDouble() > hottest.path("celsius").asDouble())) {
+                hottest = t;
+            }
+        }
+        if (hottest != null) {
+            out.add(String.format(Locale.ROOT, "hottest %s %.1f C", hottest.path("name").asText("?"), hottest.path("celsius").asDouble()));
+        }
+        return out;
+    }
 }

@@ -35,7 +35,8 @@ class RulesConfigTest {
         }
         assertThat(Rules.ALL).extracting(RuleDef::name).containsExactly("SwapUsedHigh", "SwapGrowthUnderLoad",
                 "MemoryPressureWarning", "MemoryPressureCritical", "ThermalThrottling", "EngineDown", "ProbeErrors",
-                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow", "GpuMemoryLimitNear", "SamplerFailing",
+                "TailLatencySpread", "LatencyOverBaseline", "TtftOverSlo", "KvHeadroomLow", "GpuMemoryLimitNear", "LaneSloMissed",
+                "LaneGoodputLow", "LaneQueueWaitHigh", "SamplerFailing",
                 "OtlpExportFailing", "WebhookNotificationsDropped", "TailwatchDown");
     }
 

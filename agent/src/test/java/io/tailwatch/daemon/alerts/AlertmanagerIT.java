@@ -168,8 +168,16 @@ class AlertmanagerIT {
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
 
+        // paging is judged by its increase: the agent must have read the counter before it moves
+        await().atMost(Duration.ofSeconds(60)).until(() -> agent.get("/metrics").body().contains("system_paging_operations"));
         fx.swapIn(500);
-        await().atMost(Duration.ofSeconds(90)).until(() -> swapAlert() != null);
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> swapAlert() != null);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("no SwapUsedHigh in Alertmanager; agent alerts: "
+                    + agent.get("/api/v1/alerts").body() + "\nagent log:\n" + agent.stderr()
+                    + "\nalertmanager log:\n" + Files.readString(dir.resolve("alertmanager.log")), e);
+        }
         JsonNode a = swapAlert();
         Map<String, String> labels = new TreeMap<>();
         a.path("labels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));

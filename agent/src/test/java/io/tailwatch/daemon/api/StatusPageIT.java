@@ -142,6 +142,10 @@ class StatusPageIT {
                     health: {interval: 1s, timeout: 500ms}
                     scenarios:
                       - %s
+                    proxy:
+                      listen: 127.0.0.1:0
+                      lanes:
+                        - {name: interactive, header: {name: X-Lane, value: i}, slo: {ttft_p95: 2s, target: 0.9}}
                   - name: ollama
                     api: ollama
                     url: http://127.0.0.1:%d
@@ -192,6 +196,36 @@ class StatusPageIT {
                 Map<String, Double> shown = pageFigures(browser);
                 return api.size() == 2 * 9 && api.equals(shown);
             });
+            // Lanes beside the windows: one real request through mlx's metering proxy, in lane interactive; the
+            // page shows the API's figures of the lane.
+            String listen = status().path("proxies").get(0).path("listen").asText();
+            java.net.http.HttpResponse<String> viaProxy = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                    .newBuilder(java.net.URI.create("http://" + listen + "/v1/chat/completions")).header("X-Lane", "i")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"model\":\"qwen3-8b-4bit\",\"stream\":true,"
+                            + "\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(viaProxy.statusCode()).isEqualTo(200);
+            String lane = "#lanes .lane[data-engine=mlx][data-lane=interactive] ";
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> browser.eval(
+                    "Number(document.querySelector('" + lane + "[data-figure=requests]')?.getAttribute('data-value'))").asInt() == 1);
+            JsonNode laneApi = status().path("proxies").get(0).path("lanes").get(0);
+            assertThat(laneApi.path("lane").asText()).isEqualTo("interactive");
+            assertThat(browser.eval("Number(document.querySelector('" + lane + "[data-figure=ttft-p95]').getAttribute('data-value'))")
+                    .asDouble()).isEqualTo(laneApi.path("window").path("ttft_p95_seconds").asDouble()).isGreaterThanOrEqualTo(0.06);
+            assertThat(browser.eval("document.querySelector('" + lane + "').innerText").asText())
+                    .contains("lane interactive", "goodput", "100 % (target 90 %)", "(SLO 2.00 s)", "queue wait p95");
+            assertThat(browser.eval("document.getElementById('lanes-section').hidden").asBoolean()).isFalse();
+            // Names from outside go in as text: markup in an engine or lane name is shown, never run or parsed.
+            JsonNode hostile = browser.eval("(() => { renderLanes([{engine: '<img src=x onerror=\"window.pwned=1\">', state: 'running',"
+                    + " lanes: [{lane: '<script>window.pwned=2</script>', requests: 3, window: {requests: 2, in_flight: 0.5}}]},"
+                    + " {engine: 'gone', state: 'failed', error: '<b>port in use</b>'}]);"
+                    + " const l = document.getElementById('lanes'); return {text: l.textContent,"
+                    + " markup: l.querySelectorAll('img, script, b').length, pwned: window.pwned === undefined}; })()");
+            assertThat(hostile.path("text").asText()).contains("<img src=x onerror=\"window.pwned=1\">",
+                    "lane <script>window.pwned=2</script>", "2 in 5 min (3 in all)", "0.50 (100 % of the engine)", "<b>port in use</b>");
+            assertThat(hostile.path("markup").asInt()).isZero();
+            assertThat(hostile.path("pwned").asBoolean()).isTrue();
+
             JsonNode w = status().path("engines").get(0).path("scenarios").get(0).path("windows").get(0);
             assertThat(w.path("ttft_seconds").path("p95").asDouble()).isGreaterThanOrEqualTo(0.06);
 

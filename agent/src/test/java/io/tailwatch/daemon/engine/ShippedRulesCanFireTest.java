@@ -15,10 +15,12 @@ import io.tailwatch.daemon.alerts.WebhookMetrics;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.AttrValues.PagingState;
+import io.tailwatch.metrics.AttrValues.Percentile;
 import io.tailwatch.metrics.EngineMetrics;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.MetricHub;
 import io.tailwatch.metrics.Point;
+import io.tailwatch.metrics.ProxyMetrics;
 import io.tailwatch.metrics.SelfMetrics;
 import io.tailwatch.testing.SimClock;
 import java.nio.file.Path;
@@ -171,6 +173,7 @@ class ShippedRulesCanFireTest {
     void everyHostEngineAndAgentRuleFiresWithTheShippedSettings() {
         Sim sim = new Sim(null);
         String[] window = {AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen", AttrKeys.SCENARIO, "interactive"};
+        String[] lane = {AttrKeys.ENGINE, "mlx", AttrKeys.LANE, "interactive"};
         sim.host(Duration.ofMinutes(1), i -> List.of(Point.of(HostMetrics.PAGING_USAGE, 0, PagingState.USED)));
         sim.host(Duration.ofMinutes(12), i -> List.of(
                 Point.of(HostMetrics.PAGING_USAGE, 3 * GIB, PagingState.USED),
@@ -184,6 +187,12 @@ class ShippedRulesCanFireTest {
                 Point.of(EngineMetrics.KV_HEADROOM, 4000, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
                 Point.of(EngineMetrics.MODEL_CONTEXT, 32768, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
                 Point.of(EngineMetrics.GPU_MEMORY_SHARE, 0.95, AttrKeys.ENGINE, "mlx", AttrKeys.MODEL, "qwen"),
+                Point.of(ProxyMetrics.LANE_WINDOW_REQUESTS, 30, lane),
+                Point.of(ProxyMetrics.LANE_WINDOW_TTFT, 0.9, Percentile.P95, lane),
+                Point.of(ProxyMetrics.LANE_SLO_TTFT, 0.5, lane),
+                Point.of(ProxyMetrics.LANE_WINDOW_GOODPUT, 0.5, lane),
+                Point.of(ProxyMetrics.LANE_SLO_TARGET, 0.95, lane),
+                Point.of(ProxyMetrics.LANE_WINDOW_QUEUE_WAIT, 3, Percentile.P95, lane),
                 Point.of(SelfMetrics.SAMPLER_SUCCESS, 0, AttrKeys.SAMPLER, "swap"),
                 Point.of(SelfMetrics.OTLP_EXPORT_FAILURES, i / 12),
                 WebhookMetrics.points(Map.of("sent", 0L, "failed", 0L, "dropped", (long) i / 60, "suppressed_by_cooldown", 0L)).get(2)));

@@ -45,6 +45,9 @@ class ProxyIT {
 
     static RecordingEngine engine;
     static EngineSimulator sim;
+    /** A serial engine (one slot): its interactive and batch lanes queue behind each other. */
+    static EngineSimulator serial;
+    static int serialProxy;
     static int deadPort;
     static AgentProcess agent;
     static int recProxy;
@@ -56,18 +59,23 @@ class ProxyIT {
         engine = RecordingEngine.start();
         sim = EngineSimulator.start("openai", "127.0.0.1", 0,
                 SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(20), 50).withSlots(4));
+        serial = EngineSimulator.start("openai", "127.0.0.1", 0,
+                SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(20), 100).withSlots(1));
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             deadPort = s.getLocalPort();
         }
         Path cfg = dir.resolve("tailwatch.yaml");
         Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines:\n"
-                + engineYaml("rec", engine.port()) + LANES + engineYaml("sim", sim.port()) + engineYaml("dead", deadPort));
+                + engineYaml("rec", engine.port()) + LANES + engineYaml("sim", sim.port()) + engineYaml("dead", deadPort)
+                + engineYaml("serial", serial.port()) + SERIAL_LANES);
         agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString());
         agent.awaitListening();
         await().atMost(Duration.ofSeconds(30)).until(() -> proxyPort("dead") > 0);
         recProxy = proxyPort("rec");
         simProxy = proxyPort("sim");
         deadProxy = proxyPort("dead");
+        await().atMost(Duration.ofSeconds(30)).until(() -> proxyPort("serial") > 0);
+        serialProxy = proxyPort("serial");
     }
 
     /** SHA-256 of "batch-key". */
@@ -77,6 +85,11 @@ class ProxyIT {
             + "          slo: {ttft_p95: 5s, e2e_p95: 10s, target: 0.9}\n"
             + "        - name: batch\n          api_key_sha256: " + BATCH_KEY_SHA + "\n          slo: {e2e_p95: 1ms}\n"
             + "        - name: agents\n          path_prefix: /ndjson\n";
+
+    static final String SERIAL_LANES = "      lanes:\n"
+            + "        - name: interactive\n          header: {name: X-Tailwatch-Lane, value: interactive}\n"
+            + "          slo: {ttft_p95: 300ms, target: 0.9}\n"
+            + "        - name: batch\n          header: {name: X-Tailwatch-Lane, value: batch}\n";
 
     static String engineYaml(String name, int port) {
         return "  - name: " + name + "\n    api: openai\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
@@ -104,6 +117,9 @@ class ProxyIT {
         }
         if (sim != null) {
             sim.close();
+        }
+        if (serial != null) {
+            serial.close();
         }
         if (engine != null) {
             engine.close();
@@ -305,6 +321,65 @@ class ProxyIT {
         // The key is matched by its hash and kept nowhere.
         assertThat(agent.get("/metrics").body() + status + agent.stderr()).doesNotContain("batch-key")
                 .doesNotContain("another-key");
+    }
+
+    /**
+     * Four batch requests of 50 tokens (0.5 s each on the one slot) and, 100 ms later, one interactive request:
+     * it waits for the engine behind them. The lane window shows it; diagnose names batch as what delays
+     * interactive, citing both lanes' figures, and the status screen lists both lanes beside the windows.
+     */
+    @Test
+    void batchTrafficOnASerialEngineIsWhatDiagnoseBlamesForTheInteractiveLanesWait() throws Exception {
+        String body = "{\"model\":\"" + serial.options().model() + "\",\"stream\":true,\"max_tokens\":50,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> batch = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            batch.add(HTTP.sendAsync(HttpRequest.newBuilder(at(serialProxy, "/v1/chat/completions")).header("X-Tailwatch-Lane", "batch")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> metric("tailwatch_proxy_in_flight{tailwatch_engine_name=\"serial\"}") == 4);
+        HttpResponse<String> interactive = HTTP.send(HttpRequest.newBuilder(at(serialProxy, "/v1/chat/completions"))
+                .header("X-Tailwatch-Lane", "interactive").POST(HttpRequest.BodyPublishers.ofString(body.replace("50", "5"))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(interactive.statusCode()).isEqualTo(200);
+        for (var f : batch) {
+            assertThat(f.get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+        // the rule evaluator's signals carry both lanes once the window is published
+        await().atMost(Duration.ofSeconds(10)).until(() -> io.tailwatch.tools.runbook.AgentStatus.signals(
+                Json.MAPPER.readTree(agent.get("/api/v1/status").body())).lanes().stream()
+                .filter(l -> l.engine().equals("serial") && l.requests() != null && l.requests() >= 1).count() == 2);
+        JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status").body());
+        io.tailwatch.core.rules.Signals s = io.tailwatch.tools.runbook.AgentStatus.signals(status);
+        io.tailwatch.core.rules.Signals.Lane in = s.lanes().stream().filter(l -> l.lane().equals("interactive")).findFirst().orElseThrow();
+        // it waited at least for the batch request on the slot, 50 tokens at 100/s
+        assertThat(in.queueWaitP95()).isGreaterThan(0.3);
+        assertThat(in.ttftP95()).isGreaterThan(in.ttftSlo()).isGreaterThan(0.3);
+        assertThat(in.ttftSlo()).isEqualTo(0.3);
+        List<io.tailwatch.tools.runbook.Diagnosis.Cause> causes = io.tailwatch.tools.runbook.Diagnosis.rank(s, "serial",
+                io.tailwatch.tools.runbook.AgentStatus.recentFailures(status));
+        io.tailwatch.tools.runbook.Diagnosis.Cause c = causes.stream().filter(x -> x.id().equals("lanes:serial:interactive"))
+                .findFirst().orElseThrow(() -> new AssertionError("no lane cause in " + causes));
+        assertThat(c.title()).contains("interactive", "delayed by lane batch");
+        assertThat(String.join("\n", c.figures())).contains("TTFT p95", "(SLO 300 ms)", "lane batch held");
+        assertThat(causes.stream().filter(x -> x.id().equals("lanes:serial:batch"))).as("batch has no SLO and others hold nothing")
+                .isEmpty();
+        String screen = io.tailwatch.tools.runbook.StatusScreen.render("http://x", status,
+                Json.MAPPER.readTree(agent.get("/api/v1/alerts").body()), s);
+        assertThat(screen).contains("LANES  metering proxy, last 5m").containsPattern("serial/interactive +1 ")
+                .containsPattern("serial/batch +4 ");
+        // the status JSON carries each lane's window
+        JsonNode window = null;
+        for (JsonNode p : status.path("proxies")) {
+            for (JsonNode l : p.path("lanes")) {
+                if (p.path("engine").asText().equals("serial") && l.path("lane").asText().equals("batch")) {
+                    window = l.path("window");
+                }
+            }
+        }
+        assertThat(window).isNotNull();
+        assertThat(window.path("requests").asInt()).isEqualTo(4);
+        assertThat(window.path("in_flight").asDouble()).isGreaterThan(0);
     }
 
     static double orZero(double v) {

@@ -44,4 +44,38 @@ class HostStatusPowerTest {
         assertThat(procs).containsExactly(Map.of("engine", "llama", "rss_bytes", 2_000_000_000L, "gpu_utilization", 0.75),
                 Map.of("engine", "ollama", "rss_bytes", 1_000_000_000L));
     }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void systemPowerBatteryFansAndSensorsWithWhereEachPowerFigureCameFrom() {
+        HostSnapshot snap = new HostSnapshot(Instant.EPOCH, List.of(
+                HostMetrics.railState("cpu", RailStatus.FROZEN),
+                HostMetrics.power("gpu", 3.0),
+                HostMetrics.hostPower(21.5),
+                HostMetrics.battery(HostMetrics.BATTERY_POWER, -15.5),
+                HostMetrics.battery(HostMetrics.BATTERY_CHARGE, 0.8),
+                HostMetrics.fanSpeed(0, 1200),
+                HostMetrics.fanSpeedLimit(0, 4800),
+                HostMetrics.temperature("smc_Tp01", "cpu Tp01", 45.5)), Map.of());
+        Map<String, Object> m = HostStatus.of(snap, null);
+        assertThat(m).containsEntry("system_power_watts", 21.5);
+        assertThat((Map<String, Object>) m.get("battery")).containsEntry("power_watts", -15.5).containsEntry("charge_ratio", 0.8)
+                .doesNotContainKey("adapter_watts");
+        assertThat((List<Map<String, Object>>) m.get("fans")).singleElement()
+                .satisfies(f -> assertThat(f).containsEntry("id", "fan0").containsEntry("rpm", 1200.0).containsEntry("max_rpm", 4800.0));
+        assertThat((List<Map<String, Object>>) ((Map<String, Object>) m.get("thermal")).get("sensors")).singleElement()
+                .satisfies(t -> assertThat(t).containsEntry("id", "smc_Tp01").containsEntry("celsius", 45.5));
+        Map<String, String> sources = (Map<String, String>) m.get("power_sources");
+        assertThat(sources.get("system")).contains("PSTR");
+        assertThat(sources.get("battery")).contains("AppleSmartBattery");
+        assertThat(sources.get("rails")).endsWith(": gpu");
+        assertThat(sources).containsEntry("rail cpu", "unavailable (macOS froze this counter)");
+    }
+
+    @Test
+    void aHostWithoutSmcOrBatteryHasNoneOfTheirParts() {
+        Map<String, Object> m = HostStatus.of(new HostSnapshot(Instant.EPOCH, List.of(HostMetrics.power("package", 9.0)), Map.of()), null);
+        assertThat(m).doesNotContainKeys("system_power_watts", "battery", "fans");
+        assertThat(m.get("power_sources").toString()).doesNotContain("PSTR").doesNotContain("AppleSmartBattery");
+    }
 }

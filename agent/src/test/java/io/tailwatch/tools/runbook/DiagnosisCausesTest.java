@@ -47,10 +47,44 @@ class DiagnosisCausesTest {
     @Test
     void on_a_calm_host_no_rule_concludes_anything() {
         Diagnosis.Findings calm = findings(CALM, UP, QUIET);
-        assertThat(Diagnosis.CAUSES).hasSize(9);
+        assertThat(Diagnosis.CAUSES).hasSize(10);
         for (Diagnosis.CauseRule rule : Diagnosis.CAUSES) {
             assertThat(rule.causes(calm)).isEmpty();
         }
+    }
+
+    private static Signals.Lane lane(String name, Double ttft, Double slo, Double wait, double inFlight) {
+        return new Signals.Lane("mlx", name, 30.0, null, slo == null ? null : 0.9, ttft, slo, null, null, wait, inFlight);
+    }
+
+    private static List<Diagnosis.Cause> lanes(Signals.Lane... lanes) {
+        return Diagnosis.laneDelayed(Diagnosis.Findings.of(new Signals(CALM, List.of(UP), List.of(QUIET), List.of(lanes)), null,
+                Map.of()));
+    }
+
+    @Test
+    void a_lane_delayed_while_another_holds_the_engine_is_blamed_on_that_lane() {
+        // interactive over its 500 ms SLO and waiting 1.8 s; batch holds 2.4 of 3.0 in flight (80 %)
+        List<Diagnosis.Cause> c = lanes(lane("interactive", 1.9, 0.5, 1.8, 0.6), lane("batch", 30.0, null, 0.1, 2.4));
+        // 0.5 + 0.15 (over its SLO) + 0.15 (waits) + 0.1 (holds three quarters or more)
+        assertThat(onlyScore(c, "lanes:mlx:interactive")).isEqualTo(0.9);
+        assertThat(c.get(0).title()).isEqualTo("Lane interactive on mlx delayed by lane batch's requests (they hold the engine)");
+        assertThat(c.get(0).figures()).containsExactly(
+                "lane interactive on mlx: TTFT p95 1.90 s (SLO 500 ms) over 30 requests in 5m",
+                "lane interactive on mlx: waited 1.80 s (p95) for the engine's response headers",
+                "lane batch held 80% of mlx's requests in flight (2.4 of 3.0 on average over 5m)",
+                "lane interactive itself: 0.6 in flight on average");
+        assertThat(c.get(0).runbook()).isEqualTo("docs/runbook.md#LaneQueueWaitHigh");
+    }
+
+    @Test
+    void a_slow_lane_nobody_else_holds_or_a_lane_within_its_slo_blames_no_lane() {
+        // batch holds 40 %: the engine is slow by itself
+        assertThat(lanes(lane("interactive", 1.9, 0.5, 1.8, 1.5), lane("batch", 30.0, null, 0.1, 1.0))).isEmpty();
+        // interactive within its SLO and not waiting, however busy batch is
+        assertThat(lanes(lane("interactive", 0.3, 0.5, 0.2, 0.2), lane("batch", 30.0, null, 0.1, 2.8))).isEmpty();
+        // one lane alone
+        assertThat(lanes(lane("interactive", 1.9, 0.5, 1.8, 1.0))).isEmpty();
     }
 
     @Test

@@ -134,4 +134,22 @@ class StatusScreenTest {
     private static String line(String out, String start) {
         return out.lines().filter(l -> l.startsWith(start)).findFirst().orElseThrow();
     }
+
+    @Test
+    void systemPowerItsSourceFrozenRailsFansAndTheHottestSensorAreOnTheHostLine() throws Exception {
+        JsonNode host = Json.MAPPER.readTree("""
+                {"system_power_watts":21.5,"power_sources":{"system":"SMC key PSTR (AppleSMC user client)"},
+                 "battery":{"power_watts":-15.5,"charge_ratio":0.8},
+                 "power_unavailable":{"cpu":"unavailable (macOS froze this counter)"},
+                 "fans":[{"id":"fan0","name":"fan 0","rpm":1200.0,"max_rpm":4800.0}],
+                 "thermal":{"sensors":[{"id":"smc_Tp01","name":"cpu Tp01","celsius":45.5},{"id":"smc_Tg05","name":"gpu Tg05","celsius":51.5}]}}
+                """);
+        assertThat(StatusScreen.powerAndSensors(host)).containsExactly(
+                "system power 21.5 W (SMC key PSTR (AppleSMC user client))",
+                "battery discharging 15.5 W at 80%",
+                "power cpu unavailable (macOS froze this counter)",
+                "fan 0 1200 rpm of 4800",
+                "hottest gpu Tg05 51.5 C");
+        assertThat(StatusScreen.powerAndSensors(Json.MAPPER.readTree("{}"))).isEmpty();
+    }
 }

@@ -23,6 +23,7 @@ final class JarRun {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx64m");
+        cmd.addAll(io.tailwatch.testing.AgentProcess.fastStart());
         cmd.add("-jar");
         cmd.add(JAR.toString());
         cmd.addAll(List.of(args));

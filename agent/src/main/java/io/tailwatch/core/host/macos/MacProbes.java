@@ -20,6 +20,8 @@ public final class MacProbes implements NativeProbes {
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
     public static final String ACCELERATOR_CLIENTS = "accelerator-clients";
+    public static final String SMC = "smc";
+    public static final String BATTERY = "battery";
 
     public MacProbes() {
     }
@@ -64,7 +66,16 @@ public final class MacProbes implements NativeProbes {
                 }),
                 NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
                 NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()),
-                NativeProbe.of(ACCELERATOR_CLIENTS, () -> MacNativeAccelerator.open().userClients()));
+                NativeProbe.of(ACCELERATOR_CLIENTS, () -> MacNativeAccelerator.open().userClients()),
+                NativeProbe.of(SMC, () -> {
+                    try (Smc smc = new Smc(MacNativeSmc.open())) {
+                        smc.read(MacSystemPowerSampler.KEY);
+                        smc.read("FNum");
+                        smc.keyCount();
+                        smc.keyAt(0);
+                    }
+                }),
+                NativeProbe.of(BATTERY, () -> MacNativeBattery.open().read()));
     }
 
     private static void twoSamples(IOReportSource source) throws java.io.IOException {

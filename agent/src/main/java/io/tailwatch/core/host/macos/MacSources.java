@@ -37,6 +37,9 @@ public final class MacSources {
         Lazy<AcceleratorSource> accelerator = Lazy.of("IOAccelerator PerformanceStatistics", MacNativeAccelerator::open);
         EngineProcessSampler engineProcesses = new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY,
                 MacProbes.LIBPROC);
+        // One AppleSMC connection for the three SMC samplers (they run one after another on one thread).
+        Lazy<Smc> smc = Lazy.of("AppleSMC user client", () -> new Smc(MacNativeSmc.open()));
+        Lazy<BatterySource> battery = Lazy.of("AppleSmartBattery", MacNativeBattery::open);
         return List.of(
                 new MacMemorySampler(system),
                 new MacCpuSampler(system, coreChannels),
@@ -49,6 +52,10 @@ public final class MacSources {
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),
+                new MacSystemPowerSampler(smc),
+                new MacFanSampler(smc),
+                new MacSmcTemperatureSampler(smc),
+                new MacBatterySampler(battery),
                 engineProcesses,
                 new MacGpuTimeSampler(accelerator, engineProcesses::pids));
     }

@@ -192,4 +192,31 @@ public final class MacToolText {
         String t = s.strip();
         return t.length() > 80 ? t.substring(0, 80) + "..." : t;
     }
+
+    private static final Pattern IOREG_PROPERTY = Pattern.compile("^[\\s|]*\"([A-Za-z]+)\"\\s*=\\s*(\\d+|Yes|No)\\s*$");
+    private static final Pattern IOREG_ADAPTER_WATTS = Pattern.compile("^[\\s|]*\"AdapterDetails\"\\s*=\\s*\\{.*\"Watts\"=(\\d+)");
+
+    /**
+     * The top-level number and Yes/No properties of {@code ioreg -rn AppleSmartBattery}, by name (Yes 1,
+     * No 0), plus AdapterDetails' Watts as "AdapterWatts". ioreg prints a negative number (Amperage while
+     * discharging) as its unsigned 64-bit two's complement, turned back into the signed value here. Empty
+     * when ioreg printed no such entry (a Mac without a battery).
+     */
+    public static java.util.Map<String, Long> ioregBattery(String text) {
+        java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+        for (String line : text.split("\\R")) {
+            Matcher a = IOREG_ADAPTER_WATTS.matcher(line);
+            if (a.find()) {
+                out.putIfAbsent("AdapterWatts", Long.parseLong(a.group(1)));
+                continue;
+            }
+            Matcher m = IOREG_PROPERTY.matcher(line);
+            if (m.matches()) {
+                String v = m.group(2);
+                long n = v.equals("Yes") ? 1 : v.equals("No") ? 0 : new java.math.BigInteger(v).longValue();
+                out.putIfAbsent(m.group(1), n);
+            }
+        }
+        return out;
+    }
 }

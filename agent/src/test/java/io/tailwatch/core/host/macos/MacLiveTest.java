@@ -82,6 +82,30 @@ class MacLiveTest {
     }
 
     @Test
+    void smcAndBatteryAreReadWithoutSudoWithinTheirInvariants() throws Exception {
+        try (HostSampling h = new HostSampling(HostSources.forThisHost(config()), Duration.ofSeconds(5),
+                Duration.ofSeconds(2), new MetricHub(), Clock.systemUTC())) {
+            HostSnapshot s = h.sampleOnce();
+            for (String sampler : List.of("system-power", "fans", "temperature", "battery")) {
+                assertThat(s.results().get(sampler).success()).as(sampler + ": " + s.results().get(sampler).error()).isTrue();
+            }
+            // Every Apple silicon SMC has PSTR (the whole machine's draw); it is no IOReport rail, so it is there on macOS 27 too.
+            assertThat(s.value(HostMetrics.HOST_POWER)).isNotNull().isBetween(0.1, 1000.0);
+            for (Point p : s.points()) {
+                if (p.metric() == HostMetrics.THERMAL_TEMPERATURE) {
+                    assertThat(p.value()).as(p.attributes().toString()).isGreaterThan(0.0).isLessThanOrEqualTo(150.0);
+                }
+                if (p.metric() == HostMetrics.FAN_SPEED || p.metric() == HostMetrics.FAN_SPEED_LIMIT) {
+                    assertThat(p.value()).as(p.attributes().toString()).isBetween(0.0, 100_000.0);
+                }
+                if (p.metric() == HostMetrics.BATTERY_CHARGE) {
+                    assertThat(p.value()).isBetween(0.0, 1.0);
+                }
+            }
+        }
+    }
+
+    @Test
     void doctorAgreesWithTheSystemTools() throws Exception {
         DoctorReport r = Doctor.run(config(), ToolRunner.system(Duration.ofSeconds(10)));
         assertThat(r.failed()).as(r.render()).isFalse();

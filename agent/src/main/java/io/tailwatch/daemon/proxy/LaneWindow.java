@@ -1,0 +1,81 @@
+package io.tailwatch.daemon.proxy;
+
+import io.tailwatch.core.stats.Stats;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * One lane's requests over the rolling lane window: the last {@link #SPAN_NANOS} and at most
+ * {@link #MAX_REQUESTS} requests, each kept as timings only (arrival, end, first token, response headers,
+ * whether it met the lane's SLO). The lane rules and {@code diagnose} read its percentiles, its goodput and
+ * the lane's mean requests in flight. Guarded by its own lock; a request is added once, as it ends.
+ */
+final class LaneWindow {
+    /** The lane window: 5 minutes. */
+    static final long SPAN_NANOS = 5L * 60 * 1_000_000_000L;
+    /** The most requests one lane window holds (a bound of 512 x 6 longs per lane). */
+    static final int MAX_REQUESTS = 512;
+
+    /** One ended request; -1 where a time is unknown (no first token, no headers). */
+    record Ended(long start, long end, long firstToken, long headers, boolean generation, boolean good) {
+    }
+
+    /** What the window says now; NaN where it has no sample, {@code goodput} NaN for a lane without an SLO. */
+    record View(int requests, double goodput, double ttftP95, double e2eP95, double queueWaitP95, double inFlight) {
+    }
+
+    private final Deque<Ended> ended = new ArrayDeque<>();
+
+    synchronized void add(Ended e) {
+        ended.addLast(e);
+        while (ended.size() > MAX_REQUESTS) {
+            ended.removeFirst();
+        }
+    }
+
+    /**
+     * The window at {@code now}: requests that ended within the span; {@code active} are the arrival times
+     * of the lane's requests still in flight, counted into the mean in flight; {@code since} when the meter
+     * began (the mean divides by the shorter of the span and the time since).
+     */
+    synchronized View view(long now, long[] active, long since, boolean withSlo) {
+        long from = now - SPAN_NANOS;
+        while (!ended.isEmpty() && ended.peekFirst().end() < from) {
+            ended.removeFirst();
+        }
+        int n = ended.size();
+        double[] ttft = new double[n];
+        double[] e2e = new double[n];
+        double[] wait = new double[n];
+        int nt = 0;
+        int ne = 0;
+        int nw = 0;
+        int good = 0;
+        double busy = 0;
+        for (Ended e : ended) {
+            if (e.firstToken() >= 0) {
+                ttft[nt++] = (e.firstToken() - e.start()) / 1e9;
+            }
+            if (e.generation()) {
+                e2e[ne++] = (e.end() - e.start()) / 1e9;
+            }
+            if (e.headers() >= 0) {
+                wait[nw++] = (e.headers() - e.start()) / 1e9;
+            }
+            if (e.good()) {
+                good++;
+            }
+            busy += Math.max(0, e.end() - Math.max(e.start(), from));
+        }
+        for (long start : active) {
+            busy += Math.max(0, now - Math.max(start, from));
+        }
+        long span = Math.max(1, Math.min(SPAN_NANOS, now - since));
+        return new View(n, withSlo && n > 0 ? (double) good / n : Double.NaN, p95(ttft, nt), p95(e2e, ne), p95(wait, nw),
+                busy / span);
+    }
+
+    private static double p95(double[] values, int n) {
+        return n == 0 ? Double.NaN : Stats.percentile(java.util.Arrays.copyOf(values, n), 95);
+    }
+}

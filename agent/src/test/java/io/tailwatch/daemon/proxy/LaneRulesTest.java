@@ -1,0 +1,125 @@
+package io.tailwatch.daemon.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.core.config.ProxyConfig;
+import io.tailwatch.core.config.RulesConfig;
+import io.tailwatch.core.rules.AlertState;
+import io.tailwatch.daemon.alerts.Alert;
+import io.tailwatch.daemon.alerts.BaselineStore;
+import io.tailwatch.daemon.alerts.RuleEngine;
+import io.tailwatch.metrics.AttrValues.ProxyOutcome;
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.ProxyMetrics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lane rules on the agent's own evaluator, over what a real {@link ProxyMeter} measured of requests
+ * that passed (their timings set by hand, their SSE bytes read by the meter's stream tap): an interactive
+ * lane with an SLO of 500 ms TTFT and a 90% target, and a batch lane without an SLO.
+ */
+class LaneRulesTest {
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final long MS = 1_000_000L;
+    private static final byte[] CHUNK = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path dir;
+
+    private MetricHub hub;
+    private ProxyMeter meter;
+    private RuleEngine rules;
+
+    @BeforeEach
+    void setUp() {
+        hub = new MetricHub();
+        meter = new ProxyMeter("mlx", hub);
+        meter.lanes(new Lanes(List.of(
+                new ProxyConfig.Lane("interactive", "X-Lane", "interactive", null, null, null,
+                        new ProxyConfig.Slo(Duration.ofMillis(500), null, 0.9)),
+                new ProxyConfig.Lane("batch", "X-Lane", "batch", null, null, null, null))));
+        rules = new RuleEngine(RulesConfig.defaults(), List.of(), hub, BaselineStore.open(dir.resolve("b.json")), 20,
+                Duration.ofMinutes(15));
+    }
+
+    /** One streamed request of {@code lane} that ended just now: headers after {@code waitMs}, first token after {@code ttftMs}. */
+    private void request(String lane, long waitMs, long ttftMs, long e2eMs) {
+        long end = System.nanoTime();
+        long t0 = end - e2eMs * MS;
+        ProxyMeter.Exchange x = meter.begin(t0, lane, true);
+        x.headers(t0 + waitMs * MS, 200, "text/event-stream");
+        x.tap.bytes(CHUNK, 0, CHUNK.length, t0 + ttftMs * MS);
+        x.tap.bytes(DONE, 0, DONE.length, end);
+        x.tap.end(end);
+        x.finish(end, ProxyOutcome.OK, null);
+    }
+
+    private void requests(int n, String lane, long waitMs, long ttftMs, long e2eMs) {
+        for (int i = 0; i < n; i++) {
+            request(lane, waitMs, ttftMs, e2eMs);
+        }
+    }
+
+    /** Publishes the meter and evaluates every 30 s for {@code span}; the alerts by name. */
+    private Map<String, Alert> run(Duration span) {
+        Map<String, Alert> out = new TreeMap<>();
+        for (Instant t = T0; !t.isAfter(T0.plus(span)); t = t.plusSeconds(30)) {
+            meter.publish();
+            rules.evaluate(t);
+        }
+        rules.alerts().forEach(a -> out.put(a.name(), a));
+        return out;
+    }
+
+    @Test
+    void slowInteractiveRequestsMissTheSloAndTheGoodputTargetAndBatchQueueing() {
+        // 20 interactive requests: 4 within 500 ms, 16 at 800 ms -> p95 800 ms, goodput 4 / 20 = 20%
+        requests(4, "interactive", 50, 200, 1000);
+        requests(16, "interactive", 600, 800, 1500);
+        // 5 batch requests, each waiting 3 s for the engine's headers
+        requests(5, "batch", 3000, 3100, 9000);
+        meter.publish();
+        assertThat(hub.snapshot().value(ProxyMetrics.LANE_WINDOW_GOODPUT, "tailwatch.engine.name", "mlx", "tailwatch.lane",
+                "interactive")).isEqualTo(0.2);
+        Map<String, Alert> a = run(Duration.ofMinutes(10));
+        assertThat(a.get("LaneSloMissed").state()).isEqualTo(AlertState.FIRING);
+        assertThat(a.get("LaneSloMissed").labels()).containsEntry("tailwatch_lane", "interactive")
+                .containsEntry("tailwatch_engine_name", "mlx");
+        assertThat(a.get("LaneSloMissed").valueText()).isEqualTo("800 ms");
+        assertThat(a.get("LaneGoodputLow").state()).isEqualTo(AlertState.FIRING);
+        assertThat(a.get("LaneGoodputLow").valueText()).isEqualTo("20.0%");
+        assertThat(a.get("LaneQueueWaitHigh").state()).isEqualTo(AlertState.FIRING);
+        assertThat(a.get("LaneQueueWaitHigh").labels()).containsEntry("tailwatch_lane", "batch");
+        assertThat(a.get("LaneQueueWaitHigh").valueText()).isEqualTo("3.00 s");
+        assertThat(a.get("LaneGoodputLow").description()).contains("lane interactive", "20.0%");
+    }
+
+    @Test
+    void lanesWithinTheirSloAndFewRequestsStaySilent() {
+        // 19 slow interactive requests (one short of a meaningful p95), 4 slow batch ones: silent
+        requests(19, "interactive", 600, 800, 1500);
+        requests(4, "batch", 3000, 3100, 9000);
+        assertThat(run(Duration.ofMinutes(11))).isEmpty();
+        // within the SLO (p95 300 ms, every one good), batch waiting 1 s: silent
+        setUp();
+        requests(40, "interactive", 50, 300, 900);
+        requests(10, "batch", 1000, 1100, 9000);
+        assertThat(run(Duration.ofMinutes(11))).isEmpty();
+    }
+
+    @Test
+    void aProxyWithoutRequestsExportsNoLaneWindowAndPagesNobody() {
+        assertThat(meter.points()).noneMatch(p -> p.metric().name().startsWith("tailwatch.proxy.lane.window."));
+        assertThat(run(Duration.ofMinutes(11))).isEmpty();
+    }
+}
