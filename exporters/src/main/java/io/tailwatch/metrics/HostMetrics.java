@@ -164,8 +164,8 @@ public final class HostMetrics {
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
-            "Apple silicon: system.cpu.utilization of each core cluster (hw.perflevelN: performance, efficiency), so a busy cluster shows even when the machine-wide figure is low.",
-            free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency)"),
+            "Apple silicon: system.cpu.utilization of each core cluster, so a busy cluster shows even when the machine-wide figure is low. Names and sizes from hw.perflevelN, membership from the IOReport per-core channel names (a two-die Ultra's efficiency cores are on both dies; on M5 Pro/Max \"performance\" is the slower tier, \"super\" the faster). Absent when the two do not agree.",
+            free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency; super, performance on M5 Pro/Max)"),
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef PROCESS_PSS = MetricDef.upDownCounter("tailwatch.process.memory.pss", "By",
@@ -204,13 +204,18 @@ public final class HostMetrics {
             "Linux PSI total memory stall time since boot (/proc/pressure/memory total=; node_exporter's node_pressure_memory_waiting/stalled_seconds_total).",
             oneOf(AttrKeys.PSI_KIND, "some: at least one task stalled; full: all non-idle tasks stalled", PsiKind.class));
 
+    public static final MetricDef PROCESS_GPU_UTILIZATION = MetricDef.gauge("tailwatch.process.gpu.utilization", "1",
+            "macOS: an engine's share of a GPU over the last sample interval: the GPU time its processes' Metal clients accumulated (the accelerator's user clients in the IORegistry, IOUserClientCreator and AppUsage accumulatedGPUTime), in nanoseconds over the wall-clock nanoseconds, at most 1 per GPU. 0 for a running engine with no GPU work; absent on the first sample, for an engine that is not running, when the clients cannot be read, and on Linux (semconv has no per-process GPU metric).",
+            free(AttrKeys.ENGINE, "Configured engine name"), HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
+
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
             THERMAL_LEVEL, THERMAL_TEMPERATURE, CPU_SPEED_LIMIT, CPU_FREQUENCY, CPU_THROTTLE_EVENTS, POWER, ENERGY, POWER_RAIL_STATE,
             GPU_UTILIZATION, GPU_FREQUENCY, GPU_MEMORY_LIMIT, GPU_MEMORY_USAGE, GPU_WIRED_LIMIT, PROCESS_FOOTPRINT, PROCESS_RSS, CPU_UTILIZATION, CPU_CLUSTER_UTILIZATION,
             HOST_POWER, HOST_ENERGY, FAN_SPEED, FAN_SPEED_LIMIT, BATTERY_CHARGE, BATTERY_POWER, POWER_SUPPLY_LIMIT,
             PROCESS_PSS, CPU_TIME, LOAD_AVERAGE, CPU_PRESSURE_STALL, IO_PRESSURE_STALL,
-            CPU_PRESSURE_STALL_TIME, IO_PRESSURE_STALL_TIME, MEMORY_PRESSURE_STALL_TIME);
+            CPU_PRESSURE_STALL_TIME, IO_PRESSURE_STALL_TIME, MEMORY_PRESSURE_STALL_TIME,
+            PROCESS_GPU_UTILIZATION);
 
     /** The semconv hw.type of a power rail. */
     public static HwType hwType(String rail) {
@@ -255,6 +260,11 @@ public final class HostMetrics {
     /** The hw.gpu.utilization point of the (single, integrated) GPU. */
     public static Point gpuUtilization(double ratio) {
         return Point.of(GPU_UTILIZATION, ratio, HwType.GPU, AttrKeys.HW_ID, "gpu0");
+    }
+
+    /** One engine's tailwatch.process.gpu.utilization point on one GPU (hw.id gpu0 on Apple silicon). */
+    public static Point processGpuUtilization(String engine, String gpu, double ratio) {
+        return Point.of(PROCESS_GPU_UTILIZATION, ratio, HwType.GPU, AttrKeys.ENGINE, engine, AttrKeys.HW_ID, gpu);
     }
 
     /** The hw.id and hw.name of the whole machine in hw.host.power and hw.host.energy. */

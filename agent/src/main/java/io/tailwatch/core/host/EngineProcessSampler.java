@@ -89,6 +89,11 @@ public final class EngineProcessSampler implements NativeSampler {
         return pids.getOrDefault(engine, Set.of());
     }
 
+    /** The processes last found for each engine that has any (a copy). */
+    public synchronized Map<String, Set<Integer>> pids() {
+        return Map.copyOf(pids);
+    }
+
     @Override
     public synchronized List<Point> sample() throws IOException {
         boolean added = takePending();

@@ -60,7 +60,13 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows, Lis
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
-                         Queue queue, Double reached, Double keyRefused) {
+                         Queue queue, Double reached, Double keyRefused, Double gpuUtilization) {
+        /** Without the GPU share (unknown: not a Mac, or not read yet). */
+        public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
+                      Queue queue, Double reached, Double keyRefused) {
+            this(engine, up, loading, footprintBytes, rssBytes, models, queue, reached, keyRefused, null);
+        }
+
         /** Without the reached figure (unknown). */
         public Engine(String engine, Double up, Double loading, Double footprintBytes, Double rssBytes, List<Model> models,
                       Queue queue) {
@@ -172,7 +178,8 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows, Lis
             engines.add(new Engine(e, s.value(EngineMetrics.UP, AttrKeys.ENGINE, e), s.value(EngineMetrics.LOADING, AttrKeys.ENGINE, e),
                     s.value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, e), s.value(HostMetrics.PROCESS_RSS, AttrKeys.ENGINE, e),
                     models.getOrDefault(e, List.of()), queue(s, e), s.value(EngineMetrics.REACHED, AttrKeys.ENGINE, e),
-                    s.value(EngineMetrics.KEY_REFUSED, AttrKeys.ENGINE, e)));
+                    s.value(EngineMetrics.KEY_REFUSED, AttrKeys.ENGINE, e),
+                    s.value(HostMetrics.PROCESS_GPU_UTILIZATION, AttrKeys.ENGINE, e)));
         }
         return new Signals(host, engines, windows, lanes(s));
     }

@@ -176,6 +176,15 @@ public final class HostStatus {
                 e.put(p.metric() == HostMetrics.PROCESS_FOOTPRINT ? "footprint_bytes" : "rss_bytes", (long) p.value());
             }
         }
+        // The engine's share of the GPU over the last interval (macOS), on the entry of an engine that has memory figures.
+        for (Point p : s.points()) {
+            if (p.metric() == HostMetrics.PROCESS_GPU_UTILIZATION) {
+                Map<String, Object> e = byEngine.get(p.attributes().get(AttrKeys.ENGINE));
+                if (e != null) {
+                    e.put("gpu_utilization", p.value());
+                }
+            }
+        }
         m.put("processes", procs);
         List<Map<String, Object>> samplers = new ArrayList<>();
         for (SamplerResult r : s.results().values()) {

@@ -120,6 +120,7 @@ public final class Doctor {
             }
             List<Check> checks = new ArrayList<>(MacDoctor.checks(snap, outputs, errors));
             checks.addAll(GpuMemoryChecks.checks(snap, outputs, errors));
+            checks.addAll(gpuTime(samplers, engineSampler, engineNames, tools, snap));
             checks.addAll(PowerSourceChecks.checks(snap, outputs, errors));
             checks.addAll(engineChecks);
             return new DoctorReport("macOS", checks, snap.results());
@@ -128,5 +129,29 @@ public final class Doctor {
         checks.addAll(PowerSourceChecks.sources(snap, false));
         checks.addAll(engineChecks);
         return new DoctorReport("Linux, procfs " + config.host().procfs(), checks, snap.results());
+    }
+
+    /** Each engine's GPU time against ioreg run right after the sampler's last reading (GpuTimeChecks). */
+    static List<Check> gpuTime(List<Sampler> samplers, EngineProcessSampler engines, List<String> engineNames, ToolRunner tools,
+                               HostSnapshot snap) {
+        io.tailwatch.core.host.macos.MacGpuTimeSampler gpu = null;
+        for (Sampler s : samplers) {
+            if (s instanceof io.tailwatch.core.host.macos.MacGpuTimeSampler g) {
+                gpu = g;
+            }
+        }
+        Map<String, java.util.Set<Integer>> pids = new java.util.LinkedHashMap<>();
+        for (String e : engineNames) {
+            pids.put(e, engines == null ? java.util.Set.of() : engines.pidsOf(e));
+        }
+        io.tailwatch.core.host.macos.MacGpuTimeSampler.Reading reading = gpu == null ? null : gpu.lastReading();
+        String out = null;
+        String why = null;
+        try {
+            out = tools.run(GpuTimeChecks.IOREG);
+        } catch (IOException e) {
+            why = e.getMessage();
+        }
+        return GpuTimeChecks.checks(snap, reading, pids, out, why, System.nanoTime());
     }
 }

@@ -104,7 +104,8 @@ public final class AgentStatus {
         Signals.Queue queue = q == null ? null : new Signals.Queue(number(q, "running"), number(q, "waiting"),
                 number(q, "kv_cache_usage"), number(q, "wait_seconds"), text(q, "wait_source"));
         return new Signals.Engine(text(e, "engine"), number(e, "up"), number(e, "loading"), number(e, "footprint_bytes"),
-                number(e, "rss_bytes"), models, queue, number(e, "reached"), number(e, "key_refused"));
+                number(e, "rss_bytes"), models, queue, number(e, "reached"), number(e, "key_refused"),
+                number(e, "gpu_utilization"));
     }
 
     /** A document {@link #read} leaves to data binding. */

@@ -80,6 +80,10 @@ public final class StatusScreen {
             String memory = e.footprintBytes() != null ? "footprint " + Units.formatBytes(e.footprintBytes())
                     : e.rssBytes() != null ? "rss " + Units.formatBytes(e.rssBytes()) : "memory unknown";
             List<String> detail = new ArrayList<>();
+            if (e.gpuUtilization() != null) {
+                // The engine's own share of the GPU (macOS), beside its memory.
+                detail.add(String.format(Locale.ROOT, "gpu %.0f%%", 100 * e.gpuUtilization()));
+            }
             for (Signals.Model m : e.models()) {
                 detail.add(m.model());
                 if (m.kvHeadroomTokens() != null) {

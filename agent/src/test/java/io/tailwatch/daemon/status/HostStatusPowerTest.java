@@ -34,6 +34,18 @@ class HostStatusPowerTest {
     }
 
     @Test
+    void anEngineEntryCarriesItsGpuShareWhenKnown() {
+        HostSnapshot snap = new HostSnapshot(Instant.EPOCH, List.of(
+                io.tailwatch.metrics.Point.of(HostMetrics.PROCESS_RSS, 2e9, io.tailwatch.metrics.AttrKeys.ENGINE, "llama"),
+                HostMetrics.processGpuUtilization("llama", "gpu0", 0.75),
+                io.tailwatch.metrics.Point.of(HostMetrics.PROCESS_RSS, 1e9, io.tailwatch.metrics.AttrKeys.ENGINE, "ollama")), Map.of());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> procs = (List<Map<String, Object>>) HostStatus.of(snap, null).get("processes");
+        assertThat(procs).containsExactly(Map.of("engine", "llama", "rss_bytes", 2_000_000_000L, "gpu_utilization", 0.75),
+                Map.of("engine", "ollama", "rss_bytes", 1_000_000_000L));
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void systemPowerBatteryFansAndSensorsWithWhereEachPowerFigureCameFrom() {
         HostSnapshot snap = new HostSnapshot(Instant.EPOCH, List.of(

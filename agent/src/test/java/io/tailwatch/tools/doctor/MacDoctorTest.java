@@ -50,8 +50,8 @@ class MacDoctorTest {
     }
 
     /**
-     * vm_stat as run a moment after that sample: a second capture, not the sampler's input. Pages
-     * moved between the two reads: 1500 free pages went to active (free 4229 -> 2729, active
+     * vm_stat as it would read a moment after that sample: the captured output edited by hand (not a
+     * second real capture, and not the sampler's input). Pages moved between the two reads: 1500 free pages went to active (free 4229 -> 2729, active
      * 186123 -> 187623), 900 inactive pages were compressed (occupied 436782 -> 437682), and the
      * rest held still.
      */

@@ -147,6 +147,19 @@ class StatusScreenTest {
         assertThat(StatusScreen.render("http://127.0.0.1:9531", status, alerts, linux)).doesNotContain("gpu");
     }
 
+    @Test
+    void eachEngineShowsItsShareOfTheGpuWhereItIsKnown() throws Exception {
+        JsonNode status = Json.MAPPER.readTree("{\"version\":\"0.1.0\",\"time\":\"2026-01-01T00:10:00Z\"}");
+        JsonNode alerts = Json.MAPPER.readTree("{\"alerts\":[]}");
+        Signals s = new Signals(new Signals.Host(0.0, 0.0, 0.0, 20 * GIB, 128 * GIB, 0.0, 1.0),
+                List.of(new Signals.Engine("llama", 1.0, 0.0, 30 * GIB, null, List.of(), null, 1.0, 0.0, 0.75),
+                        new Signals.Engine("ollama", 1.0, 0.0, 9 * GIB, null, List.of(), null, 1.0, 0.0, null)), List.of());
+        String out = StatusScreen.render("http://127.0.0.1:9531", status, alerts, s);
+        assertThat(line(out, "  llama ")).contains("footprint 30.00 GiB").contains("gpu 75%");
+        // unknown (the first sample, or not a Mac) says nothing rather than 0 %
+        assertThat(line(out, "  ollama ")).doesNotContain("gpu");
+    }
+
     private static String line(String out, String start) {
         return out.lines().filter(l -> l.startsWith(start)).findFirst().orElseThrow();
     }

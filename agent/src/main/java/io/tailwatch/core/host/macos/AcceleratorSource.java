@@ -12,4 +12,12 @@ import java.util.Map;
 public interface AcceleratorSource {
     /** One PerformanceStatistics dictionary per accelerator that has one: its integer entries by key. */
     List<Map<String, Long>> performanceStatistics() throws IOException;
+
+    /**
+     * The user clients of every accelerator (its children in the service plane) that carry GPU time,
+     * {@link GpuClients}. A source that cannot read them throws.
+     */
+    default GpuClients userClients() throws IOException {
+        throw new IOException("this accelerator source reads no user clients");
+    }
 }

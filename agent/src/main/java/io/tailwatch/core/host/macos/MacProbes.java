@@ -11,6 +11,7 @@ import java.util.Set;
  */
 public final class MacProbes implements NativeProbes {
     public static final String LIBSYSTEM = "libsystem";
+    public static final String CPU = "cpu";
     public static final String NOTIFY = "notify";
     public static final String POWER_STATUS = "power-status";
     public static final String IOREPORT_ENERGY = "ioreport-energy";
@@ -18,6 +19,7 @@ public final class MacProbes implements NativeProbes {
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
+    public static final String ACCELERATOR_CLIENTS = "accelerator-clients";
     public static final String SMC = "smc";
     public static final String BATTERY = "battery";
 
@@ -37,6 +39,12 @@ public final class MacProbes implements NativeProbes {
                     s.processorCpuLoadInfo();
                     s.sysctlLong("kern.memorystatus_vm_pressure_level");
                     s.sysctlLong("kern.memorystatus_level");
+                }),
+                NativeProbe.of(CPU, () -> {
+                    MacSystem s = MacNativeSystem.open();
+                    s.processorCpuLoadInfo();
+                    CpuTopology.perfLevels(s);
+                    MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP);
                 }),
                 NativeProbe.of(NOTIFY, () -> {
                     try (MacNativeNotify n = MacNativeNotify.open()) {
@@ -58,6 +66,7 @@ public final class MacProbes implements NativeProbes {
                 }),
                 NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
                 NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()),
+                NativeProbe.of(ACCELERATOR_CLIENTS, () -> MacNativeAccelerator.open().userClients()),
                 NativeProbe.of(SMC, () -> {
                     try (Smc smc = new Smc(MacNativeSmc.open())) {
                         smc.read(MacSystemPowerSampler.KEY);

@@ -23,6 +23,8 @@ public final class MacSources {
 
     public static List<Sampler> samplers(Config config) {
         Lazy<MacSystem> system = Lazy.of("libSystem sysctl", MacNativeSystem::open);
+        Lazy<List<String>> coreChannels = Lazy.of("IOReport CPU core channels",
+                () -> MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP));
         Lazy<ThermalPressureSource> notify = Lazy.of("notify(3) thermal pressure", MacNativeNotify::open);
         Lazy<CpuPowerStatusSource> power = Lazy.of("IOPMCopyCPUPowerStatus", MacNativePowerStatus::open);
         Lazy<IOReportSource> energy = Lazy.retrying("IOReport Energy Model",
@@ -33,12 +35,14 @@ public final class MacSources {
         Lazy<ProcessTable> processes = Lazy.of("libproc", MacNativeProcessTable::open);
         Lazy<MetalWorkingSet> metal = Lazy.of("Metal recommendedMaxWorkingSetSize", MacNativeMetal::open);
         Lazy<AcceleratorSource> accelerator = Lazy.of("IOAccelerator PerformanceStatistics", MacNativeAccelerator::open);
+        EngineProcessSampler engineProcesses = new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY,
+                MacProbes.LIBPROC);
         // One AppleSMC connection for the three SMC samplers (they run one after another on one thread).
         Lazy<Smc> smc = Lazy.of("AppleSMC user client", () -> new Smc(MacNativeSmc.open()));
         Lazy<BatterySource> battery = Lazy.of("AppleSmartBattery", MacNativeBattery::open);
         return List.of(
                 new MacMemorySampler(system),
-                new MacCpuSampler(system),
+                new MacCpuSampler(system, coreChannels),
                 new MacSwapSampler(system),
                 new MacPagingSampler(system),
                 new MacMemoryPressureSampler(system),
@@ -52,7 +56,8 @@ public final class MacSources {
                 new MacFanSampler(smc),
                 new MacSmcTemperatureSampler(smc),
                 new MacBatterySampler(battery),
-                new EngineProcessSampler(config.engines(), processes, REDISCOVER_EVERY, MacProbes.LIBPROC));
+                engineProcesses,
+                new MacGpuTimeSampler(accelerator, engineProcesses::pids));
     }
 
     /**

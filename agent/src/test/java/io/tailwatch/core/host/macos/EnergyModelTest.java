@@ -114,4 +114,64 @@ class EnergyModelTest {
                 IOReportChannel.simple("PMP", "CPU Energy", "mJ", 5000))));
         assertThat(r.joules()).isEmpty();
     }
+
+    /**
+     * Channel sets as real machines publish them (names and units from public captures): an M1 Ultra on
+     * macOS 27.0 (all-smi issue 415: CPU only per die, the other blocks with a die suffix, a bare GPU0_0 beside
+     * GPU Energy), an M5 Max on macOS 27.0 (all-smi's 364-channel capture: per-cluster MCPU/PCPU/PACC channels
+     * beside CPU Energy, GPU0 beside GPU Energy). The figures are chosen here; watts worked out by hand over 2 s.
+     */
+    @Test
+    void realChannelSetsOfAnUltraAndAnM5MaxOnMacos27() {
+        EnergyModel.Reading ultra = new EnergyModel().apply(new IOReportDelta(2.0, List.of(
+                ch("DIE_0_CPU Energy", "mJ", 6000), ch("DIE_1_CPU Energy", "mJ", 4000), // (6 + 4) J / 2 s = 5 W
+                ch("GPU0_0", "mJ", 2900), ch("GPU SRAM0_0", "mJ", 200), ch("ANE0_0", "mJ", 100),
+                ch("ISP0_0", "mJ", 50), ch("AVE0_0", "mJ", 40), ch("MSR0_0", "mJ", 30), ch("DCS0_0", "mJ", 300),
+                ch("DRAM0_0", "mJ", 700), ch("AMCC0_0", "mJ", 900), ch("ANE0_1", "mJ", 60), ch("DCS0_1", "mJ", 100),
+                ch("DRAM0_1", "mJ", 500), ch("PCPU1DTL2b", "mJ", 70), ch("apciec0 Energy", "uJ", 5000),
+                ch("PCIe Port 0 Energy", "uJ", 8000), ch("GPU Energy", "nJ", 3_000_000_000L))));
+        assertThat(ultra.watts()).containsOnlyKeys("cpu", "gpu", "gpu_sram", "ane", "dram", "dcs");
+        assertThat(ultra.watts().get("cpu")).isCloseTo(5.0, within(1e-9));
+        // GPU Energy alone (3 J): GPU0_0 beside it is not added (that would read 2.95 W)
+        assertThat(ultra.watts().get("gpu")).isCloseTo(1.5, within(1e-9));
+        assertThat(ultra.watts().get("gpu_sram")).isCloseTo(0.1, within(1e-9));
+        assertThat(ultra.watts().get("ane")).isCloseTo(0.08, within(1e-9)); // both dies: 0.16 J
+        assertThat(ultra.watts().get("dram")).isCloseTo(0.6, within(1e-9)); // 1.2 J
+        assertThat(ultra.watts().get("dcs")).isCloseTo(0.2, within(1e-9)); // 0.4 J
+
+        EnergyModel.Reading m5 = new EnergyModel().apply(new IOReportDelta(2.0, List.of(
+                ch("MCPU0_0", "mJ", 500), ch("PACC_0", "mJ", 900), ch("MCPM0", "mJ", 100), ch("PCPM", "mJ", 100),
+                ch("MCPU0_0_SRAM", "mJ", 20), ch("PCPU0_SRAM", "mJ", 30), ch("MCPU0", "mJ", 3000), ch("MCPU1", "mJ", 2000),
+                ch("PCPU", "mJ", 5000), ch("CPU Energy", "mJ", 10_000), ch("MCPU0DTL00", "mJ", 10), ch("PCPUDTL010", "mJ", 10),
+                ch("GPU0", "mJ", 1000), ch("AFR0", "mJ", 5), ch("ANE0", "mJ", 0), ch("ISP0", "mJ", 5), ch("AVE0", "mJ", 5),
+                ch("MSR0", "mJ", 5), ch("AMCC0", "mJ", 800), ch("DCS0", "mJ", 400), ch("DRAM0", "mJ", 1200),
+                ch("DISP0", "mJ", 300), ch("DISPEXT0", "mJ", 10), ch("FAB0", "mJ", 200), ch("PCIe Port 0 Energy", "uJ", 100),
+                ch("apciec2 Energy", "uJ", 100), ch("GPU Energy", "nJ", 1_100_000_000L))));
+        assertThat(m5.watts()).containsOnlyKeys("cpu", "gpu", "ane", "dram", "dcs");
+        // CPU Energy alone: the clusters (MCPU0, MCPU1, PCPU) and cores inside it are not added again
+        assertThat(m5.watts().get("cpu")).isCloseTo(5.0, within(1e-9));
+        assertThat(m5.watts().get("gpu")).isCloseTo(0.55, within(1e-9));
+        assertThat(m5.watts().get("ane")).isZero();
+        assertThat(m5.watts().get("dram")).isCloseTo(0.6, within(1e-9));
+        assertThat(m5.watts().get("dcs")).isCloseTo(0.2, within(1e-9));
+    }
+
+    /**
+     * Per-core and per-cluster channels of an M2 Ultra (macmon issue 17) and the "DIE0 " names a macOS 27
+     * beta publishes (SiliconScope's captures): cores are never a rail; a prefixed rail is the rail.
+     */
+    @Test
+    void ultraCoreChannelsAreNoRailAndDie0PrefixedNamesAre() {
+        for (String core : List.of("DIE_0_EACC_CPU0", "DIE_0_PACC0_CPU0", "DIE_1_PACC1_CPU3", "DIE_0_EACC_CPM",
+                "DIE_0_PACC0_CPM", "DIE_0_EACC_CPU0_SRAM", "DIE0 GPU0", "DIE0 ECPU0")) {
+            assertThat(EnergyModel.rail(core)).as(core).isNull();
+        }
+        EnergyModel.Reading r = new EnergyModel().apply(new IOReportDelta(2.0, List.of(
+                ch("DIE0 CPU Energy", "mJ", 1000), ch("DIE1 CPU Energy", "mJ", 1000), ch("DIE0 GPU0", "mJ", 100),
+                ch("DIE1 DRAM1", "mJ", 100), ch("GPU Energy", "nJ", 400_000_000L))));
+        assertThat(r.watts()).containsOnlyKeys("cpu", "dram", "gpu");
+        assertThat(r.watts().get("cpu")).isCloseTo(1.0, within(1e-9));
+        assertThat(r.watts().get("dram")).isCloseTo(0.05, within(1e-9));
+        assertThat(r.watts().get("gpu")).isCloseTo(0.2, within(1e-9));
+    }
 }

@@ -37,11 +37,24 @@ class MacCpuSamplerTest {
         FakeMacSystem s = FakeMacSystem.m1Pro();
         s.longs.put("hw.nperflevels", 2L);
         s.longs.put("hw.perflevel0.logicalcpu", 4L);
+        s.longs.put("hw.perflevel0.physicalcpu", 4L);
         s.strings.put("hw.perflevel0.name", "Performance");
         s.longs.put("hw.perflevel1.logicalcpu", 4L);
+        s.longs.put("hw.perflevel1.physicalcpu", 4L);
         s.strings.put("hw.perflevel1.name", "Efficiency");
         return s;
     }
+
+    /** The M1's IOReport per-core channels, in CPU order. */
+    static final List<String> M1_CORES = List.of("ECPU0", "ECPU1", "ECPU2", "ECPU3", "PCPU0", "PCPU1", "PCPU2", "PCPU3");
+
+    private static Lazy<List<String>> cores(List<String> names) {
+        return Lazy.of("channels", () -> names);
+    }
+
+    private static final Lazy<List<String>> NO_CHANNELS = Lazy.of("channels", () -> {
+        throw new java.io.IOException("no IOReport");
+    });
 
     @Test
     void decodesUnsignedTicksInHeaderOrder() throws Exception {
@@ -62,7 +75,7 @@ class MacCpuSamplerTest {
         s.cpuLoad.add(reading(4_294_967_270L, 1020, 510, 8570, 1090, 510, 8500));
         // Reading 3: every CPU +30 idle only; CPU 0's counter wraps: 4294967270 + 30 = 2^32 + 4.
         s.cpuLoad.add(reading(4L, 1020, 510, 8600, 1090, 510, 8530));
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s), cores(M1_CORES));
 
         assertThat(sampler.sample()).as("the first sample is the baseline").isEmpty();
 
@@ -97,7 +110,7 @@ class MacCpuSamplerTest {
             // Each interval: CPU 0 +30 user +10 system +60 idle, CPU 1 +10 / +10 / +80.
             s.cpuLoad.add(XnuStructs.cpuLoadInfo(new long[] {30L * i, 10L * i, 60L * i, 0}, new long[] {10L * i, 10L * i, 80L * i, 0}));
         }
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s), NO_CHANNELS);
         assertThat(sampler.sample()).isEmpty();
         for (int i = 0; i < 3; i++) {
             List<Point> p = sampler.sample();
@@ -112,17 +125,26 @@ class MacCpuSamplerTest {
     }
 
     @Test
-    void perflevelsThatDoNotAddUpGiveNoClusterSplit() {
+    void perflevelsThatDoNotAddUpOrUnreadableChannelsGiveNoClusterSplit() throws Exception {
         FakeMacSystem s = m1();
         s.longs.put("hw.perflevel0.logicalcpu", 6L);
-        assertThat(MacCpuSampler.clusters(s, 8)).isEmpty();
-        assertThat(MacCpuSampler.clusters(m1(), 8)).containsExactly(
-                new MacCpuSampler.Cluster("efficiency", 0, 4), new MacCpuSampler.Cluster("performance", 4, 8));
+        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(s), M1_CORES, 8)).isEmpty();
+        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(m1()), M1_CORES, 8)).containsExactly(
+                new CpuTopology.Cluster("performance", List.of(4, 5, 6, 7)), new CpuTopology.Cluster("efficiency", List.of(0, 1, 2, 3)));
+        // the channels cannot be read: the machine-wide figure alone, never a split guessed from numbering
+        FakeMacSystem m = m1();
+        m.cpuLoad.add(reading(0, 1000, 500, 8500, 1000, 500, 8500));
+        m.cpuLoad.add(reading(70, 1020, 510, 8570, 1090, 510, 8500));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> m), NO_CHANNELS);
+        sampler.sample();
+        List<Point> p = sampler.sample();
+        assertThat(p).anyMatch(x -> x.metric() == HostMetrics.CPU_UTILIZATION)
+                .noneMatch(x -> x.metric() == HostMetrics.CPU_CLUSTER_UTILIZATION);
     }
 
     @Test
     void aRefusedCallFailsTheSamplerEveryTime() {
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", FakeMacSystem::m1Pro));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", FakeMacSystem::m1Pro), cores(M1_CORES));
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(sampler::sample).hasMessageContaining("PROCESSOR_CPU_LOAD_INFO");
         }
