@@ -54,7 +54,8 @@ public final class AttrValues {
             Map.entry(ProxyOutcome.class, AttrKeys.PROXY_OUTCOME),
             Map.entry(GpuMemoryState.class, AttrKeys.GPU_MEMORY_STATE),
             Map.entry(SamplerState.class, AttrKeys.SAMPLER_STATUS),
-            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS));
+            Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS),
+            Map.entry(PowerSource.class, AttrKeys.POWER_SOURCE));
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -188,4 +189,11 @@ public final class AttrValues {
      * (frozen: no energy over at least 40 ms on a rail that cannot be idle), so its power is absent.
      */
     public enum RailStatus implements AttrValue { MEASURED, FROZEN }
+
+    /**
+     * {@code tailwatch.power.source}: the host power an energy figure rests on. rails: the sum of the
+     * measured rails (Apple silicon IOReport cpu + gpu + ane + dram; Linux RAPL package + dram); system:
+     * one whole-host figure, used where the rails are frozen or absent.
+     */
+    public enum PowerSource implements AttrValue { RAILS, SYSTEM }
 }
