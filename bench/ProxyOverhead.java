@@ -41,14 +41,24 @@ public class ProxyOverhead {
     }
 
     static String body(int maxTokens) {
-        return "{\"model\":\"bench\",\"stream\":true,\"max_tokens\":" + maxTokens
+        return "{\"model\":\"mlx-community/Sim-Llama-3-8B-4bit\",\"stream\":true,\"max_tokens\":" + maxTokens
                 + ",\"stream_options\":{\"include_usage\":true},\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
     }
 
+    /**
+     * llama-server closes its connection after every streamed answer without saying so; a client that kept
+     * it would send the next request into the close. Against it every request has its own connection
+     * (CLOSE=1; needs -Djdk.httpclient.allowRestrictedHeaders=connection), both ways alike.
+     */
+    static final boolean CLOSE = "1".equals(System.getenv("CLOSE"));
+
     static Run one(int port, int maxTokens, boolean stamped) throws Exception {
         long t0 = System.nanoTime();
-        HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                + "/v1/chat/completions")).header("Content-Type", "application/json")
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"));
+        if (CLOSE) {
+            req.header("Connection", "close");
+        }
+        HttpResponse<InputStream> r = HTTP.send(req.header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body(maxTokens))).build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("port " + port + " answered " + r.statusCode());
@@ -90,6 +100,8 @@ public class ProxyOverhead {
 
     /** The stamping engine: each chunk is written and flushed with the nanoTime of its write. */
     static HttpServer stampEngine(int port) throws Exception {
+        // As the engines do (uvicorn, Ollama): no Nagle delay on the engine's small writes.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
         s.setExecutor(Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "stamp-engine");

@@ -80,7 +80,7 @@ for c in 1 8; do
   java bench/ProxyOverhead.java run simulator "$sim_port" "$(proxy_of sim)" "$agent" "$c" "$requests" "$tokens"
   java bench/ProxyOverhead.java run stamping "$stamp" "$(proxy_of stamp)" "$agent" "$c" "$requests" "$tokens" "$stamp"
   if [ -n "$llama" ]; then
-    java bench/ProxyOverhead.java run llama-server "$llama" "$(proxy_of llama)" "$agent" "$c" "$((requests / 4))" "$tokens"
+    CLOSE=1 java -Djdk.httpclient.allowRestrictedHeaders=connection bench/ProxyOverhead.java run llama-server "$llama" "$(proxy_of llama)" "$agent" "$c" "$((requests / 4))" "$tokens"
   fi
 done
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

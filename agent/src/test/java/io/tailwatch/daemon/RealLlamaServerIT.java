@@ -136,12 +136,16 @@ class RealLlamaServerIT {
             Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 5s\nengines:\n"
                     + "  - name: llama\n    api: openai\n    url: " + llama.url() + "\n    signals: {interval: 1s}\n"
                     + "    scenarios: [{name: interactive, interval: 10s, prompt_tokens: 16, max_tokens: 8,"
-                    + " timeouts: {total: 8s, first_token: 8s}}]\n");
+                    + " timeouts: {total: 8s, first_token: 8s}}]\n"
+                    + (parallel == 1 ? "    proxy: {listen: 127.0.0.1:0}\n" : ""));
             int running = Math.min(parallel, clients);
             int waiting = clients - running;
             ExecutorService pool = Executors.newFixedThreadPool(clients);
             try (AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config", cfg.toString())) {
                 agent.awaitListening();
+                if (parallel == 1) {
+                    streamsBackToBackThroughTheProxy(agent);
+                }
                 await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
                         .contains("tailwatch_probe_success{"));
                 List<Future<RawStream.Timed>> load = new ArrayList<>();
@@ -171,6 +175,36 @@ class RealLlamaServerIT {
                 pool.shutdownNow();
             }
         }
+    }
+
+    /**
+     * llama-server closes its connection after each streamed answer without a Connection: close; streams sent
+     * back to back through the proxy must each get the whole answer, never a 502 from a reused closed connection.
+     */
+    private static void streamsBackToBackThroughTheProxy(AgentProcess agent) throws Exception {
+        int[] port = {-1};
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (JsonNode p : JSON.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
+                if (p.path("state").asText().equals("running")) {
+                    String listen = p.path("listen").asText();
+                    port[0] = Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+                }
+            }
+            return port[0] > 0;
+        });
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        String body = "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port[0] + "/v1/chat/completions"))
+                    .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            statuses.add(r.statusCode());
+            assertThat(r.body()).as("stream %d", i).endsWith("data: [DONE]\n\n");
+        }
+        assertThat(statuses).containsOnly(200);
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */
