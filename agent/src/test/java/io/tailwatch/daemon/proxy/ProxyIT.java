@@ -213,7 +213,14 @@ class ProxyIT {
                 .containsEntry("x-forwarded-host", "proxied.example:1234")
                 .doesNotContainKey("x-hop").doesNotContainKey("te").doesNotContainKey("proxy-authorization");
         assertThat(first.headers().get("host")).isEqualTo("127.0.0.1:" + engine.port());
-        assertThat(second.remotePort()).as("the proxy keeps its connection to the engine").isEqualTo(first.remotePort());
+        // The second request goes on a connection the proxy already had open (the first's, or another rested one).
+        java.util.Set<Integer> before = new java.util.HashSet<>();
+        for (RecordingEngine.Seen seen : engine.seen()) {
+            if (seen != second) {
+                before.add(seen.remotePort());
+            }
+        }
+        assertThat(before).as("the proxy keeps its connections to the engine").contains(second.remotePort(), first.remotePort());
     }
 
     @Test
