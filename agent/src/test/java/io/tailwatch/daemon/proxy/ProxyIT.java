@@ -282,6 +282,15 @@ class ProxyIT {
         assertThat(m).contains("gen_ai_server_time_per_output_token_seconds_count{");
         assertThat(m).contains("tailwatch_proxy_token_usage_count{gen_ai_response_model=\"" + sim.options().model()
                 + "\",gen_ai_token_type=\"input\"");
+        // Energy per token: a figure exactly where the status knows one, and only on a host with power (never 0 W).
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode energy = Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("energy_per_token");
+            String now = agent.get("/metrics").body();
+            assertThat(energy.path("window_seconds").asInt()).isEqualTo(60);
+            assertThat(energy.path("reason").asText()).isNotEqualTo("waiting for a second host sample");
+            assertThat(now.contains("tailwatch_engine_energy_per_output_token{")).isEqualTo(energy.path("known").asBoolean());
+            assertThat(now.contains("hw_power_watts{") || !energy.path("known").asBoolean()).isTrue();
+        });
         // Prompts and answers are never exported nor logged.
         assertThat(m).doesNotContain("one two three");
         assertThat(agent.stdout() + agent.stderr()).doesNotContain("one two three").doesNotContain(" one two");
