@@ -1,49 +1,91 @@
+import com.sun.net.httpserver.HttpServer;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The engine reached directly and through the agent's proxy, in one run, request by request alternately:
- * time to the first content chunk and to the end of the stream, at a given concurrency; and the agent's CPU
- * time over the proxied requests (from /proc/PID/stat), per 1,000 tokens forwarded.
- * java bench/ProxyOverhead.java DIRECT_PORT PROXY_PORT AGENT_PID CONCURRENCY REQUESTS MAX_TOKENS
+ * The engine reached directly and through the agent's proxy, in one run, request by request alternately, at
+ * a given concurrency: time to the first content chunk and to the end of the stream, the agent's CPU time
+ * over the run (from /proc/PID/stat) per 1,000 tokens forwarded, and with the stamping engine the time each
+ * chunk takes from the engine's write to the client's read.
+ *
+ * <pre>
+ * java bench/ProxyOverhead.java run LABEL DIRECT_PORT PROXY_PORT AGENT_PID CONCURRENCY REQUESTS MAX_TOKENS [STAMP_PORT]
+ * java bench/ProxyOverhead.java hold PROXY_PORT AGENT_PID STREAMS MAX_TOKENS
+ * </pre>
+ * With STAMP_PORT, this JVM serves the stamping engine there (an OpenAI-style SSE stream whose every chunk
+ * carries the System.nanoTime of its write, 1 ms apart) and DIRECT_PORT must be that same port, so the
+ * engine's and the client's clocks are one. {@code hold} opens STREAMS streams through the proxy at once and,
+ * while all of them are open, prints the agent's resident set and heap (jcmd GC.heap_info).
  */
 public class ProxyOverhead {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final long STAMP_GAP_NANOS = 1_000_000;
 
-    record Run(double ttft, double e2e, int chunks) {
+    record Run(double ttft, double e2e, int chunks, List<Double> chunkMicros) {
     }
 
-    static Run one(int port, int maxTokens) throws Exception {
-        String body = "{\"model\":\"mlx-community/Sim-Llama-3-8B-4bit\",\"stream\":true,\"max_tokens\":" + maxTokens
-                + ",\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
+    static String body(int maxTokens) {
+        return "{\"model\":\"mlx-community/Sim-Llama-3-8B-4bit\",\"stream\":true,\"max_tokens\":" + maxTokens
+                + ",\"stream_options\":{\"include_usage\":true},\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
+    }
+
+    /**
+     * llama-server closes its connection after every streamed answer without saying so; a client that kept
+     * it would send the next request into the close. Against it every request has its own connection
+     * (CLOSE=1; needs -Djdk.httpclient.allowRestrictedHeaders=connection), both ways alike.
+     */
+    static final boolean CLOSE = "1".equals(System.getenv("CLOSE"));
+
+    static Run one(int port, int maxTokens, boolean stamped) throws Exception {
         long t0 = System.nanoTime();
-        HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                + "/v1/chat/completions")).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"));
+        if (CLOSE) {
+            req.header("Connection", "close");
+        }
+        HttpResponse<InputStream> r = HTTP.send(req.header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body(maxTokens))).build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("port " + port + " answered " + r.statusCode());
+        }
         long first = -1;
         int chunks = 0;
+        List<Double> lat = stamped ? new ArrayList<>() : List.of();
         StringBuilder line = new StringBuilder();
         try (InputStream in = r.body()) {
             byte[] buf = new byte[8192];
             int n;
             while ((n = in.read(buf)) > 0) {
+                long now = System.nanoTime();
                 for (int i = 0; i < n; i++) {
                     if (buf[i] == '\n') {
                         if (line.indexOf("\"content\"") >= 0) {
                             chunks++;
                             if (first < 0) {
-                                first = System.nanoTime();
+                                first = now;
+                            }
+                            int at = line.indexOf("\"t\":");
+                            if (stamped && at >= 0) {
+                                int end = at + 4;
+                                while (end < line.length() && Character.isDigit(line.charAt(end))) {
+                                    end++;
+                                }
+                                lat.add((now - Long.parseLong(line.substring(at + 4, end))) / 1e3);
                             }
                         }
                         line.setLength(0);
@@ -53,7 +95,49 @@ public class ProxyOverhead {
                 }
             }
         }
-        return new Run((first - t0) / 1e6, (System.nanoTime() - t0) / 1e6, chunks);
+        return new Run((first - t0) / 1e6, (System.nanoTime() - t0) / 1e6, chunks, lat);
+    }
+
+    /** The stamping engine: each chunk is written and flushed with the nanoTime of its write. */
+    static HttpServer stampEngine(int port) throws Exception {
+        // As the engines do (uvicorn, Ollama): no Nagle delay on the engine's small writes.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 64);
+        s.setExecutor(Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "stamp-engine");
+            t.setDaemon(true);
+            return t;
+        }));
+        s.createContext("/", x -> {
+            String req = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            int at = req.indexOf("\"max_tokens\":");
+            int tokens = 64;
+            if (at >= 0) {
+                int end = at + 13;
+                while (end < req.length() && Character.isDigit(req.charAt(end))) {
+                    end++;
+                }
+                tokens = Integer.parseInt(req.substring(at + 13, end));
+            }
+            x.getResponseHeaders().set("Content-Type", "text/event-stream");
+            x.sendResponseHeaders(200, 0);
+            try (OutputStream out = x.getResponseBody()) {
+                long next = System.nanoTime();
+                for (int i = 0; i < tokens; i++) {
+                    LockSupport.parkNanos(next - System.nanoTime());
+                    next += STAMP_GAP_NANOS;
+                    out.write(("data: {\"object\":\"chat.completion.chunk\",\"model\":\"bench\",\"choices\":[{\"index\":0,"
+                            + "\"delta\":{\"content\":\"tok\"}}],\"t\":" + System.nanoTime() + "}\n\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                }
+                out.write(("data: {\"object\":\"chat.completion.chunk\",\"model\":\"bench\",\"choices\":[],\"usage\":"
+                        + "{\"prompt_tokens\":1,\"completion_tokens\":" + tokens + ",\"total_tokens\":" + (tokens + 1)
+                        + "}}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+        });
+        s.start();
+        return s;
     }
 
     static long cpuTicks(String pid) throws Exception {
@@ -61,46 +145,81 @@ public class ProxyOverhead {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
+    static long rssKib(String pid) throws Exception {
+        for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (l.startsWith("VmRSS:")) {
+                return Long.parseLong(l.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
+    }
+
+    static String heap(String pid) throws Exception {
+        Process p = new ProcessBuilder("jcmd", pid, "GC.heap_info").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        StringBuilder b = new StringBuilder();
+        for (String l : out.split("\n")) {
+            if (l.contains("total") && l.contains("used")) {
+                b.append(l.trim()).append("; ");
+            }
+        }
+        return b.toString();
+    }
+
     static double pct(List<Double> v, double p) {
         List<Double> s = new ArrayList<>(v);
         Collections.sort(s);
-        return s.get((int) Math.min(s.size() - 1, Math.ceil(p * s.size()) - 1));
+        return s.get((int) Math.min(s.size() - 1, Math.max(0, Math.ceil(p * s.size()) - 1)));
     }
 
     public static void main(String[] a) throws Exception {
-        int direct = Integer.parseInt(a[0]);
-        int proxy = Integer.parseInt(a[1]);
-        String pid = a[2];
-        int conc = Integer.parseInt(a[3]);
-        int requests = Integer.parseInt(a[4]);
-        int maxTokens = Integer.parseInt(a[5]);
+        if (a[0].equals("hold")) {
+            hold(Integer.parseInt(a[1]), a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]));
+            return;
+        }
+        String label = a[1];
+        int direct = Integer.parseInt(a[2]);
+        int proxy = Integer.parseInt(a[3]);
+        String pid = a[4];
+        int conc = Integer.parseInt(a[5]);
+        int requests = Integer.parseInt(a[6]);
+        int maxTokens = Integer.parseInt(a[7]);
+        boolean stamped = a.length > 8;
+        HttpServer engine = stamped ? stampEngine(Integer.parseInt(a[8])) : null;
         for (int i = 0; i < 20; i++) { // warm-up of both paths
-            one(direct, maxTokens);
-            one(proxy, maxTokens);
+            one(direct, maxTokens, stamped);
+            one(proxy, maxTokens, stamped);
         }
         ExecutorService pool = Executors.newFixedThreadPool(conc);
         List<Double> dT = Collections.synchronizedList(new ArrayList<>());
         List<Double> pT = Collections.synchronizedList(new ArrayList<>());
         List<Double> dE = Collections.synchronizedList(new ArrayList<>());
         List<Double> pE = Collections.synchronizedList(new ArrayList<>());
+        List<Double> dC = Collections.synchronizedList(new ArrayList<>());
+        List<Double> pC = Collections.synchronizedList(new ArrayList<>());
         long[] tokens = new long[1];
         long cpu0 = cpuTicks(pid);
+        long w0 = System.nanoTime();
         List<Future<?>> fs = new ArrayList<>();
         for (int w = 0; w < conc; w++) {
+            int worker = w;
             fs.add(pool.submit(() -> {
                 for (int i = 0; i < requests / conc; i++) {
-                    try {
-                        Run d = one(direct, maxTokens);
-                        Run p = one(proxy, maxTokens);
-                        dT.add(d.ttft);
-                        dE.add(d.e2e);
-                        pT.add(p.ttft);
-                        pE.add(p.e2e);
-                        synchronized (tokens) {
-                            tokens[0] += p.chunks;
-                        }
-                    } catch (Exception e) {
-                        throw new RuntimeException(e);
+                    // Half the workers start with the proxy, half with the engine: neither path always goes first.
+                    boolean proxyFirst = (i + worker) % 2 == 1;
+                    Run x = one(proxyFirst ? proxy : direct, maxTokens, stamped);
+                    Run y = one(proxyFirst ? direct : proxy, maxTokens, stamped);
+                    Run d = proxyFirst ? y : x;
+                    Run p = proxyFirst ? x : y;
+                    dT.add(d.ttft);
+                    dE.add(d.e2e);
+                    pT.add(p.ttft);
+                    pE.add(p.e2e);
+                    dC.addAll(d.chunkMicros);
+                    pC.addAll(p.chunkMicros);
+                    synchronized (tokens) {
+                        tokens[0] += p.chunks;
                     }
                 }
                 return null;
@@ -110,15 +229,67 @@ public class ProxyOverhead {
             f.get();
         }
         long cpu1 = cpuTicks(pid);
+        double wallS = (System.nanoTime() - w0) / 1e9;
         pool.shutdown();
+        if (engine != null) {
+            engine.stop(0);
+        }
         double cpuMs = (cpu1 - cpu0) * 10.0; // USER_HZ 100
-        System.out.printf("concurrency %d, %d requests each way, %d tokens each%n", conc, dT.size(), maxTokens);
-        System.out.printf("TTFT ms   direct p50 %.2f p99 %.2f | proxy p50 %.2f p99 %.2f | added p50 %.2f p99 %.2f%n",
+        System.out.printf("%s: concurrency %d, %d requests each way, %d tokens each, %.1f s%n", label, conc, dT.size(),
+                maxTokens, wallS);
+        System.out.printf("  TTFT ms   direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f p99 %+.3f%n",
                 pct(dT, .5), pct(dT, .99), pct(pT, .5), pct(pT, .99), pct(pT, .5) - pct(dT, .5), pct(pT, .99) - pct(dT, .99));
-        System.out.printf("e2e ms    direct p50 %.2f p99 %.2f | proxy p50 %.2f p99 %.2f | added p50 %.2f (per chunk after the first %.1f us)%n",
-                pct(dE, .5), pct(dE, .99), pct(pE, .5), pct(pE, .99), pct(pE, .5) - pct(dE, .5),
-                ((pct(pE, .5) - pct(dE, .5)) - (pct(pT, .5) - pct(dT, .5))) * 1000 / Math.max(1, maxTokens - 1));
-        System.out.printf("agent CPU %.0f ms for %d tokens forwarded: %.1f ms per 1,000 tokens%n", cpuMs, tokens[0],
-                cpuMs * 1000 / Math.max(1, tokens[0]));
+        System.out.printf("  e2e ms    direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f%n",
+                pct(dE, .5), pct(dE, .99), pct(pE, .5), pct(pE, .99), pct(pE, .5) - pct(dE, .5));
+        if (stamped) {
+            System.out.printf("  chunk us  engine write to client read: direct p50 %.1f p99 %.1f | proxy p50 %.1f p99 %.1f"
+                            + " | added p50 %+.1f p99 %+.1f (%d chunks each way)%n",
+                    pct(dC, .5), pct(dC, .99), pct(pC, .5), pct(pC, .99), pct(pC, .5) - pct(dC, .5),
+                    pct(pC, .99) - pct(dC, .99), pC.size());
+        }
+        System.out.printf("  agent CPU %.0f ms over %.1f s for %d tokens forwarded: %.1f ms per 1,000 tokens%n", cpuMs, wallS,
+                tokens[0], cpuMs * 1000 / Math.max(1, tokens[0]));
+    }
+
+    /** STREAMS streams at once through the proxy; the agent's memory while every one of them is open. */
+    static void hold(int proxy, String pid, int streams, int maxTokens) throws Exception {
+        long rss0 = rssKib(pid);
+        String heap0 = heap(pid);
+        CountDownLatch started = new CountDownLatch(streams);
+        CountDownLatch measured = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(streams);
+        List<Future<Integer>> fs = new ArrayList<>();
+        for (int i = 0; i < streams; i++) {
+            fs.add(pool.submit(() -> {
+                HttpResponse<InputStream> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy
+                        + "/v1/chat/completions")).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body(maxTokens))).build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                int bytes = 0;
+                try (InputStream in = r.body()) {
+                    byte[] buf = new byte[8192];
+                    int n = in.read(buf);
+                    started.countDown();
+                    while (n > 0) {
+                        bytes += n;
+                        n = in.read(buf);
+                    }
+                }
+                return bytes;
+            }));
+        }
+        started.await();
+        long rss1 = rssKib(pid);
+        String heap1 = heap(pid);
+        measured.countDown();
+        long total = 0;
+        for (Future<Integer> f : fs) {
+            total += f.get();
+        }
+        pool.shutdown();
+        System.out.printf("hold: %d streams open at once (%d bytes in all)%n", streams, total);
+        System.out.printf("  agent RSS idle %d KiB, with the streams open %d KiB: %+d KiB, %.1f KiB per stream%n", rss0, rss1,
+                rss1 - rss0, (rss1 - rss0) / (double) streams);
+        System.out.printf("  heap idle: %s%n  heap open: %s%n", heap0, heap1);
     }
 }

@@ -78,6 +78,8 @@ public final class Daemon implements AutoCloseable {
     private volatile List<String> lastRestarted = List.of();
     /** The engines' metering proxies: kept across reloads with their connections, reconfigured in place. */
     private volatile io.tailwatch.daemon.proxy.EngineProxies proxies;
+    /** Joules per output token per engine over the last minute, from the host's power at each sample. */
+    private final io.tailwatch.daemon.proxy.EnergyPerToken energy = new io.tailwatch.daemon.proxy.EnergyPerToken();
     /** The platform's {@code NativeProbes} class for the self-check, or null (no native samplers). */
     private String nativeProbes = HostSources.nativeProbesClass();
     private volatile NativeSelfCheck.Report selfCheck = NativeSelfCheck.Report.NONE;
@@ -222,6 +224,15 @@ public final class Daemon implements AutoCloseable {
         proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
         proxies.reconfigure(config.engines());
         status.add(proxies);
+        status.add(new StatusContributor() {
+            public String name() {
+                return "energy_per_token";
+            }
+
+            public Object status() {
+                return energy.status();
+            }
+        });
         host.start();
         engines.start();
         signals.start();
@@ -266,6 +277,8 @@ public final class Daemon implements AutoCloseable {
             if (p != null) {
                 p.publish();
             }
+            energy.sample(snap.at(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
+            hub.publish("energy", energy.points());
         });
         h.addListener(snap -> {
             BasicAuthGuard g = guard;
@@ -274,6 +287,22 @@ public final class Daemon implements AutoCloseable {
             }
         });
         return h;
+    }
+
+    /** Each engine's output tokens so far: through its proxy plus its probes' (the energy attribution). */
+    private Map<String, Long> outputTokens() {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        EngineMonitor m = engines;
+        if (m != null) {
+            for (io.tailwatch.daemon.engine.EngineWatch w : m.watches()) {
+                out.merge(w.config().name(), w.probeOutputTokens(), Long::sum);
+            }
+        }
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        if (p != null) {
+            p.outputTokens().forEach((e, t) -> out.merge(e, t, Long::sum));
+        }
+        return out;
     }
 
     private AutoEngines newAuto(Config c) {

@@ -228,6 +228,7 @@ class RealLlamaServerIT {
         // Probes every 5 s that give up after 3 s without a first token: behind the load they time out.
         String quick = "{name: interactive, interval: 5s, prompt_tokens: 16, max_tokens: 8, timeouts: {total: 4s, first_token: 3s}}";
         try (AgentProcess agent = daemon(dir, llama, quick, extra, Map.of(KEY_VAR, KEY))) {
+            streamsBackToBackThroughTheProxy(agent);
             statusPageShowsTheEngine(agent, llama);
             // What the engine says about itself, in the status: the /props build, GGUF; the up line without a blank.
             JsonNode self = named(JSON.readTree(agent.get("/api/v1/status").body()).path("engines"), "llama");
@@ -500,6 +501,36 @@ class RealLlamaServerIT {
                     + "tailwatch_lane=\"default\",tailwatch_token_source=\"engine\"} " + predicted) + "(\\.0)?\n");
             assertThat(body).containsPattern("gen_ai_server_time_to_first_token_seconds_count\\{[^}]*tailwatch_engine_name=\"llama\"[^}]*\\} 1(\\.0)?\n");
         });
+    }
+
+    /**
+     * llama-server closes its connection after each streamed answer without a Connection: close; streams sent
+     * back to back through the proxy must each get the whole answer, never a 502 from a reused closed connection.
+     */
+    private static void streamsBackToBackThroughTheProxy(AgentProcess agent) throws Exception {
+        int[] port = {-1};
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (JsonNode p : JSON.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
+                if (p.path("state").asText().equals("running")) {
+                    String listen = p.path("listen").asText();
+                    port[0] = Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+                }
+            }
+            return port[0] > 0;
+        });
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+        String body = "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port[0] + "/v1/chat/completions"))
+                    .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            statuses.add(r.statusCode());
+            assertThat(r.body()).as("stream %d", i).endsWith("data: [DONE]\n\n");
+        }
+        assertThat(statuses).containsOnly(200);
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */

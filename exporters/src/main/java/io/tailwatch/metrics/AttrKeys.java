@@ -49,6 +49,8 @@ public final class AttrKeys {
     public static final String SAMPLER_STATUS = "tailwatch.sampler.status";
     /** Whether a power rail's counter moves: measured, frozen. */
     public static final String RAIL_STATUS = "tailwatch.power.rail.status";
+    /** Which host power figure an energy figure rests on: rails (the summed rails) or system (the whole host). */
+    public static final String POWER_SOURCE = "tailwatch.power.source";
     public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
     /** What became of a webhook notification: sent, failed, dropped, suppressed. */

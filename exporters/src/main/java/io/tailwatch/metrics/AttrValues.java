@@ -58,7 +58,9 @@ public final class AttrValues {
             Map.entry(RailStatus.class, AttrKeys.RAIL_STATUS),
             Map.entry(LimitType.class, AttrKeys.HW_LIMIT_TYPE),
             Map.entry(MemorySource.class, AttrKeys.MEMORY_SOURCE),
-            Map.entry(LoadWindow.class, AttrKeys.LOAD_WINDOW));
+            Map.entry(LoadWindow.class, AttrKeys.LOAD_WINDOW),
+            Map.entry(PowerSource.class, AttrKeys.POWER_SOURCE));
+
 
     /** The attribute key the values of {@code type} belong to. */
     static String key(Class<?> type) {
@@ -204,4 +206,11 @@ public final class AttrValues {
 
     /** {@code hw.limit_type} (semconv): the limits this agent reports. */
     public enum LimitType implements AttrValue { MAX }
+
+    /**
+     * {@code tailwatch.power.source}: the host power an energy figure rests on. rails: the sum of the
+     * measured rails (Apple silicon IOReport cpu + gpu + ane + dram; Linux RAPL package + dram); system:
+     * one whole-host figure, used where the rails are frozen or absent.
+     */
+    public enum PowerSource implements AttrValue { RAILS, SYSTEM }
 }

@@ -19,6 +19,7 @@ public final class Catalog {
         all.addAll(ProbeMetrics.ALL);
         all.addAll(EngineSideMetrics.ALL);
         all.addAll(ProxyMetrics.ALL);
+        all.addAll(EnergyMetrics.ALL);
         all.addAll(AlertMetrics.ALL);
         all.addAll(SelfMetrics.ALL);
         Set<String> names = new HashSet<>();

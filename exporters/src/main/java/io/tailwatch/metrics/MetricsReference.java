@@ -63,10 +63,26 @@ public final class MetricsReference {
         }
         b.append(prometheusOnly());
         b.append(gpuLimit());
+        b.append(energyPerToken());
         b.append(otlpDetails());
         b.append(genAiNames());
         b.append(bothPaths());
         return b.toString();
+    }
+
+    private static String energyPerToken() {
+        return """
+
+                ## Energy per output token
+
+                `tailwatch.engine.energy_per_output_token` (J/{token}) is the host's energy over the last minute of
+                host samples (each interval's host power times its length) over the output tokens of every engine in
+                it; `tailwatch.engine.power.attributed` is one engine's share of the host's average power, by its share
+                of those tokens (through its proxy plus its probes). `tailwatch.power.source` says which host power:
+                `rails` (IOReport cpu + gpu + ane + dram on Apple silicon, RAPL package + dram on Linux, while no rail
+                is frozen) or `system` (a whole-host figure, `hw.host.power` where the agent has one, else RAPL psys).
+                Both are absent where the host's power is unknown in the window; docs/proxy.md, "Energy per token".
+                """;
     }
 
     private static String otlpDetails() {

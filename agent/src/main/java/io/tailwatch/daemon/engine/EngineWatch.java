@@ -59,6 +59,8 @@ public final class EngineWatch {
     private final int windowMax;
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final Map<SkipReason, AtomicLong> skipped = new ConcurrentHashMap<>();
+    /** Output tokens of the probes that told their count (the energy attribution reads this). */
+    private final AtomicLong probeOutputTokens = new AtomicLong();
     private final Map<String, ScenarioState> scenarios = new LinkedHashMap<>();
     private volatile EngineHealth health;
     /** Whether the engine has answered a health check since the agent started (EngineDown needs that). */
@@ -113,6 +115,11 @@ public final class EngineWatch {
         for (EngineConfig.Scenario s : config.scenarios()) {
             scenarios.put(s.name(), new ScenarioState(s));
         }
+    }
+
+    /** Output tokens the probes of this engine generated so far (those whose answer told the count). */
+    public long probeOutputTokens() {
+        return probeOutputTokens.get();
     }
 
     public EngineConfig config() {
@@ -337,6 +344,7 @@ public final class EngineWatch {
         }
         if (r.success() && r.tokenSource() != null) {
             if (r.outputTokens() != null) {
+                probeOutputTokens.addAndGet(r.outputTokens());
                 recordTokens(s, base, TokenType.OUTPUT, r.tokenSource(), r.outputTokens(), names);
             }
             if (r.inputTokens() != null) {

@@ -84,6 +84,13 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
         }
     }
 
+    /** Each running proxy's output tokens so far, by engine. */
+    public synchronized Map<String, Long> outputTokens() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        running.forEach((name, p) -> out.put(name, p.meter().outputTokens()));
+        return out;
+    }
+
     public synchronized EngineProxy proxy(String engine) {
         return running.get(engine);
     }

@@ -57,7 +57,9 @@ public final class EngineProxy implements AutoCloseable {
         int max = config.maxConnections();
         QueuedThreadPool pool = new QueuedThreadPool(Math.max(8, Math.min(64, max / 2 + 6)), 2, 30_000);
         pool.setName("tailwatch-proxy-" + meter.engine());
-        pool.setReservedThreads(0);
+        // Two threads kept ready: the thread that read a chunk (or a request) forwards it itself while a ready
+        // one takes over the selector, instead of handing it to a thread that has to be woken first.
+        pool.setReservedThreads(2);
         pool.setDaemon(true);
         server = new Server(pool);
         HttpConfiguration http = new HttpConfiguration();

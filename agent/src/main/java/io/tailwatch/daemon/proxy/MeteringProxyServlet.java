@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.ValidatingConnectionPool;
 import org.eclipse.jetty.client.api.Request;
 import org.eclipse.jetty.client.api.Response;
 import org.eclipse.jetty.client.http.HttpClientTransportOverHTTP;
@@ -32,6 +33,15 @@ import org.eclipse.jetty.util.Callback;
  */
 final class MeteringProxyServlet extends AsyncProxyServlet {
     private static final String EXCHANGE = MeteringProxyServlet.class.getName() + ".exchange";
+    /**
+     * How long a connection to the engine rests after an answer before it carries the next request. llama.cpp's
+     * server closes its connection after every streamed answer without saying so (no {@code Connection: close}),
+     * and a request sent on it at once meets the close and fails (a 502 for the client); in this time the
+     * close is seen and the connection dropped. A request that finds no rested connection opens a new one.
+     * (A close later than this, on a machine too loaded to run the engine's thread for that long, still
+     * fails the request sent on it: Jetty does not send a POST again.)
+     */
+    static final long QUARANTINE_MILLIS = 200;
 
     /** Where requests go now, and the key the engine expects (or null); swapped by a reconfigure. */
     record Upstream(URI base, String apiKey, long connectTimeoutMillis) {
@@ -66,7 +76,10 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
     protected HttpClient newHttpClient() {
         ClientConnector connector = new ClientConnector();
         connector.setSelectors(1);
-        HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
+        transport.setConnectionPoolFactory(d -> new ValidatingConnectionPool(d,
+                d.getHttpClient().getMaxConnectionsPerDestination(), d, d.getHttpClient().getScheduler(), QUARANTINE_MILLIS));
+        HttpClient client = new HttpClient(transport);
         client.setConnectTimeout(upstream.get().connectTimeoutMillis());
         // The client's own User-Agent goes through; the proxy adds none.
         client.setUserAgentField(null);

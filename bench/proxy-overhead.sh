@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The metering proxy's cost, the engine reached directly and through the agent's proxy side by side in
+# one run (loopback only, the daemon's JVM flags): against the engine simulator, the stamping engine of
+# bench/ProxyOverhead.java (per-chunk forwarding time) and, when TAILWATCH_LLAMA_SERVER names a
+# llama-server (scripts/llama-root.sh prints one), the real llama-server with the tests' tiny model; at
+# concurrency 1 and 8. Then 64 streams held open at once through the proxy: the agent's memory.
+# Usage: bench/proxy-overhead.sh [requests (200)] [max_tokens (64)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+requests=${1:-200}
+tokens=${2:-64}
+JAR=${JAR:-agent/target/tailwatch.jar}
+[ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
+flags=$(bench/jvm-flags.sh)
+work=$(mktemp -d)
+pids=()
+trap cleanup EXIT INT TERM
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+sim=$(simulator openai --ttft 20ms --tokens-per-second 500 --slots 64)
+stamp=$(free_port)
+engines="  - name: sim
+    api: openai
+    url: $sim
+    scenarios: []
+    health: {interval: 1h}
+    signals: {source: none}
+    proxy: {listen: 127.0.0.1:0}
+  - name: stamp
+    api: openai
+    url: http://127.0.0.1:$stamp
+    scenarios: []
+    health: {interval: 1h}
+    signals: {source: none}
+    proxy: {listen: 127.0.0.1:0}
+"
+llama=""
+if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
+  model=${TAILWATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tailwatch}/models/tiny-llama-512x4h8f1408c4096v1.gguf
+  [ -f "$model" ] || { echo "no $model: run LlamaServerIT once, which writes it" >&2; exit 1; }
+  lport=$(free_port)
+  "$TAILWATCH_LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port "$lport" --threads 1 --threads-batch 1 -c 4096 \
+    --parallel 8 --no-webui >"$work/llama.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$lport/health" >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  llama=$lport
+  engines="$engines  - name: llama
+    api: openai
+    url: http://127.0.0.1:$lport
+    scenarios: []
+    health: {interval: 1h}
+    signals: {source: none}
+    proxy: {listen: 127.0.0.1:0}
+"
+fi
+printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n%s' "$engines" >"$work/tailwatch.yaml"
+start_agent "$work/tailwatch.yaml" "$work/agent.log"
+proxy_of() {
+  for _ in $(seq 1 60); do
+    p=$(curl -fs "http://127.0.0.1:$port/api/v1/status" | python3 -c "import json,sys
+for p in json.load(sys.stdin).get('proxies', []):
+    if p['engine'] == '$1' and p['state'] == 'running': print(p['listen'].rsplit(':', 1)[1])" 2>/dev/null || true)
+    [ -n "$p" ] && { echo "$p"; return; }
+    sleep 0.5
+  done
+  echo "no proxy for $1: $(cat "$work/agent.log")" >&2
+  exit 1
+}
+sim_port=${sim##*:}
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); java $(java -version 2>&1 | head -1)"
+echo "agent flags: $flags"
+t0=$(cpu_seconds); sleep 10; t1=$(cpu_seconds)
+echo "agent idle CPU: $(python3 -c "print(round(($t1 - $t0) * 100, 1))") ms per second (host sampling every 10 s)"
+for c in 1 8; do
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  java bench/ProxyOverhead.java run simulator "$sim_port" "$(proxy_of sim)" "$agent" "$c" "$requests" "$tokens"
+  java bench/ProxyOverhead.java run stamping "$stamp" "$(proxy_of stamp)" "$agent" "$c" "$requests" "$tokens" "$stamp"
+  if [ -n "$llama" ]; then
+    CLOSE=1 java -Djdk.httpclient.allowRestrictedHeaders=connection bench/ProxyOverhead.java run llama-server "$llama" "$(proxy_of llama)" "$agent" "$c" "$((requests / 4))" "$tokens"
+  fi
+done
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+java bench/ProxyOverhead.java hold "$(proxy_of sim)" "$agent" 64 2000
+echo "agent RSS at the end: $(status VmRSS) KiB, threads $(status Threads); load average $(cut -d' ' -f1-3 /proc/loadavg)"
