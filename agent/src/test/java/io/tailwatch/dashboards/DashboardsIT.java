@@ -43,7 +43,7 @@ class DashboardsIT {
             "tailwatch_gpu_frequency_hertz", "tailwatch_memory_free_ratio", "tailwatch_process_memory_footprint_bytes",
             "hw_gpu_memory_limit_bytes", "hw_gpu_memory_usage_bytes", "tailwatch_model_gpu_memory_share_ratio",
             "tailwatch_power_rail_state", "hw_host_power_watts", "tailwatch_battery_power_watts", "hw_power_supply_limit_watts",
-            "hw_fan_speed");
+            "hw_fan_speed_rpm", "hw_fan_speed_limit_rpm");
     /**
      * Figures an engine reports about itself only when it exposes them (llama.cpp /slots or /metrics, vLLM,
      * vllm-mlx, mlx-vlm, a health queue field). The simulators expose none of them: absent by design here,

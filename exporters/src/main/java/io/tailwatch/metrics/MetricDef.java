@@ -86,6 +86,7 @@ public record MetricDef(String name, String unit, Instrument instrument, String 
             case "J" -> "joules";
             case "Hz" -> "hertz";
             case "Cel" -> "celsius";
+            case "rpm" -> "rpm";
             case "1" -> "ratio";
             default -> null;
         };
