@@ -177,7 +177,9 @@ class DashboardsIT {
                 pushed.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
                         .path("data").path("result").size() == 1
                         && (!engineMonitor || pushed.query("tailwatch_engine_queue_wait_seconds").path("data").path("result").size() > 0
-                        && pushed.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0));
+                        && pushed.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0)
+                        && pushed.query("tailwatch_proxy_lane_window_goodput_ratio").path("data").path("result").size() > 0
+                        && pushed.query("tailwatch_proxy_lane_window_in_flight").path("data").path("result").size() > 0);
     }
 
     /** The simulator's engine with a metering proxy and one lane with an SLO (the Lanes row of the Engines dashboard). */
