@@ -249,15 +249,19 @@ class RealLlamaServerIT {
                     .doesNotContain("tailwatch_engine_up{tailwatch_engine_name=\"locked\"}");
             assertThat(agent.get("/api/v1/alerts").body()).doesNotContain("EngineDown");
 
-            signalsUnderLoad(agent, llama, 1, 3, () -> {
+            signalsUnderLoad(agent, llama, 1, 4, () -> {
                 // The daemon's probes time out in the queue; diagnose ranks queueing first and cites the queue.
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> List.of(
                         "first_token_timeout", "total_timeout").contains(named(JSON.readTree(agent.get("/api/v1/status").body())
                         .path("engines"), "llama").path("scenarios").path(0).path("last").path("error_type").asText()));
-                AgentProcess.Result d = AgentProcess.run(Map.of(), "diagnose", "--url", agent.url(""), "--engine", "llama");
-                assertThat(d.exitCode()).as(d.stderr()).isZero();
-                assertThat(d.stdout().lines().findFirst().orElse("")).as(d.stdout()).contains("Requests queue on an engine");
-                assertThat(d.stdout()).containsPattern("llama queue: [2-9] waiting, 1 running");
+                // diagnose reads the signals of the rules' last evaluation, which may predate the first failed probe:
+                // it is asked again until an evaluation has seen it (the load lasts well beyond this wait).
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+                    AgentProcess.Result d = AgentProcess.run(Map.of(), "diagnose", "--url", agent.url(""), "--engine", "llama");
+                    assertThat(d.exitCode()).as(d.stderr()).isZero();
+                    assertThat(d.stdout().lines().findFirst().orElse("")).as(d.stdout()).contains("Requests queue on an engine");
+                    assertThat(d.stdout()).containsPattern("llama queue: [2-9] waiting, 1 running");
+                });
             });
             assertThat(agent.get("/api/v1/alerts").body()).doesNotContain("EngineDown");
         }
@@ -290,11 +294,15 @@ class RealLlamaServerIT {
         double batchingRatio = s4.at("/levels/1/p95_seconds").asDouble() / s4.at("/levels/0/p50_seconds").asDouble();
         double serialOverlap = overlap(one);
         double batchingOverlap = overlap(four);
+        // Measured against each server's own generation time (first token to end), which depends on the machine.
+        double serialSpan = medianGeneration(one);
+        double batchingSpan = medianGeneration(four);
         String figures = "concurrency-2 p95 over concurrency-1 p50: serial " + serialRatio + ", batching " + batchingRatio
-                + "; longest overlap of two generations: serial " + serialOverlap + " s, batching " + batchingOverlap + " s";
+                + "; longest overlap of two generations: serial " + serialOverlap + " s of " + serialSpan
+                + " s, batching " + batchingOverlap + " s of " + batchingSpan + " s";
         assertThat(serialRatio).as(figures).isGreaterThan(1.5);
-        assertThat(serialOverlap).as(figures).isLessThan(0.1);
-        assertThat(batchingOverlap).as(figures).isGreaterThan(0.2);
+        assertThat(serialOverlap).as(figures).isLessThan(0.25 * serialSpan);
+        assertThat(batchingOverlap).as(figures).isGreaterThan(0.5 * batchingSpan);
     }
 
     /**
@@ -330,6 +338,14 @@ class RealLlamaServerIT {
                     .isBetween(own / 2.0, own * 2.0);
         }
         return csv.stream().filter(l -> l.startsWith("measure,2,")).toList();
+    }
+
+    /** The median time these requests.csv rows were generating (first token to end), in seconds. */
+    private static double medianGeneration(List<String> rows) {
+        double[] spans = rows.stream().map(r -> r.split(",")).mapToDouble(c -> Double.parseDouble(c[6]) - Double.parseDouble(c[7]))
+                .sorted().toArray();
+        assertThat(spans).isNotEmpty();
+        return spans[spans.length / 2];
     }
 
     /** The longest time two of these requests.csv rows were generating at once (first token to end), in seconds. */
