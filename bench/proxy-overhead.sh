@@ -37,8 +37,9 @@ engines="  - name: sim
 "
 llama=""
 if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
-  model=${TAILWATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tailwatch}/models/tiny-llama-512x4h8f1408c4096v1.gguf
-  [ -f "$model" ] || { echo "no $model: run LlamaServerIT once, which writes it" >&2; exit 1; }
+  models=${TAILWATCH_CACHE:-$HOME/.cache/tailwatch}/models
+  model=$(ls -t "$models"/tiny-llama-*.gguf 2>/dev/null | head -1 || true)
+  [ -n "$model" ] || { echo "no tiny model in $models: run RealLlamaServerIT once, which writes it" >&2; exit 1; }
   lport=$(free_port)
   "$TAILWATCH_LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port "$lport" --threads 1 --threads-batch 1 -c 4096 \
     --parallel 8 --no-webui >"$work/llama.log" 2>&1 &

@@ -25,14 +25,16 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Jetty's reverse proxy with the metering hooks: the request body is read and sent on asynchronously
- * (AsyncProxyServlet), every chunk of the answer is written and flushed to the client as it arrives (Jetty
- * would otherwise gather small writes, holding back the tokens of a stream), and only then read by the
- * exchange's {@link io.tailwatch.core.probe.StreamTap}. A client write that fails (the client left) fails the
+ * (AsyncProxyServlet), every chunk of the answer is written and flushed to the client as it arrives, without
+ * blocking ({@link ChunkWriter}), and then read by the exchange's {@link io.tailwatch.core.probe.StreamTap}.
+ * The engine side's reads run in its selector's thread ({@link SelectorInlineExecutor}), so a chunk goes from
+ * the engine's socket to the client's in one thread. A client write that fails (the client left) fails the
  * chunk's callback, which aborts the request to the engine at once, so a serial engine stops generating for
  * nobody. Headers are Jetty's: hop-by-hop ones removed, {@code X-Forwarded-*} and {@code Via} added.
  */
 final class MeteringProxyServlet extends AsyncProxyServlet {
     private static final String EXCHANGE = MeteringProxyServlet.class.getName() + ".exchange";
+    private static final String WRITER = MeteringProxyServlet.class.getName() + ".writer";
     /**
      * How long a connection to the engine rests after an answer before it carries the next request. llama.cpp's
      * server closes its connection after every streamed answer without saying so (no {@code Connection: close}),
@@ -79,7 +81,14 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
         transport.setConnectionPoolFactory(d -> new ValidatingConnectionPool(d,
                 d.getHttpClient().getMaxConnectionsPerDestination(), d, d.getHttpClient().getScheduler(), QUARANTINE_MILLIS));
-        HttpClient client = new HttpClient(transport);
+        HttpClient client = new HttpClient(transport) {
+            @Override
+            public void setExecutor(java.util.concurrent.Executor executor) {
+                // Jetty's proxy gives the client the server's pool; its tasks run as SelectorInlineExecutor says.
+                super.setExecutor(executor == null || executor instanceof SelectorInlineExecutor ? executor
+                        : new SelectorInlineExecutor(executor));
+            }
+        };
         client.setConnectTimeout(upstream.get().connectTimeoutMillis());
         // The client's own User-Agent goes through; the proxy adds none.
         client.setUserAgentField(null);
@@ -141,26 +150,30 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
     protected void onResponseContent(HttpServletRequest request, HttpServletResponse response, Response proxyResponse,
                                      byte[] buffer, int offset, int length, Callback callback) {
         long now = System.nanoTime();
-        ProxyMeter.Exchange x = exchange(request);
+        ChunkWriter writer = (ChunkWriter) request.getAttribute(WRITER);
         try {
-            ServletOutputStream out = response.getOutputStream();
-            out.write(buffer, offset, length);
-            out.flush();
+            if (writer == null) {
+                ServletOutputStream out = response.getOutputStream();
+                writer = new ChunkWriter(out, exchange(request), proxyResponse);
+                request.setAttribute(WRITER, writer);
+                // The chunk first: setting the listener makes the container call onWritePossible, maybe at once.
+                writer.offer(buffer, offset, length, now, callback);
+                out.setWriteListener(writer);
+            } else {
+                writer.offer(buffer, offset, length, now, callback);
+                writer.onWritePossible();
+            }
         } catch (Throwable t) {
-            if (x != null) {
-                x.clientGone = true;
-            }
-            callback.failed(t);
-            return;
-        }
-        if (x != null && x.tap != null) {
-            try {
-                x.tap.bytes(buffer, offset, length, now);
-            } catch (RuntimeException e) {
-                // Metering never stands in the way of the bytes.
+            if (writer != null) {
+                writer.fail(t);
+            } else {
+                ProxyMeter.Exchange x = exchange(request);
+                if (x != null) {
+                    x.clientGone = true;
+                }
+                callback.failed(t);
             }
         }
-        callback.succeeded();
     }
 
     @Override

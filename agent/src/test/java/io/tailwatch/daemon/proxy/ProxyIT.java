@@ -278,6 +278,34 @@ class ProxyIT {
                 + "tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"client_disconnect\"}") >= 1.0);
     }
 
+    /**
+     * A client that asks for a long stream and reads none of it fills its socket and the proxy's buffers;
+     * its stream then waits (back-pressure) without holding the proxy's thread: another client's stream
+     * through the same proxy, and the same engine connection pool, runs to its end meanwhile.
+     */
+    @Test
+    void aClientThatStopsReadingHoldsBackOnlyItsOwnStream() throws Exception {
+        try (Socket stalled = new Socket()) {
+            stalled.setReceiveBufferSize(4096);
+            stalled.connect(new java.net.InetSocketAddress("127.0.0.1", recProxy), 2000);
+            stalled.getOutputStream().write(("POST /sse?n=400000 HTTP/1.1\r\nHost: x\r\nX-Test-Id: stalled\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII));
+            stalled.getOutputStream().flush();
+            // The stalled stream has started (its engine thread writes into full buffers from here on).
+            await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_in_flight{tailwatch_engine_name=\"rec\"}") >= 1);
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(at(recProxy, "/sse?n=20"))
+                        .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(count(r.body(), "\"delta\"")).isEqualTo(20);
+                assertThat(r.body()).endsWith("data: [DONE]\n\n");
+            }
+            assertThat(engine.byId("stalled")).as("the stalled stream is still held, not finished").isNull();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_in_flight{tailwatch_engine_name=\"rec\"}") == 0);
+    }
+
     @Test
     void tokensAndTimingsOfARealStreamAreMetered() throws Exception {
         String body = "{\"model\":\"" + sim.options().model() + "\",\"stream\":true,\"max_tokens\":12,"
