@@ -69,7 +69,13 @@ public final class AgentClient {
         } catch (javax.net.ssl.SSLException e) {
             throw new IOException(uri + ": TLS failed: " + describe(e) + tlsHint(e), e);
         } catch (IOException e) {
-            throw new IOException(uri + ": " + describe(e) + (uri.getScheme().equals("https") && isTls(e) ? tlsHint(e)
+            boolean https = uri.getScheme().equals("https");
+            if (https && !isTls(e) && cutAfterHandshake(e)) {
+                // TLS 1.3: the client's side of the handshake ends before the agent has checked the client's
+                // certificate; the agent's refusal then arrives as a closed connection on the request's write.
+                throw new IOException(uri + ": TLS failed or the connection was cut: " + describe(e) + CLIENT_CERT_HINT, e);
+            }
+            throw new IOException(uri + ": " + describe(e) + (https && isTls(e) ? tlsHint(e)
                     : " (is the agent running? tailwatch run)"), e);
         }
         try (x) {
@@ -102,6 +108,23 @@ public final class AgentClient {
         return false;
     }
 
+    private static final String CLIENT_CERT_HINT =
+            " (the agent refused the handshake: when its web config asks for client certificates, pass --cert and --key)";
+
+    /** A connection closed under an exchange that had connected: a broken pipe or a reset, not a refusal or a timeout. */
+    static boolean cutAfterHandshake(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (t instanceof java.net.SocketException && (m.contains("Broken pipe") || m.contains("Connection reset"))) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
     /** What to pass when the handshake failed: the trust (--cacert) or a client certificate (--cert/--key). */
     static String tlsHint(Throwable e) {
         String all = "";
@@ -115,7 +138,7 @@ public final class AgentClient {
             return " (the agent's certificate does not name this host: use the host name it carries in --url)";
         }
         if (all.contains("certificate_required") || all.contains("bad_certificate") || all.contains("Received fatal alert")) {
-            return " (the agent refused the handshake: when its web config asks for client certificates, pass --cert and --key)";
+            return CLIENT_CERT_HINT;
         }
         return " (is the URL's port the agent's HTTPS listener?)";
     }

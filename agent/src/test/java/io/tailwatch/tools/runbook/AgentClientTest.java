@@ -99,4 +99,15 @@ class AgentClientTest {
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
         }
     }
+
+    /** A cut after the handshake (TLS 1.3's late refusal of a missing client certificate) is told apart from a refusal. */
+    @Test
+    void aBrokenPipeOrResetIsACutConnectionButARefusedOrTimedOutOneIsNot() {
+        assertThat(AgentClient.cutAfterHandshake(new java.net.SocketException("Broken pipe"))).isTrue();
+        assertThat(AgentClient.cutAfterHandshake(new IOException("writing", new java.net.SocketException("Connection reset")))).isTrue();
+        assertThat(AgentClient.cutAfterHandshake(new java.net.ConnectException("Connection refused"))).isFalse();
+        assertThat(AgentClient.cutAfterHandshake(new java.net.SocketTimeoutException("Read timed out"))).isFalse();
+        assertThat(AgentClient.tlsHint(new javax.net.ssl.SSLHandshakeException("Received fatal alert: certificate_required")))
+                .contains("--cert and --key");
+    }
 }
