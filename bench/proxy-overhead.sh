@@ -20,20 +20,12 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 sim=$(simulator openai --ttft 20ms --tokens-per-second 500 --slots 64)
 stamp=$(free_port)
-engines="  - name: sim
-    api: openai
-    url: $sim
-    scenarios: []
-    health: {interval: 1h}
-    signals: {source: none}
-    proxy: {listen: 127.0.0.1:0}
-  - name: stamp
-    api: openai
-    url: http://127.0.0.1:$stamp
-    scenarios: []
-    health: {interval: 1h}
-    signals: {source: none}
-    proxy: {listen: 127.0.0.1:0}
+# One engine of the config: its name and URL, no probes or signals (only the proxy's work is measured).
+engine_yaml() {
+  printf '  - name: %s\n    api: openai\n    url: %s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:0}\n' "$1" "$2"
+}
+engines="$(engine_yaml sim "$sim")
+$(engine_yaml stamp "http://127.0.0.1:$stamp")
 "
 llama=""
 if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
@@ -49,13 +41,7 @@ if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
     sleep 0.5
   done
   llama=$lport
-  engines="$engines  - name: llama
-    api: openai
-    url: http://127.0.0.1:$lport
-    scenarios: []
-    health: {interval: 1h}
-    signals: {source: none}
-    proxy: {listen: 127.0.0.1:0}
+  engines="$engines$(engine_yaml llama "http://127.0.0.1:$lport")
 "
 fi
 printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n%s' "$engines" >"$work/tailwatch.yaml"

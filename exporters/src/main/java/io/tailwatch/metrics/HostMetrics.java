@@ -67,7 +67,7 @@ public final class HostMetrics {
 
     public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("hw.temperature", "Cel",
             "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type; macOS SMC keys of the CPU and GPU dies, Tp*, Te*, Ts*, Tg* on Apple silicon, TC*, TG* on Intel Macs: hw.id is smc_ and the key, hw.name cpu or gpu and the key). A sensor that reads outside (0, 150] Cel is left out.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.TEMPERATURE), HW_NAME);
+            HW_ID, typeAttr(HwType.TEMPERATURE), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
             "CPU speed limit: the highest speed the CPU is allowed, as a ratio of full speed (macOS CPU_Speed_Limit on Intel Macs; Linux the lowest over CPUs of cpufreq scaling_max_freq / cpuinfo_max_freq). An idle CPU running slowly is not limited. Not hw.cpu.speed.limit, which is a frequency in Hz.");
@@ -82,17 +82,25 @@ public final class HostMetrics {
     /** hw.type values (semconv enum) a power rail maps to. */
     static final HwType[] HW_TYPES = {HwType.CPU, HwType.GPU, HwType.MEMORY, HwType.ENCLOSURE};
 
+    /** hw.type, limited to {@code types}. */
+    private static AttributeDef typeAttr(HwType... types) {
+        return oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", types);
+    }
+
+    /** hw.limit_type of a limit metric. */
+    private static final AttributeDef LIMIT_TYPE = oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class);
+
     public static final MetricDef POWER = MetricDef.gauge("hw.power", "W",
             "Average power over the last sample interval, by rail. hw.name is the rail (cpu, gpu, ane, dram, gpu_sram, dcs on Apple silicon; package, core, uncore, dram, psys from Linux RAPL); hw.type is its semconv class (DRAM is memory; the Neural Engine counts as cpu; psys as enclosure). Rails overlap on Linux (package includes core and uncore): sum by hw.name, not by hw.type.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
+            HW_ID, typeAttr(HW_TYPES), HW_NAME);
 
     public static final MetricDef ENERGY = MetricDef.counter("hw.energy", "J",
             "Energy consumed since the agent started, by rail (attributes as hw.power).",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME);
+            HW_ID, typeAttr(HW_TYPES), HW_NAME);
 
     public static final MetricDef POWER_RAIL_STATE = MetricDef.gauge("tailwatch.power.rail.state", "{bool}",
             "Always 1, one series per power rail the host reports: measured while its energy counter moves, frozen when macOS stopped it (no energy over at least 40 ms on a rail that cannot be idle: cpu, dram, dcs; seen on macOS 26 and 27). A frozen rail has no hw.power or hw.energy series until its counter moves again: unavailable, never 0 W.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HW_TYPES), HW_NAME,
+            HW_ID, typeAttr(HW_TYPES), HW_NAME,
             oneOf(AttrKeys.RAIL_STATUS, "Whether the counter moves", AttrValues.RailStatus.class));
 
     public static final MetricDef HOST_POWER = MetricDef.gauge("hw.host.power", "W",
@@ -105,40 +113,40 @@ public final class HostMetrics {
 
     public static final MetricDef FAN_SPEED = MetricDef.gauge("hw.fan.speed", "rpm",
             "macOS: speed of each fan, SMC F<n>Ac (n below FNum). Absent on a Mac without fans (FNum 0 or missing) and on Linux.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.FAN), HW_NAME);
+            HW_ID, typeAttr(HwType.FAN), HW_NAME);
 
     public static final MetricDef FAN_SPEED_LIMIT = MetricDef.gauge("hw.fan.speed.limit", "rpm",
             "macOS: the highest speed of each fan, SMC F<n>Mx (hw.limit_type max).",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.FAN), HW_NAME,
-            oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class));
+            HW_ID, typeAttr(HwType.FAN), HW_NAME,
+            LIMIT_TYPE);
 
     public static final MetricDef BATTERY_CHARGE = MetricDef.gauge("hw.battery.charge", "1",
             "macOS laptops: remaining charge, CurrentCapacity / MaxCapacity of the AppleSmartBattery IORegistry entry. Absent on a Mac without a battery and on Linux.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.BATTERY), HW_NAME);
+            HW_ID, typeAttr(HwType.BATTERY), HW_NAME);
 
     public static final MetricDef BATTERY_POWER = MetricDef.gauge("tailwatch.battery.power", "W",
             "macOS laptops: power into the battery, Voltage x Amperage of the AppleSmartBattery entry: positive while charging, negative while the battery feeds the machine (then minus this is what the machine draws). semconv has no battery power metric. Absent without a battery.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.BATTERY), HW_NAME);
+            HW_ID, typeAttr(HwType.BATTERY), HW_NAME);
 
     public static final MetricDef POWER_SUPPLY_LIMIT = MetricDef.gauge("hw.power_supply.limit", "W",
             "macOS laptops: the rated power of the connected power adapter (AppleSmartBattery AdapterDetails Watts, hw.limit_type max). Absent while no adapter is connected.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.POWER_SUPPLY), HW_NAME,
-            oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class));
+            HW_ID, typeAttr(HwType.POWER_SUPPLY), HW_NAME,
+            LIMIT_TYPE);
 
     public static final MetricDef GPU_UTILIZATION = MetricDef.gauge("hw.gpu.utilization", "1",
             "GPU active residency over the last sample interval.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
+            HW_ID, typeAttr(HwType.GPU));
 
     public static final MetricDef GPU_FREQUENCY = MetricDef.gauge("tailwatch.gpu.frequency", "Hz",
             "Residency-weighted average GPU frequency over the last sample interval (semconv has no GPU frequency metric).");
 
     public static final MetricDef GPU_MEMORY_LIMIT = MetricDef.upDownCounter("hw.gpu.memory.limit", "By",
             "macOS: the GPU working-set limit, Metal's MTLDevice.recommendedMaxWorkingSetSize (semconv hw.gpu.memory.limit). On unified memory a model meets this before total memory: about 3/4 of it on the larger Macs (107.52 GiB of 128 GiB), and it follows the iogpu.wired_limit_mb sysctl. Absent on Linux.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
+            HW_ID, typeAttr(HwType.GPU));
 
     public static final MetricDef GPU_MEMORY_USAGE = MetricDef.upDownCounter("hw.gpu.memory.usage", "By",
             "macOS: GPU memory system-wide from the IOAccelerator's PerformanceStatistics in the IORegistry: in_use (\"In use system memory\") and allocated (\"Alloc system memory\"). Absent on Linux.",
-            HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU),
+            HW_ID, typeAttr(HwType.GPU),
             oneOf(AttrKeys.GPU_MEMORY_STATE, "in_use: held by GPU work now; allocated: allocated by the GPU driver", GpuMemoryState.class));
 
     public static final MetricDef GPU_WIRED_LIMIT = MetricDef.upDownCounter("tailwatch.gpu.wired_limit", "By",
@@ -206,7 +214,7 @@ public final class HostMetrics {
 
     public static final MetricDef PROCESS_GPU_UTILIZATION = MetricDef.gauge("tailwatch.process.gpu.utilization", "1",
             "macOS: an engine's share of a GPU over the last sample interval: the GPU time its processes' Metal clients accumulated (the accelerator's user clients in the IORegistry, IOUserClientCreator and AppUsage accumulatedGPUTime), in nanoseconds over the wall-clock nanoseconds, at most 1 per GPU. 0 for a running engine with no GPU work; absent on the first sample, for an engine that is not running, when the clients cannot be read, and on Linux (semconv has no per-process GPU metric).",
-            free(AttrKeys.ENGINE, "Configured engine name"), HW_ID, oneOf(AttrKeys.HW_TYPE, "Component type (semconv)", HwType.GPU));
+            free(AttrKeys.ENGINE, "Configured engine name"), HW_ID, typeAttr(HwType.GPU));
 
     public static final List<MetricDef> ALL = List.of(MEMORY_USAGE, MEMORY_PAGE_USAGE, MEMORY_LIMIT, MEMORY_AVAILABLE,
             LINUX_MEMORY_AVAILABLE, MEMORY_FREE_RATIO, PAGING_USAGE, PAGING_OPERATIONS, PRESSURE_LEVEL, PRESSURE_STALL,
