@@ -3,9 +3,7 @@ package io.tailwatch.core.host;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues;
 import io.tailwatch.metrics.AttrValues.PowerSource;
-import io.tailwatch.metrics.Catalog;
 import io.tailwatch.metrics.HostMetrics;
-import io.tailwatch.metrics.MetricDef;
 import io.tailwatch.metrics.Point;
 
 /**
@@ -16,7 +14,7 @@ import io.tailwatch.metrics.Point;
  * RAPL {@code package} plus {@code dram} where the host has a package rail (Linux), else the Apple silicon
  * rails {@code cpu + gpu + ane + dram} that are present;</li>
  * <li>{@link PowerSource#SYSTEM}: one whole-host figure where the rails are frozen or absent: the
- * {@value #SYSTEM_METRIC} gauge when the catalog declares it and the snapshot has it, else the RAPL
+ * {@code hw.host.power} gauge (the SMC's PSTR on a Mac) when the snapshot has it, else the RAPL
  * {@code psys} (platform) rail;</li>
  * <li>null: power unknown on this host (no rails, or frozen rails and no system figure). Never 0.</li>
  * </ol>
@@ -25,8 +23,6 @@ import io.tailwatch.metrics.Point;
  * @param source which figure {@code watts} is
  */
 public record HostPower(double watts, PowerSource source) {
-    /** The whole-system power gauge (from the SMC on a Mac) when the catalog has it. */
-    public static final String SYSTEM_METRIC = "hw.host.power";
     private static final String[] APPLE_RAILS = {"cpu", "gpu", "ane", "dram"};
 
     /** The host power of {@code s}, or null when this host's power is unknown. */
@@ -61,15 +57,8 @@ public record HostPower(double watts, PowerSource source) {
     }
 
     static Double system(HostSnapshot s) {
-        MetricDef def = Catalog.byName(SYSTEM_METRIC);
-        if (def != null) {
-            for (Point p : s.points()) {
-                if (p.metric() == def && Double.isFinite(p.value()) && p.value() >= 0) {
-                    return p.value();
-                }
-            }
-        }
-        return s.power("psys");
+        Double w = s.value(HostMetrics.HOST_POWER);
+        return w != null && Double.isFinite(w) && w >= 0 ? w : s.power("psys");
     }
 
     static boolean anyFrozen(HostSnapshot s) {

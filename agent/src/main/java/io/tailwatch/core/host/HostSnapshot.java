@@ -113,12 +113,7 @@ public final class HostSnapshot {
 
     /** An engine's summed PSS (or its RSS stand-in, whichever the sampler published), or null. */
     public Double processPss(String engine) {
-        for (Point p : points.of(HostMetrics.PROCESS_PSS)) {
-            if (engine.equals(p.attributes().get(AttrKeys.ENGINE))) {
-                return p.value();
-            }
-        }
-        return null;
+        return value(HostMetrics.PROCESS_PSS, AttrKeys.ENGINE, engine);
     }
 
     /** Where {@link #processPss} came from: pss, rss, or null when there is no such figure. */

@@ -118,9 +118,6 @@ public final class AgentClient {
             if (t instanceof java.net.SocketException && (m.contains("Broken pipe") || m.contains("Connection reset"))) {
                 return true;
             }
-            if (t.getCause() == t) {
-                break;
-            }
         }
         return false;
     }

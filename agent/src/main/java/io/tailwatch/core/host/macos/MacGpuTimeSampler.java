@@ -76,10 +76,6 @@ public final class MacGpuTimeSampler implements NativeSampler {
     }
 
     /**
-     * Per engine, per GPU index, the share of the GPU over {@code wallNs}; an engine whose share is unknown
-     * is left out, one with processes but no client has 0 on every GPU.
-     */
-    /**
      * The last reading and when it was taken ({@link System#nanoTime}), for the doctor's comparison with
      * {@code ioreg}; null before the first.
      */
@@ -91,6 +87,10 @@ public final class MacGpuTimeSampler implements NativeSampler {
     public record Reading(GpuClients clients, long nanoTime) {
     }
 
+    /**
+     * Per engine, per GPU index, the share of the GPU over {@code wallNs}; an engine whose share is unknown
+     * is left out, one with processes but no client has 0 on every GPU.
+     */
     static Map<String, double[]> utilization(GpuClients now, Map<Long, Long> before, long beforeMaxId, long wallNs,
                                              Map<String, Set<Integer>> enginePids) {
         Map<Integer, String> engineOf = new HashMap<>();
