@@ -57,8 +57,8 @@ public final class EngineProxy implements AutoCloseable {
         int max = config.maxConnections();
         QueuedThreadPool pool = new QueuedThreadPool(Math.max(8, Math.min(64, max / 2 + 6)), 2, 30_000);
         pool.setName("tailwatch-proxy-" + meter.engine());
-        // Two threads kept ready: the thread that read a chunk (or a request) forwards it itself while a ready
-        // one takes over the selector, instead of handing it to a thread that has to be woken first.
+        // Two threads kept ready for the client side: the thread that read a request handles it itself while a
+        // ready one takes over the selector. (The engine side's selector runs its own tasks: SelectorInlineExecutor.)
         pool.setReservedThreads(2);
         pool.setDaemon(true);
         server = new Server(pool);

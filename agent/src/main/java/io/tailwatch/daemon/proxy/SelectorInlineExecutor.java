@@ -24,10 +24,6 @@ final class SelectorInlineExecutor implements Executor {
         this.pool = pool;
     }
 
-    Executor pool() {
-        return pool;
-    }
-
     @Override
     public void execute(Runnable task) {
         int[] role = ROLE.get();
