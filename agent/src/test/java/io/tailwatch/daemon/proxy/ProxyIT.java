@@ -110,6 +110,16 @@ class ProxyIT {
         return -1;
     }
 
+    /** The proxy's requests in flight as the status reports them now. */
+    static int inFlight(String engineName) throws Exception {
+        for (JsonNode p : Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
+            if (p.path("engine").asText().equals(engineName)) {
+                return p.path("in_flight").asInt(-1);
+            }
+        }
+        return -1;
+    }
+
     @AfterAll
     static void stop() {
         if (agent != null) {
@@ -385,7 +395,9 @@ class ProxyIT {
             batch.add(HTTP.sendAsync(HttpRequest.newBuilder(at(serialProxy, "/v1/chat/completions")).header("X-Tailwatch-Lane", "batch")
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString()));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> metric("tailwatch_proxy_in_flight{tailwatch_engine_name=\"serial\"}") == 4);
+        // (the status's live count: the exported gauge is published about once a second, and all four are in
+        // flight for only half a second)
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> inFlight("serial") == 4);
         HttpResponse<String> interactive = HTTP.send(HttpRequest.newBuilder(at(serialProxy, "/v1/chat/completions"))
                 .header("X-Tailwatch-Lane", "interactive").POST(HttpRequest.BodyPublishers.ofString(body.replace("50", "5"))).build(),
                 HttpResponse.BodyHandlers.ofString());
