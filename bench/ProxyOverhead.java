@@ -27,11 +27,14 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * java bench/ProxyOverhead.java run LABEL DIRECT_PORT PROXY_PORT AGENT_PID CONCURRENCY REQUESTS MAX_TOKENS [STAMP_PORT]
  * java bench/ProxyOverhead.java hold PROXY_PORT AGENT_PID STREAMS MAX_TOKENS
+ * java bench/ProxyOverhead.java relay LISTEN_PORT TARGET_PORT
  * </pre>
  * With STAMP_PORT, this JVM serves the stamping engine there (an OpenAI-style SSE stream whose every chunk
  * carries the System.nanoTime of its write, 1 ms apart) and DIRECT_PORT must be that same port, so the
  * engine's and the client's clocks are one. {@code hold} opens STREAMS streams through the proxy at once and,
- * while all of them are open, prints the agent's resident set and heap (jcmd GC.heap_info).
+ * while all of them are open, prints the agent's resident set and heap (jcmd GC.heap_info). {@code relay} is
+ * the floor any proxy on this machine stands on: a plain TCP relay (a thread per direction, blocking copies,
+ * no HTTP at all) from LISTEN_PORT to TARGET_PORT, to be measured with {@code run} as the proxy.
  */
 public class ProxyOverhead {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -174,6 +177,10 @@ public class ProxyOverhead {
     }
 
     public static void main(String[] a) throws Exception {
+        if (a[0].equals("relay")) {
+            relay(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
+            return;
+        }
         if (a[0].equals("hold")) {
             hold(Integer.parseInt(a[1]), a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]));
             return;
@@ -291,5 +298,42 @@ public class ProxyOverhead {
         System.out.printf("  agent RSS idle %d KiB, with the streams open %d KiB: %+d KiB, %.1f KiB per stream%n", rss0, rss1,
                 rss1 - rss0, (rss1 - rss0) / (double) streams);
         System.out.printf("  heap idle: %s%n  heap open: %s%n", heap0, heap1);
+    }
+
+    /** A byte relay from listen to target on loopback, a blocking copy per direction; runs until killed. */
+    static void relay(int listen, int target) throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(listen, 128, java.net.InetAddress.getLoopbackAddress())) {
+            System.out.println("relay " + ProcessHandle.current().pid() + " on " + listen + " to " + target);
+            while (true) {
+                java.net.Socket in = server.accept();
+                java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), target);
+                in.setTcpNoDelay(true);
+                out.setTcpNoDelay(true);
+                copy(in, out);
+                copy(out, in);
+            }
+        }
+    }
+
+    static void copy(java.net.Socket from, java.net.Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    out.write(buf, 0, n);
+                }
+            } catch (java.io.IOException e) {
+                // the other side closed
+            } finally {
+                try {
+                    from.close();
+                    to.close();
+                } catch (java.io.IOException ignored) {
+                    // closing anyway
+                }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
     }
 }
