@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Memory of each configured engine's processes (the process found by port or name plus its
@@ -24,6 +26,7 @@ import java.util.Set;
  * listening port first, on the next run.
  */
 public final class EngineProcessSampler implements NativeSampler {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineProcessSampler.class);
     /** Bounds the engines one sampler follows (the config allows 32; discovery adds at most one per port). */
     static final int MAX_ENGINES = 64;
     private final List<EngineConfig> engines;
@@ -107,52 +110,76 @@ public final class EngineProcessSampler implements NativeSampler {
         runsSinceDiscovery++;
         List<Point> out = new ArrayList<>();
         boolean lost = false;
+        IOException failed = null;
         for (EngineConfig e : engines) {
             Set<Integer> set = pids.get(e.name());
             if (set == null) {
                 continue;
             }
-            long rss = 0;
-            long footprint = 0;
-            long pss = 0;
-            boolean haveFootprint = true;
-            boolean havePss = true;
-            int read = 0;
-            for (int pid : set) {
-                ProcessTable.ProcessMemory m = t.memory(pid);
-                if (m == null) {
-                    lost = true;
-                    continue;
-                }
-                read++;
-                rss += m.rss();
-                if (m.footprint() == null) {
-                    haveFootprint = false;
+            try {
+                lost |= sample(t, e, set, out);
+            } catch (IOException x) {
+                // One engine's unreadable process leaves that engine's series out of this sample, not its siblings'.
+                if (failed == null) {
+                    failed = x;
                 } else {
-                    footprint += m.footprint();
+                    failed.addSuppressed(x);
                 }
-                if (m.pss() == null) {
-                    havePss = false;
-                } else {
-                    pss += m.pss();
-                }
-            }
-            if (read == 0) {
-                continue;
-            }
-            out.add(Point.of(HostMetrics.PROCESS_RSS, rss, AttrKeys.ENGINE, e.name()));
-            if (haveFootprint) {
-                out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, AttrKeys.ENGINE, e.name()));
-            }
-            if (t.hasProportionalSets()) {
-                out.add(havePss ? Point.of(HostMetrics.PROCESS_PSS, pss, MemorySource.PSS, AttrKeys.ENGINE, e.name())
-                        : Point.of(HostMetrics.PROCESS_PSS, rss, MemorySource.RSS, AttrKeys.ENGINE, e.name()));
             }
         }
-        if (lost) {
+        if (lost || failed != null) {
             runsSinceDiscovery = rediscoverEvery;
         }
+        if (failed != null) {
+            if (out.isEmpty()) {
+                throw failed;
+            }
+            LOG.warn("engine process memory: {} (the other engines' figures stand)",
+                    io.tailwatch.core.logging.SafeText.escape(String.valueOf(failed.getMessage()), 300));
+        }
         return out;
+    }
+
+    /** Adds one engine's memory series to {@code out}; true when one of its processes was gone. */
+    private static boolean sample(ProcessTable t, EngineConfig e, Set<Integer> set, List<Point> out) throws IOException {
+        boolean lost = false;
+        long rss = 0;
+        long footprint = 0;
+        long pss = 0;
+        boolean haveFootprint = true;
+        boolean havePss = true;
+        int read = 0;
+        for (int pid : set) {
+            ProcessTable.ProcessMemory m = t.memory(pid);
+            if (m == null) {
+                lost = true;
+                continue;
+            }
+            read++;
+            rss += m.rss();
+            if (m.footprint() == null) {
+                haveFootprint = false;
+            } else {
+                footprint += m.footprint();
+            }
+            if (m.pss() == null) {
+                havePss = false;
+            } else {
+                pss += m.pss();
+            }
+        }
+        if (read == 0) {
+            return lost;
+        }
+        out.add(Point.of(HostMetrics.PROCESS_RSS, rss, AttrKeys.ENGINE, e.name()));
+        if (haveFootprint) {
+            out.add(Point.of(HostMetrics.PROCESS_FOOTPRINT, footprint, AttrKeys.ENGINE, e.name()));
+        }
+        if (t.hasProportionalSets()) {
+            out.add(havePss ? Point.of(HostMetrics.PROCESS_PSS, pss, MemorySource.PSS, AttrKeys.ENGINE, e.name())
+                    : Point.of(HostMetrics.PROCESS_PSS, rss, MemorySource.RSS, AttrKeys.ENGINE, e.name()));
+        }
+        return lost;
     }
 
     private void discover(ProcessTable t) throws IOException {

@@ -1,6 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.ProcessTable;
+import io.tailwatch.core.logging.SafeText;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Processes from procfs. Listening sockets come from net/tcp and net/tcp6 (state 0A = LISTEN, the
@@ -20,6 +23,7 @@ import java.util.Set;
  * from /proc/PID/status and Pss from /proc/PID/smaps_rollup (at most every 30 s per process).
  */
 public final class LinuxProcessTable implements ProcessTable {
+    private static final Logger LOG = LoggerFactory.getLogger(LinuxProcessTable.class);
     private static final String LISTEN = "0A";
     /**
      * smaps_rollup makes the kernel walk the process's page tables (measured here: 26-38 ms of CPU for a
@@ -190,7 +194,9 @@ public final class LinuxProcessTable implements ProcessTable {
     /**
      * VmRSS from /proc/PID/status and, where the kernel has it (4.14+) and this user may read it (the
      * process's owner or root), the Pss line of /proc/PID/smaps_rollup; an unreadable smaps_rollup
-     * leaves {@code pss} null and the caller falls back to RSS.
+     * leaves {@code pss} null and the caller falls back to RSS. So does one that cannot be parsed (too
+     * large, or a Pss line without a number), which is logged when it is read (at most every 30 s per
+     * process): one process's odd file never costs the other processes or engines their memory.
      */
     @Override
     public ProcessMemory memory(int pid) throws IOException {
@@ -217,7 +223,13 @@ public final class LinuxProcessTable implements ProcessTable {
         if (c != null && now - c[0] < PSS_MAX_AGE_NANOS) {
             return c[1] < 0 ? null : c[1];
         }
-        Long v = pss(rollup);
+        Long v;
+        try {
+            v = pss(rollup);
+        } catch (IOException e) {
+            LOG.warn("pss unreadable, RSS stands in for process {}: {}", pid, SafeText.escape(e.getMessage(), 300));
+            v = null;
+        }
         if (pssCache.size() >= MAX_REMEMBERED) {
             pssCache.values().removeIf(e -> now - e[0] >= PSS_MAX_AGE_NANOS);
             if (pssCache.size() >= MAX_REMEMBERED) {

@@ -122,13 +122,19 @@ class LinuxProcessTableTest {
     }
 
     @Test
-    void aBrokenPssLineIsAnErrorNamingTheFile() throws IOException {
+    void aBrokenOrOversizedPssFileIsAnErrorNamingTheFileAndLeavesPssUnknownNotTheProcess() throws IOException {
         process(100, 1, "python3", "python3 serve.py", 10);
         Files.writeString(proc.resolve("100/smaps_rollup"), "Rss: 10 kB\nPss: many kB\n");
-        assertThatThrownBy(() -> new LinuxProcessTable(proc).memory(100)).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> LinuxProcessTable.pss(proc.resolve("100/smaps_rollup"))).isInstanceOf(IOException.class)
                 .hasMessageContaining("100/smaps_rollup").hasMessageContaining("Pss: many kB");
+        // The process keeps its RSS, and its PSS is unknown (RSS stands in, labelled so).
+        assertThat(new LinuxProcessTable(proc).memory(100)).satisfies(m -> {
+            assertThat(m.rss()).isEqualTo(10L * 1024);
+            assertThat(m.pss()).isNull();
+        });
         Files.writeString(proc.resolve("100/smaps_rollup"), "Pss: 1 kB\n".repeat(2000));
-        assertThatThrownBy(() -> new LinuxProcessTable(proc).memory(100)).hasMessageContaining("larger than");
+        assertThatThrownBy(() -> LinuxProcessTable.pss(proc.resolve("100/smaps_rollup"))).hasMessageContaining("larger than");
+        assertThat(new LinuxProcessTable(proc).memory(100).pss()).isNull();
     }
 
     @Test
@@ -148,6 +154,27 @@ class LinuxProcessTableTest {
         pss = s.sample().stream().filter(p -> p.metric() == HostMetrics.PROCESS_PSS).findFirst().orElseThrow();
         assertThat(pss.value()).isEqualTo((400000 + 300000) * 1024.0);
         assertThat(pss.attributes()).containsEntry(AttrKeys.MEMORY_SOURCE, "rss");
+    }
+
+    @Test
+    void oneEnginesUnreadableProcessCostsOnlyThatEngineItsSeries() throws Exception {
+        process(100, 1, "python3", "python3 serve.py", 2048);
+        process(200, 1, "python3", "python3 other.py", 4096);
+        // A broken PSS file is unknown PSS: RSS stands in, labelled.
+        Files.writeString(proc.resolve("200/smaps_rollup"), "Pss: many kB\n");
+        EngineProcessSampler s = new EngineProcessSampler(List.of(engine("a", "http://10.0.0.1:8000", "serve.py"),
+                engine("b", "http://10.0.0.1:8001", "other.py")), Lazy.of("procfs", () -> new LinuxProcessTable(proc)), 12);
+        assertThat(s.sample()).contains(
+                Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "a"),
+                Point.of(HostMetrics.PROCESS_PSS, 4096 * 1024.0, MemorySource.RSS, AttrKeys.ENGINE, "b"));
+        // A status file that cannot be parsed costs that engine its series, not its sibling.
+        Files.writeString(proc.resolve("200/status"), "Name:\tpython3\nVmRSS:\t lots kB\n");
+        List<Point> points = s.sample();
+        assertThat(points).contains(Point.of(HostMetrics.PROCESS_RSS, 2048 * 1024.0, AttrKeys.ENGINE, "a"));
+        assertThat(points).noneMatch(p -> "b".equals(p.attributes().get(AttrKeys.ENGINE)));
+        // When every engine's read fails, the sample fails, naming the file.
+        Files.writeString(proc.resolve("100/status"), "Name:\tpython3\nVmRSS:\t x kB\n");
+        assertThatThrownBy(s::sample).isInstanceOf(IOException.class).hasMessageContaining("/status");
     }
 
     @Test
