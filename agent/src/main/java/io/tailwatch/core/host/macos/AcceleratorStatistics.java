@@ -27,7 +27,7 @@ public record AcceleratorStatistics(Long inUseBytes, Long allocatedBytes) {
     private static final Pattern LINE = Pattern.compile("\"PerformanceStatistics\"\\s*=\\s*\\{([^}\\n]*)}");
     private static final Pattern ENTRY = Pattern.compile("\"([^\"]{1,100})\"\\s*=\\s*(-?\\d{1,20})");
 
-    /** The sums over the dictionaries; throws when a figure is negative (a decoding error, not a reading). */
+    /** The sums over the dictionaries; throws when a figure is negative or the sum overflows (a decoding error, not a reading). */
     public static AcceleratorStatistics of(List<Map<String, Long>> dictionaries) throws IOException {
         Long inUse = null;
         Long alloc = null;
@@ -45,7 +45,10 @@ public record AcceleratorStatistics(Long inUseBytes, Long allocatedBytes) {
         if (v < 0) {
             throw new IOException("PerformanceStatistics \"" + key + "\" is negative: " + v);
         }
-        return sum == null ? v : Math.addExact(sum, v);
+        if (sum != null && sum > Long.MAX_VALUE - v) {
+            throw new IOException("PerformanceStatistics \"" + key + "\" sums past 2^63 over the accelerators");
+        }
+        return sum == null ? v : sum + v;
     }
 
     /**

@@ -96,7 +96,10 @@ public record GpuClients(int gpus, List<Client> clients) {
                 if (n.longValue() < 0) {
                     return null;
                 }
-                sum = Math.addExact(sum, n.longValue());
+                if (sum > Long.MAX_VALUE - n.longValue()) {
+                    return null; // a sum past 2^63 ns is a decoding error, not a reading: this client is left out
+                }
+                sum += n.longValue();
             }
         }
         return sum;

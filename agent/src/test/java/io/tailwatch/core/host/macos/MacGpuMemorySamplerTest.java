@@ -76,6 +76,9 @@ class MacGpuMemorySamplerTest {
         List<Map<String, Long>> bad = List.of(Map.of("In use system memory", -1L));
         assertThatThrownBy(() -> new MacGpuMemorySampler(Lazy.of("fixture", () -> () -> bad), Lazy.of("sys", () -> sys)).sample())
                 .hasMessageContaining("negative");
+        List<Map<String, Long>> huge = List.of(Map.of("In use system memory", Long.MAX_VALUE), Map.of("In use system memory", 1L));
+        assertThatThrownBy(() -> new MacGpuMemorySampler(Lazy.of("fixture", () -> () -> huge), Lazy.of("sys", () -> sys)).sample())
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("In use system memory").hasMessageContaining("2^63");
     }
 
     @Test

@@ -73,6 +73,12 @@ class MacGpuTimeSamplerTest {
         assertThat(GpuClients.decode(0, 1, Map.of("IOUserClientCreator", "WindowServer", "AppUsage", List.of()))).isNull();
         assertThat(GpuClients.decode(0, 1, Map.of("IOUserClientCreator", "pid 7, x",
                 "AppUsage", List.of(Map.of("accumulatedGPUTime", -5L))))).isNull();
+        // Usages summing past 2^63 ns: a decoding error, so not a reading (and not an exception for the whole sample)
+        assertThat(GpuClients.decode(0, 1, Map.of("IOUserClientCreator", "pid 7, x", "AppUsage",
+                List.of(Map.of("accumulatedGPUTime", Long.MAX_VALUE - 1), Map.of("accumulatedGPUTime", 2L))))).isNull();
+        assertThat(GpuClients.decode(0, 1, Map.of("IOUserClientCreator", "pid 7, x", "AppUsage",
+                List.of(Map.of("accumulatedGPUTime", Long.MAX_VALUE - 2), Map.of("accumulatedGPUTime", 2L)))))
+                .isEqualTo(new GpuClients.Client(0, 1, 7, "x", Long.MAX_VALUE));
         // Intel drivers: the time on the client itself
         assertThat(GpuClients.decode(1, 9, Map.of("IOUserClientCreator", "pid 7, WindowServer", "accumulatedGPUTime", 42L)))
                 .isEqualTo(new GpuClients.Client(1, 9, 7, "WindowServer", 42));
