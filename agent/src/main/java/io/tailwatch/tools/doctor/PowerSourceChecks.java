@@ -81,11 +81,11 @@ public final class PowerSourceChecks {
                 String id = p.attributes().get(AttrKeys.HW_ID);
                 Double max = null;
                 for (Point q : s.points()) {
-                    if (q.metric() == HostMetrics.FAN_SPEED_LIMIT && id.equals(q.attributes().get(AttrKeys.HW_ID))) {
+                    if (q.metric() == HostMetrics.FAN_SPEED_LIMIT && java.util.Objects.equals(id, q.attributes().get(AttrKeys.HW_ID))) {
                         max = q.value();
                     }
                 }
-                out.add(Checks.inRange("hw.fan.speed{" + id + "}", p.value(), 0, max == null ? 100_001 : max * 1.1 + 1, "rpm",
+                out.add(Checks.inRange(id == null ? "hw.fan.speed" : "hw.fan.speed{" + id + "}", p.value(), 0, max == null ? 100_001 : max * 1.1 + 1, "rpm",
                         "no tool prints fans without sudo; at most the fan's F<n>Mx (+10 %)"));
             }
         }

@@ -88,4 +88,11 @@ class PowerSourceChecksTest {
                 Map.of(), Map.of(PowerSourceChecks.IOREG_BATTERY, "not run"));
         assertThat(row(rows, "hw.fan.speed{fan0}").verdict()).isEqualTo(Check.Verdict.INVALID);
     }
+
+    @Test
+    void aFanWithoutAnIdIsStillRangeChecked() {
+        List<Check> rows = PowerSourceChecks.checks(snap(Point.of(HostMetrics.FAN_SPEED, 1200), HostMetrics.fanSpeedLimit(0, 4800)),
+                Map.of(), Map.of(PowerSourceChecks.IOREG_BATTERY, "not run"));
+        assertThat(row(rows, "hw.fan.speed").verdict()).isEqualTo(Check.Verdict.CHECKED);
+    }
 }
