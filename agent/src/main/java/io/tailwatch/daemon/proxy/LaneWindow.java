@@ -16,8 +16,12 @@ final class LaneWindow {
     /** The most requests one lane window holds (a bound of 512 x 6 longs per lane). */
     static final int MAX_REQUESTS = 512;
 
-    /** One ended request; -1 where a time is unknown (no first token, no headers). */
-    record Ended(long start, long end, long firstToken, long headers, boolean generation, boolean good) {
+    /**
+     * One ended request; -1 where a time is unknown (no first token, no headers). {@code met}: whether it met
+     * the lane's SLO, null when the lane had none as it ended (a reload that adds an SLO judges only the
+     * requests after it).
+     */
+    record Ended(long start, long end, long firstToken, long headers, boolean generation, Boolean met) {
     }
 
     /** What the window says now; NaN where it has no sample, {@code goodput} NaN for a lane without an SLO. */
@@ -25,24 +29,37 @@ final class LaneWindow {
     }
 
     private final Deque<Ended> ended = new ArrayDeque<>();
+    /**
+     * The end of the last request the count bound pushed out (or Long.MIN_VALUE): every request that ended
+     * after it is still held, so the window's busy time is exact from there on.
+     */
+    private long completeFrom = Long.MIN_VALUE;
 
     synchronized void add(Ended e) {
         ended.addLast(e);
         while (ended.size() > MAX_REQUESTS) {
-            ended.removeFirst();
+            completeFrom = Math.max(completeFrom, ended.removeFirst().end());
         }
+    }
+
+    /** True when it holds no request (the lane's last one left the span). */
+    synchronized boolean isEmpty() {
+        return ended.isEmpty();
     }
 
     /**
      * The window at {@code now}: requests that ended within the span; {@code active} are the arrival times
      * of the lane's requests still in flight, counted into the mean in flight; {@code since} when the meter
-     * began (the mean divides by the shorter of the span and the time since).
+     * began. The mean in flight is over the part of the span the window knows whole: since the meter began,
+     * and, when more than {@link #MAX_REQUESTS} ended in the span, since the end of the last one pushed out.
+     * Goodput is over the requests judged against an SLO; NaN for a lane without one.
      */
     synchronized View view(long now, long[] active, long since, boolean withSlo) {
-        long from = now - SPAN_NANOS;
-        while (!ended.isEmpty() && ended.peekFirst().end() < from) {
+        long span = now - SPAN_NANOS;
+        while (!ended.isEmpty() && ended.peekFirst().end() < span) {
             ended.removeFirst();
         }
+        long from = Math.max(span, Math.max(since, completeFrom));
         int n = ended.size();
         double[] ttft = new double[n];
         double[] e2e = new double[n];
@@ -51,6 +68,7 @@ final class LaneWindow {
         int ne = 0;
         int nw = 0;
         int good = 0;
+        int judged = 0;
         double busy = 0;
         for (Ended e : ended) {
             if (e.firstToken() >= 0) {
@@ -62,17 +80,19 @@ final class LaneWindow {
             if (e.headers() >= 0) {
                 wait[nw++] = (e.headers() - e.start()) / 1e9;
             }
-            if (e.good()) {
-                good++;
+            if (e.met() != null) {
+                judged++;
+                if (e.met()) {
+                    good++;
+                }
             }
             busy += Math.max(0, e.end() - Math.max(e.start(), from));
         }
         for (long start : active) {
             busy += Math.max(0, now - Math.max(start, from));
         }
-        long span = Math.max(1, Math.min(SPAN_NANOS, now - since));
-        return new View(n, withSlo && n > 0 ? (double) good / n : Double.NaN, p95(ttft, nt), p95(e2e, ne), p95(wait, nw),
-                busy / span);
+        return new View(n, withSlo && judged > 0 ? (double) good / judged : Double.NaN, p95(ttft, nt), p95(e2e, ne),
+                p95(wait, nw), busy / Math.max(1, now - from));
     }
 
     private static double p95(double[] values, int n) {

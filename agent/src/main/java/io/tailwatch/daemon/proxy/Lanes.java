@@ -69,6 +69,19 @@ final class Lanes {
         return null;
     }
 
+    /** True for the default lane and every lane the config names. */
+    boolean names(String lane) {
+        if (DEFAULT.equals(lane)) {
+            return true;
+        }
+        for (ProxyConfig.Lane l : lanes) {
+            if (l.name().equals(lane)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     List<ProxyConfig.Lane> all() {
         return lanes;
     }

@@ -40,6 +40,8 @@ public final class ProxyMeter {
     private final AtomicLong disconnects = new AtomicLong();
     private final AtomicLong unreachable = new AtomicLong();
     private final Map<String, LongAdder> good = new ConcurrentHashMap<>();
+    /** Per lane, the requests that ended while the lane had an SLO (the lifetime goodput's denominator). */
+    private final Map<String, LongAdder> judged = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> byLane = new ConcurrentHashMap<>();
     private volatile Lanes lanes = Lanes.NONE;
     private final Map<String, LaneWindow> windows = new ConcurrentHashMap<>();
@@ -134,14 +136,23 @@ public final class ProxyMeter {
             record(x, lane, end, errorType);
         }
         io.tailwatch.core.config.ProxyConfig.Slo slo = l.slo(lane);
-        boolean met = slo != null && meets(x, end, outcome, slo);
-        if (met) {
-            good.computeIfAbsent(lane, k -> new LongAdder()).increment();
+        Boolean met = slo == null ? null : meets(x, end, outcome, slo);
+        if (met != null) {
+            judged.computeIfAbsent(lane, k -> new LongAdder()).increment();
+            if (met) {
+                good.computeIfAbsent(lane, k -> new LongAdder()).increment();
+            }
         }
         StreamTap tap = x.tap;
         boolean streamed = tap != null && (tap.format() == StreamTap.Format.SSE || tap.format() == StreamTap.Format.NDJSON);
-        windows.computeIfAbsent(lane, k -> new LaneWindow()).add(new LaneWindow.Ended(x.t0, end,
-                streamed && x.generation ? tap.firstContentNanos() : -1, x.headersAt, x.generation, met));
+        LaneWindow.Ended e = new LaneWindow.Ended(x.t0, end, streamed && x.generation ? tap.firstContentNanos() : -1,
+                x.headersAt, x.generation, met);
+        // Atomic with the removal of an emptied window in windowViews: a request never lands in a dropped one.
+        windows.compute(lane, (k, w) -> {
+            LaneWindow into = w == null ? new LaneWindow() : w;
+            into.add(e);
+            return into;
+        });
         maybePublish();
     }
 
@@ -284,7 +295,14 @@ public final class ProxyMeter {
                 continue;
             }
             long[] a = starts.getOrDefault(n, List.of()).stream().mapToLong(Long::longValue).toArray();
-            out.put(n, windows.computeIfAbsent(n, k -> new LaneWindow()).view(now, a, since, l.slo(n) != null));
+            LaneWindow w = windows.computeIfAbsent(n, k -> new LaneWindow());
+            LaneWindow.View v = w.view(now, a, since, l.slo(n) != null);
+            if (a.length == 0 && v.requests() == 0 && !l.names(n)) {
+                // A lane a reload removed, whose last request has left the window: gone from the output too.
+                windows.computeIfPresent(n, (k, cur) -> cur.isEmpty() ? null : cur);
+                continue;
+            }
+            out.put(n, v);
         }
         return out;
     }
@@ -326,8 +344,10 @@ public final class ProxyMeter {
             if (slo != null) {
                 LongAdder g = good.get(n);
                 long goodOfLane = g == null ? 0 : g.sum();
+                LongAdder j = judged.get(n);
+                long judgedOfLane = j == null ? 0 : j.sum();
                 lm.put("within_slo", goodOfLane);
-                lm.put("goodput", requestsOfLane == 0 ? null : (double) goodOfLane / requestsOfLane);
+                lm.put("goodput", judgedOfLane == 0 ? null : (double) goodOfLane / judgedOfLane);
                 lm.put("target", slo.target());
                 lm.put("ttft_p95_slo_seconds", slo.ttft() == null ? null : slo.ttft().toNanos() / 1e9);
                 lm.put("e2e_p95_slo_seconds", slo.e2e() == null ? null : slo.e2e().toNanos() / 1e9);

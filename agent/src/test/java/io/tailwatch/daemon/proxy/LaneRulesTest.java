@@ -118,6 +118,49 @@ class LaneRulesTest {
     }
 
     @Test
+    void aReloadThatGivesTheBatchLaneAnSloJudgesOnlyTheRequestsAfterIt() {
+        // 40 slow batch requests while batch has no SLO: they meet nothing and miss nothing
+        requests(40, "batch", 3000, 3100, 9000);
+        meter.lanes(new Lanes(List.of(
+                new ProxyConfig.Lane("interactive", "X-Lane", "interactive", null, null, null,
+                        new ProxyConfig.Slo(Duration.ofMillis(500), null, 0.9)),
+                new ProxyConfig.Lane("batch", "X-Lane", "batch", null, null, null,
+                        new ProxyConfig.Slo(Duration.ofSeconds(5), null, 0.9)))));
+        meter.publish();
+        assertThat(hub.snapshot().value(ProxyMetrics.LANE_WINDOW_GOODPUT, "tailwatch.engine.name", "mlx", "tailwatch.lane",
+                "batch")).isNull();
+        // 25 batch requests after the reload, all within 5 s: goodput 100 %, not 25 / 65
+        requests(25, "batch", 100, 1000, 2000);
+        meter.publish();
+        assertThat(hub.snapshot().value(ProxyMetrics.LANE_WINDOW_GOODPUT, "tailwatch.engine.name", "mlx", "tailwatch.lane",
+                "batch")).isEqualTo(1.0);
+        Map<String, Object> batch = lane(meter.status(), "batch");
+        assertThat(batch).containsEntry("requests", 65L).containsEntry("within_slo", 25L).containsEntry("goodput", 1.0);
+        assertThat(run(Duration.ofMinutes(11))).doesNotContainKey("LaneGoodputLow");
+    }
+
+    @Test
+    void aLaneTheReloadRemovedLeavesTheOutputOnceItsLastRequestLeftTheWindow() {
+        requests(3, "batch", 100, 200, 1000);
+        meter.lanes(new Lanes(List.of(new ProxyConfig.Lane("interactive", "X-Lane", "interactive", null, null, null,
+                new ProxyConfig.Slo(Duration.ofMillis(500), null, 0.9)))));
+        long now = System.nanoTime();
+        assertThat(meter.windowViews(now)).containsKey("batch");
+        assertThat(meter.windowViews(now + LaneWindow.SPAN_NANOS + 1_000 * MS)).doesNotContainKey("batch");
+        // a configured lane stays, empty, and so does the default one
+        requests(1, "default", 100, 200, 1000);
+        requests(1, "interactive", 100, 200, 1000);
+        assertThat(meter.windowViews(System.nanoTime() + LaneWindow.SPAN_NANOS + 1_000 * MS))
+                .containsKeys("interactive", "default").doesNotContainKey("batch");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> lane(Map<String, Object> status, String name) {
+        return ((List<Map<String, Object>>) status.get("lanes")).stream().filter(l -> name.equals(l.get("lane"))).findFirst()
+                .orElseThrow();
+    }
+
+    @Test
     void aProxyWithoutRequestsExportsNoLaneWindowAndPagesNobody() {
         assertThat(meter.points()).noneMatch(p -> p.metric().name().startsWith("tailwatch.proxy.lane.window."));
         assertThat(run(Duration.ofMinutes(11))).isEmpty();
