@@ -295,12 +295,14 @@ public final class Daemon implements AutoCloseable {
         EngineMonitor m = engines;
         if (m != null) {
             for (io.tailwatch.daemon.engine.EngineWatch w : m.watches()) {
-                out.merge(w.config().name(), w.probeOutputTokens(), Long::sum);
+                out.merge(w.config().name() + io.tailwatch.daemon.proxy.EnergyPerToken.COUNTER + "probes", w.probeOutputTokens(),
+                        Long::sum);
             }
         }
         io.tailwatch.daemon.proxy.EngineProxies p = proxies;
         if (p != null) {
-            p.outputTokens().forEach((e, t) -> out.merge(e, t, Long::sum));
+            p.outputTokens().forEach((e, t) -> out.merge(e + io.tailwatch.daemon.proxy.EnergyPerToken.COUNTER + "proxy", t,
+                    Long::sum));
         }
         return out;
     }

@@ -31,6 +31,8 @@ public final class EnergyPerToken {
     public static final Duration WINDOW = Duration.ofMinutes(1);
     static final int MAX_INTERVALS = 3_600;
     static final int MAX_ENGINES = 64;
+    /** The most counters a sample is read for (two per engine). */
+    static final int MAX_COUNTERS = 2 * MAX_ENGINES;
 
     /** One host sample's interval; {@code joules} NaN when the host's power was unknown. */
     private record Interval(Instant end, double seconds, double joules, PowerSource source, Map<String, Long> tokens) {
@@ -57,21 +59,28 @@ public final class EnergyPerToken {
         this.window = window;
     }
 
+    /** Separates an engine's name from the name of one of its token counters in {@link #sample}'s keys. */
+    public static final char COUNTER = '\u0000';
+
     /**
      * One host sample at {@code at}: {@code power} its host power over the interval since the previous
-     * sample (null: unknown), {@code tokens} each engine's cumulative output tokens now.
+     * sample (null: unknown), {@code tokens} cumulative output-token counters now, keyed by the engine's name
+     * or by the engine's name, {@link #COUNTER} and a counter's name when an engine has several (its probes,
+     * its proxy). Each counter's growth is taken on its own, so one that starts again (its engine's probes
+     * configured anew) does not pass another's whole count off as new.
      */
     public synchronized void sample(Instant at, HostPower power, Map<String, Long> tokens) {
         Map<String, Long> now = bounded(tokens);
         if (lastAt != null && at.isAfter(lastAt)) {
             double seconds = Duration.between(lastAt, at).toNanos() / 1e9;
             Map<String, Long> delta = new TreeMap<>();
-            now.forEach((engine, count) -> {
-                Long before = lastTokens.get(engine);
+            now.forEach((key, count) -> {
+                Long before = lastTokens.get(key);
                 // A count that went back started again (the engine was configured anew): all of it is new.
                 long d = before == null || count < before ? count : count - before;
                 if (d > 0) {
-                    delta.put(engine, d);
+                    int cut = key.indexOf(COUNTER);
+                    delta.merge(cut < 0 ? key : key.substring(0, cut), d, Long::sum);
                 }
             });
             PowerSource source = power == null ? null : power.source();
@@ -95,7 +104,7 @@ public final class EnergyPerToken {
     private static Map<String, Long> bounded(Map<String, Long> tokens) {
         Map<String, Long> out = new TreeMap<>();
         for (Map.Entry<String, Long> e : tokens.entrySet()) {
-            if (out.size() >= MAX_ENGINES) {
+            if (out.size() >= MAX_COUNTERS) {
                 break;
             }
             if (e.getValue() != null && e.getValue() >= 0) {

@@ -153,14 +153,16 @@ public final class StatusScreen {
                 "goodput/target", "ttft p95/SLO", "e2e p95/SLO", "wait p95", "in flight (share)"));
         for (Signals.Lane l : lanes) {
             String where = l.engine() + "/" + l.lane();
-            if (where.length() > 32) {
+            if (Columns.width(where) > 32) {
                 b.append(TextFit.line("  " + where, "  ", WIDTH));
                 where = "";
             }
             Double t = total.get(l.engine());
             String inFlight = l.inFlight() == null ? "?" : String.format(Locale.ROOT, "%.2f", l.inFlight())
                     + (t == null || t <= 0 ? "" : String.format(Locale.ROOT, " (%.0f%%)", 100 * l.inFlight() / t));
-            b.append(String.format(Locale.ROOT, "  %-32s %-8s %-15s %-17s %-17s %-9s %s%n", where, Diagnosis.fmt0(l.requests()),
+            // Names are the config's (any script): padded by the columns they take, not their chars.
+            b.append("  ").append(Columns.padRight(where, 32)).append(String.format(Locale.ROOT, " %-8s %-15s %-17s %-17s %-9s %s%n",
+                    Diagnosis.fmt0(l.requests()),
                     ratio(l.goodput()) + "/" + ratio(l.target()), Diagnosis.secs(l.ttftP95()) + "/" + limit(l.ttftSlo()),
                     Diagnosis.secs(l.e2eP95()) + "/" + limit(l.e2eSlo()), Diagnosis.secs(l.queueWaitP95()), inFlight));
         }

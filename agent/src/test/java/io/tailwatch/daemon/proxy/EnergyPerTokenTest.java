@@ -132,4 +132,22 @@ class EnergyPerTokenTest {
         assertThat(e.status()).containsEntry("known", true).containsEntry("power_source", "rails")
                 .containsEntry("output_tokens", 40L);
     }
+
+    @Test
+    void anEnginesCountersAreTakenOneByOneSoOneStartingAgainAddsOnlyItsOwnTokens() {
+        EnergyPerToken e = new EnergyPerToken();
+        String probes = "a" + EnergyPerToken.COUNTER + "probes";
+        String proxy = "a" + EnergyPerToken.COUNTER + "proxy";
+        e.sample(at(0), rails(20), Map.of(probes, 300L, proxy, 100_000L, "b", 0L));
+        // The probes were configured anew (their count went from 300 to 30) while the proxy went on (+70)
+        // and b made 100: a made 30 + 70 = 100 tokens in the interval, not 30 + 100,070.
+        e.sample(at(10), rails(20), Map.of(probes, 30L, proxy, 100_070L, "b", 100L));
+        EnergyPerToken.Window w = e.current();
+        assertThat(w.tokens()).isEqualTo(200);
+        assertThat(w.engines()).extracting(EnergyPerToken.Share::engine).containsExactly("a", "b");
+        // 20 W x 10 s = 200 J over 200 tokens: 1 J a token, 100 J and 10 W each
+        assertThat(share(w, "a").tokens()).isEqualTo(100);
+        assertThat(share(w, "a").joulesPerToken()).isCloseTo(1.0, within(1e-12));
+        assertThat(share(w, "b").watts()).isCloseTo(10.0, within(1e-9));
+    }
 }

@@ -39,4 +39,18 @@ class StatusScreenLabelsTest {
         String joined = String.join("", alertLines.stream().map(String::strip).toList());
         assertThat(joined).contains("model=" + PATH);
     }
+
+    @Test
+    void laneNamesInWideCharactersKeepTheLanesColumnsAligned() {
+        // "対話" takes 4 columns in 2 chars: the requests column starts at the same column on both rows.
+        String out = StatusScreen.lanes(List.of(
+                new Signals.Lane("mlx", "対話", 40.0, 1.0, 0.9, 0.3, 0.5, 1.0, 2.0, 0.01, 0.5),
+                new Signals.Lane("mlx", "batch", 12.0, null, null, 2.0, null, 9.0, null, 3.0, 1.5)));
+        List<String> rows = out.lines().filter(l -> l.startsWith("  mlx/")).toList();
+        assertThat(rows).hasSize(2);
+        assertThat(io.tailwatch.core.config.Columns.width(rows.get(0).substring(0, rows.get(0).indexOf(" 40 ")))).as(out)
+                .isEqualTo(2 + 32);
+        assertThat(io.tailwatch.core.config.Columns.width(rows.get(1).substring(0, rows.get(1).indexOf(" 12 ")))).as(out)
+                .isEqualTo(2 + 32);
+    }
 }
