@@ -126,6 +126,7 @@ public final class Daemon implements AutoCloseable {
         resource = ResourceInfo.withEnvironment(ResourceInfo.detect(agentKey), env);
         prometheus = new PrometheusExporter(resource);
         hub.addSink(prometheus);
+        prometheus.beforeScrape(hub::refresh);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         startOtlp(config);
         host = newHost(config);

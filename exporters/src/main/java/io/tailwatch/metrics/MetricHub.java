@@ -92,6 +92,12 @@ public final class MetricHub {
     private long publishedBytes;
     private Consumer<String> warnings = LOG::warn;
     private volatile MetricSnapshot snapshot = MetricSnapshot.EMPTY;
+    /** Run before a read of everything published (see {@link #refresh}); one per producer that asks. */
+    private final List<Runnable> refreshers = new CopyOnWriteArrayList<>();
+    /** The refreshers run at most once in this long, however many readers ask. */
+    static final long REFRESH_EVERY_NANOS = 50_000_000L;
+    private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(
+            System.nanoTime() - 2 * REFRESH_EVERY_NANOS);
 
     public MetricHub() {
         this(Clock.systemUTC(), Limits.DEFAULT);
@@ -201,6 +207,45 @@ public final class MetricHub {
 
     public MetricSnapshot snapshot() {
         return snapshot;
+    }
+
+    /**
+     * Asks {@code refresher} to publish its values before every read: a producer whose values move with
+     * every request (a proxy's in-flight count) is then exact at each scrape, export and rule evaluation, not
+     * only as of its own last publish. At most {@link Limits#maxSeries()} refreshers are kept.
+     */
+    public void refreshBeforeReads(Runnable refresher) {
+        if (refreshers.size() >= limits.maxSeries()) {
+            throw new IllegalStateException("too many refreshers: " + refreshers.size());
+        }
+        refreshers.add(java.util.Objects.requireNonNull(refresher, "refresher"));
+    }
+
+    public void stopRefreshing(Runnable refresher) {
+        refreshers.remove(refresher);
+    }
+
+    /**
+     * Runs the refreshers (at most once per {@value #REFRESH_EVERY_NANOS} ns; a reader that comes sooner reads
+     * what the last run published). Readers call this before {@link #snapshot}. One that throws is logged and
+     * the others still run: a broken producer never fails a scrape.
+     */
+    public void refresh() {
+        refresh(System.nanoTime());
+    }
+
+    void refresh(long now) {
+        long last = lastRefresh.get();
+        if (now - last < REFRESH_EVERY_NANOS || !lastRefresh.compareAndSet(last, now)) {
+            return;
+        }
+        for (Runnable r : refreshers) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("a producer failed to refresh its metrics: {}", e.toString());
+            }
+        }
     }
 
     /** A consistent copy of every histogram series (OTLP reads these at export time). */

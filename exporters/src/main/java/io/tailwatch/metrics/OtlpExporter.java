@@ -278,7 +278,10 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     private void registerInstruments() {
         Meter meter = meterProvider.meterBuilder(SCOPE_NAME).setInstrumentationVersion(scopeVersion)
                 .setSchemaUrl(SCHEMA_URL).build();
-        Supplier<MetricSnapshot> snap = hub::snapshot;
+        Supplier<MetricSnapshot> snap = () -> {
+            hub.refresh();
+            return hub.snapshot();
+        };
         for (MetricDef def : Catalog.all()) {
             switch (def.instrument()) {
                 case GAUGE -> meter.gaugeBuilder(def.name()).setUnit(def.unit()).setDescription(def.description())

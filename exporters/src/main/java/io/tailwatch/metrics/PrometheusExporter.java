@@ -77,6 +77,13 @@ public final class PrometheusExporter implements MetricSink {
         this(resourceAttributes, true);
     }
 
+    private volatile Runnable beforeScrape;
+
+    /** Runs {@code refresh} at the start of every scrape (the daemon passes {@link MetricHub#refresh}). */
+    public void beforeScrape(Runnable refresh) {
+        this.beforeScrape = refresh;
+    }
+
     /** {@code processMetrics}: also expose the standard process_* families of this JVM (see {@link MetricsReference}). */
     public PrometheusExporter(Map<String, String> resourceAttributes, boolean processMetrics) {
         String targetInfoLabels = labels(resourceAttributes);
@@ -269,6 +276,14 @@ public final class PrometheusExporter implements MetricSink {
      * renders everything through Micrometer (tests compare the two).
      */
     void scrape(String accept, java.io.OutputStream out, boolean planned) throws java.io.IOException {
+        Runnable refresh = beforeScrape;
+        if (refresh != null) {
+            try {
+                refresh.run();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(PrometheusExporter.class).warn("refreshing before a scrape failed: {}", e.toString());
+            }
+        }
         boolean om = wantsOpenMetrics(accept);
         String type = om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE;
         ExpositionFormatWriter writer = formats.findWriter(type);

@@ -21,6 +21,32 @@ class MetricHubTest {
     }
 
     @Test
+    void refreshersPublishBeforeAReadAndOneThatThrowsStopsNeitherTheOthersNorTheRead() {
+        MetricHub hub = new MetricHub();
+        double[] limit = {10};
+        Runnable broken = () -> {
+            throw new IllegalStateException("broken producer");
+        };
+        Runnable good = () -> hub.publish("a", List.of(Point.of(HostMetrics.MEMORY_LIMIT, limit[0])));
+        hub.refreshBeforeReads(broken);
+        hub.refreshBeforeReads(good);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isNull();
+        long t = System.nanoTime();
+        hub.refresh(t);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isEqualTo(10.0);
+        // Readers that come sooner than the refresh interval read what the last run published.
+        limit[0] = 20;
+        hub.refresh(t + MetricHub.REFRESH_EVERY_NANOS - 1);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isEqualTo(10.0);
+        hub.refresh(t + MetricHub.REFRESH_EVERY_NANOS);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isEqualTo(20.0);
+        hub.stopRefreshing(good);
+        limit[0] = 30;
+        hub.refresh(t + 3 * MetricHub.REFRESH_EVERY_NANOS);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isEqualTo(20.0);
+    }
+
+    @Test
     void producersReplaceOnlyTheirOwnSeries() {
         MetricHub hub = new MetricHub();
         hub.publish("a", List.of(Point.of(HostMetrics.MEMORY_LIMIT, 10)));

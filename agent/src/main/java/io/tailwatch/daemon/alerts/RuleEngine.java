@@ -171,6 +171,7 @@ public final class RuleEngine {
             java.util.function.Supplier<java.util.Collection<String>> w = watchedEngines;
             hub.publish("rules/baseline", baselines.points(w == null ? null : w.get()));
         }
+        hub.refresh();
         MetricSnapshot snap = hub.snapshot();
         List<Expr.Sample> min = swapMin.eval(snap, now);
         Double swapUsed = snap.value(HostMetrics.PAGING_USAGE, PagingState.USED);

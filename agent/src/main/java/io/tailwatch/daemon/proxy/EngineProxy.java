@@ -154,6 +154,7 @@ public final class EngineProxy implements AutoCloseable {
     @Override
     public synchronized void close() {
         stopQuietly();
+        meter.close();
     }
 
     private void stopQuietly() {

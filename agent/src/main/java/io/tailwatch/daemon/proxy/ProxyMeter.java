@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
  * What one engine's proxy measured: requests in flight, counts by lane and outcome, and per request the
  * GenAI server histograms, recorded in the hub as each request ends. It sees timings, counts and the model
  * name only; no header value or body byte is kept. Its counters are published as one producer
- * ({@code proxy/ENGINE}) at most once a second from the request path and at every host sample.
+ * ({@code proxy/ENGINE}) at most once a second from the request path, at every host sample and before every
+ * read of the hub (a scrape, an OTLP export, a rule evaluation: {@link MetricHub#refresh}), so the in-flight
+ * gauge a scrape sees is the count at that scrape.
  */
 public final class ProxyMeter {
     /** At most this many lanes are counted apart; lanes come from the config, so this bound holds. */
@@ -48,14 +50,26 @@ public final class ProxyMeter {
     private final java.util.Set<Exchange> active = ConcurrentHashMap.newKeySet();
     private final long since = System.nanoTime();
 
+    private final Runnable refresher = this::publish;
+
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
         this.hub = hub;
+        hub.refreshBeforeReads(refresher);
     }
 
     /** Records into {@code next} from now on (a reload's new hub); the counters go on from where they were. */
-    void rebind(MetricHub next) {
-        this.hub = next;
+    synchronized void rebind(MetricHub next) {
+        if (next != hub) {
+            hub.stopRefreshing(refresher);
+            next.refreshBeforeReads(refresher);
+            this.hub = next;
+        }
+    }
+
+    /** The proxy stopped: the hub no longer asks this meter before its reads. */
+    synchronized void close() {
+        hub.stopRefreshing(refresher);
     }
 
     void lanes(Lanes next) {

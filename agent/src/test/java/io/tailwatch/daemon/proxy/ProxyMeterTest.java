@@ -1,0 +1,42 @@
+package io.tailwatch.daemon.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.metrics.MetricHub;
+import io.tailwatch.metrics.PrometheusExporter;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProxyMeterTest {
+    private static final String GAUGE = "tailwatch_proxy_in_flight{tailwatch_engine_name=\"mlx\"} ";
+
+    private static String scrape(PrometheusExporter prometheus) {
+        return prometheus.scrape("text/plain");
+    }
+
+    @Test
+    void aScrapeSeesTheRequestsInFlightAtThatScrapeAndAStoppedProxyIsNoLongerAsked() {
+        MetricHub hub = new MetricHub();
+        PrometheusExporter prometheus = new PrometheusExporter(Map.of(), false);
+        hub.addSink(prometheus);
+        prometheus.beforeScrape(hub::refresh);
+        ProxyMeter meter = new ProxyMeter("mlx", hub);
+        meter.begin(System.nanoTime(), Lanes.DEFAULT, true);
+        meter.begin(System.nanoTime(), Lanes.DEFAULT, true);
+        // Nothing was published by the requests themselves: the scrape asked the meter.
+        assertThat(scrape(prometheus)).contains(GAUGE + "2");
+
+        MetricHub next = new MetricHub();
+        meter.rebind(next);
+        next.refresh();
+        assertThat(next.snapshot().value(io.tailwatch.metrics.ProxyMetrics.IN_FLIGHT,
+                io.tailwatch.metrics.AttrKeys.ENGINE, "mlx")).isEqualTo(2.0);
+        meter.close();
+        MetricHub fresh = new MetricHub();
+        meter.rebind(fresh);
+        meter.close();
+        fresh.refresh();
+        assertThat(fresh.snapshot().value(io.tailwatch.metrics.ProxyMetrics.IN_FLIGHT,
+                io.tailwatch.metrics.AttrKeys.ENGINE, "mlx")).isNull();
+    }
+}
