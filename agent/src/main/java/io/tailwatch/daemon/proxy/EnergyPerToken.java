@@ -49,6 +49,7 @@ public final class EnergyPerToken {
     private final Duration window;
     private final ArrayDeque<Interval> intervals = new ArrayDeque<>();
     private Instant lastAt;
+    private long lastNanos;
     private Map<String, Long> lastTokens = Map.of();
 
     public EnergyPerToken() {
@@ -70,9 +71,18 @@ public final class EnergyPerToken {
      * configured anew) does not pass another's whole count off as new.
      */
     public synchronized void sample(Instant at, HostPower power, Map<String, Long> tokens) {
+        sample(at, at.getEpochSecond() * 1_000_000_000L + at.getNano(), power, tokens);
+    }
+
+    /**
+     * As {@link #sample(Instant, HostPower, Map)}, the interval's length taken from {@code monotonicNanos}
+     * (System.nanoTime at the sample): a step of the wall clock (NTP, a sleep) neither stretches the energy of
+     * an interval nor drops one; {@code at} only places the interval in the window.
+     */
+    public synchronized void sample(Instant at, long monotonicNanos, HostPower power, Map<String, Long> tokens) {
         Map<String, Long> now = bounded(tokens);
-        if (lastAt != null && at.isAfter(lastAt)) {
-            double seconds = Duration.between(lastAt, at).toNanos() / 1e9;
+        if (lastAt != null && monotonicNanos > lastNanos) {
+            double seconds = (monotonicNanos - lastNanos) / 1e9;
             Map<String, Long> delta = new TreeMap<>();
             now.forEach((key, count) -> {
                 Long before = lastTokens.get(key);
@@ -95,8 +105,9 @@ public final class EnergyPerToken {
         while (!intervals.isEmpty() && (!intervals.peekFirst().end().isAfter(from) || intervals.size() > MAX_INTERVALS)) {
             intervals.removeFirst();
         }
-        if (lastAt == null || at.isAfter(lastAt)) {
+        if (lastAt == null || monotonicNanos > lastNanos) {
             lastAt = at;
+            lastNanos = monotonicNanos;
             lastTokens = now;
         }
     }

@@ -55,6 +55,25 @@ class EnergyPerTokenTest {
     }
 
     @Test
+    void aStepOfTheWallClockNeitherStretchesAnIntervalNorDropsOne() {
+        EnergyPerToken e = new EnergyPerToken();
+        long s = 1_000_000_000L;
+        e.sample(at(0), 5 * s, rails(30), Map.of("a", 1_000L));
+        // The wall clock steps an hour ahead while 10 s pass: 300 J over those 10 s, not 30 W x 3,610 s.
+        e.sample(at(3_610), 15 * s, rails(30), Map.of("a", 1_400L));
+        EnergyPerToken.Window w = e.current();
+        assertThat(w.seconds()).isCloseTo(10, within(1e-9));
+        assertThat(w.hostJoules()).isCloseTo(300, within(1e-9));
+        assertThat(share(w, "a").joulesPerToken()).isCloseTo(0.75, within(1e-12));
+        // It steps back 30 s while another 10 s pass: the interval still counts.
+        e.sample(at(3_580), 25 * s, rails(30), Map.of("a", 1_800L));
+        w = e.current();
+        assertThat(w.seconds()).isCloseTo(20, within(1e-9));
+        assertThat(w.hostJoules()).isCloseTo(600, within(1e-9));
+        assertThat(w.tokens()).isEqualTo(800);
+    }
+
+    @Test
     void intervalsAddUpAcrossTheWindow() {
         EnergyPerToken e = new EnergyPerToken();
         e.sample(at(0), null, Map.of("a", 0L));
