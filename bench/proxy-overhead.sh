@@ -20,12 +20,14 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 sim=$(simulator openai --ttft 20ms --tokens-per-second 500 --slots 64)
 stamp=$(free_port)
-# One engine of the config: its name and URL, no probes or signals (only the proxy's work is measured).
+# One engine of the config: its name, URL and connection rest, no probes or signals (only the proxy's work
+# is measured). The simulator and the stamping engine keep their connections (rest 0s); llama-server needs
+# the default rest (docs/proxy.md).
 engine_yaml() {
-  printf '  - name: %s\n    api: openai\n    url: %s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:0}\n' "$1" "$2"
+  printf '  - name: %s\n    api: openai\n    url: %s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:0, connection_rest: %s}\n' "$1" "$2" "$3"
 }
-engines="$(engine_yaml sim "$sim")
-$(engine_yaml stamp "http://127.0.0.1:$stamp")
+engines="$(engine_yaml sim "$sim" 0s)
+$(engine_yaml stamp "http://127.0.0.1:$stamp" 0s)
 "
 llama=""
 if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
@@ -41,7 +43,7 @@ if [ -n "${TAILWATCH_LLAMA_SERVER:-}" ]; then
     sleep 0.5
   done
   llama=$lport
-  engines="$engines$(engine_yaml llama "http://127.0.0.1:$lport")
+  engines="$engines$(engine_yaml llama "http://127.0.0.1:$lport" 200ms)
 "
 fi
 printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n%s' "$engines" >"$work/tailwatch.yaml"

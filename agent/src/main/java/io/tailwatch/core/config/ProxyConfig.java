@@ -13,9 +13,13 @@ import java.time.Duration;
  *                       applies to the connections to the engine
  * @param idleTimeout    how long a connection on either side may stay silent (a long prefill sends nothing)
  * @param timeout        the longest one request may take, headers to the last byte
+ * @param connectionRest how long a connection to the engine rests after an answer before it carries the next
+ *                       request: llama.cpp's server closes its connection after every streamed answer without
+ *                       saying so, and a request sent on it at once meets the close (a 502); engines that keep
+ *                       their connections (Ollama, mlx_lm.server, vLLM) can take 0
  */
 public record ProxyConfig(String host, int port, int maxConnections, Duration idleTimeout, Duration timeout,
-                          java.util.List<Lane> lanes) {
+                          java.util.List<Lane> lanes, Duration connectionRest) {
     /** Lanes an engine's proxy may name. */
     public static final int MAX_LANES = 16;
     public static final java.util.regex.Pattern LANE_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9_.-]{0,31}");
@@ -25,14 +29,21 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
         this(host, port, maxConnections, idleTimeout, timeout, java.util.List.of());
     }
 
+    public ProxyConfig(String host, int port, int maxConnections, Duration idleTimeout, Duration timeout,
+                       java.util.List<Lane> lanes) {
+        this(host, port, maxConnections, idleTimeout, timeout, lanes, DEFAULT_CONNECTION_REST);
+    }
+
     public ProxyConfig {
         lanes = lanes == null ? java.util.List.of() : java.util.List.copyOf(lanes);
+        connectionRest = connectionRest == null ? DEFAULT_CONNECTION_REST : connectionRest;
     }
 
     /** Same listener and bounds (lanes may differ: they are swapped without a restart). */
     public boolean sameListener(ProxyConfig o) {
         return o != null && host.equals(o.host) && port == o.port && maxConnections == o.maxConnections
-                && idleTimeout.equals(o.idleTimeout) && timeout.equals(o.timeout);
+                && idleTimeout.equals(o.idleTimeout) && timeout.equals(o.timeout)
+                && connectionRest.equals(o.connectionRest);
     }
 
     /**
@@ -129,6 +140,8 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
     public static final int MAX_CONNECTIONS = 512;
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
+    /** Long enough for llama.cpp's server's unannounced close to arrive (docs/proxy.md). */
+    public static final Duration DEFAULT_CONNECTION_REST = Duration.ofMillis(200);
 
     public String listen() {
         return HostPort.format(host, port);
@@ -171,9 +184,10 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
         if (idle.compareTo(timeout) > 0) {
             s.problem("idle_timeout", "must not be longer than timeout (" + Units.format(timeout) + ")");
         }
+        Duration rest = s.duration("connection_rest", DEFAULT_CONNECTION_REST, Duration.ZERO, Duration.ofSeconds(5));
         java.util.List<Lane> lanes = readLanes(s);
         s.finish();
-        return hp == null ? null : new ProxyConfig(hp.host(), hp.port(), max, idle, timeout, lanes);
+        return hp == null ? null : new ProxyConfig(hp.host(), hp.port(), max, idle, timeout, lanes, rest);
     }
 
     /** Why a non-loopback proxy cannot be served with this web config, or null when it can. */

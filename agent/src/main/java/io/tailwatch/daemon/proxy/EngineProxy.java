@@ -49,7 +49,8 @@ public final class EngineProxy implements AutoCloseable {
     }
 
     private static MeteringProxyServlet.Upstream upstreamOf(EngineConfig e) {
-        return new MeteringProxyServlet.Upstream(e.url(), e.apiKey(), e.connectTimeout().toMillis());
+        return new MeteringProxyServlet.Upstream(e.url(), e.apiKey(), e.connectTimeout().toMillis(),
+                e.proxy().connectionRest().toMillis());
     }
 
     /** Binds and starts; a failure (the port is taken) is thrown as {@link IllegalStateException} naming the address. */

@@ -13,6 +13,7 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.eclipse.jetty.client.DuplexConnectionPool;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.ValidatingConnectionPool;
 import org.eclipse.jetty.client.api.Request;
@@ -35,18 +36,8 @@ import org.eclipse.jetty.util.Callback;
 final class MeteringProxyServlet extends AsyncProxyServlet {
     private static final String EXCHANGE = MeteringProxyServlet.class.getName() + ".exchange";
     private static final String WRITER = MeteringProxyServlet.class.getName() + ".writer";
-    /**
-     * How long a connection to the engine rests after an answer before it carries the next request. llama.cpp's
-     * server closes its connection after every streamed answer without saying so (no {@code Connection: close}),
-     * and a request sent on it at once meets the close and fails (a 502 for the client); in this time the
-     * close is seen and the connection dropped. A request that finds no rested connection opens a new one.
-     * (A close later than this, on a machine too loaded to run the engine's thread for that long, still
-     * fails the request sent on it: Jetty does not send a POST again.)
-     */
-    static final long QUARANTINE_MILLIS = 200;
-
     /** Where requests go now, and the key the engine expects (or null); swapped by a reconfigure. */
-    record Upstream(URI base, String apiKey, long connectTimeoutMillis) {
+    record Upstream(URI base, String apiKey, long connectTimeoutMillis, long connectionRestMillis) {
         String target(HttpServletRequest r) {
             String path = r.getRequestURI();
             String query = r.getQueryString();
@@ -79,8 +70,15 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         ClientConnector connector = new ClientConnector();
         connector.setSelectors(1);
         HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
-        transport.setConnectionPoolFactory(d -> new ValidatingConnectionPool(d,
-                d.getHttpClient().getMaxConnectionsPerDestination(), d, d.getHttpClient().getScheduler(), QUARANTINE_MILLIS));
+        // A connection rests this long after an answer before it carries the next request (ProxyConfig's
+        // connection_rest: llama.cpp's server closes without saying so; 0: none). A request that finds no rested
+        // connection opens a new one. (A close later than this still fails the request sent on it: Jetty does
+        // not send a POST again.)
+        long rest = upstream.get().connectionRestMillis();
+        transport.setConnectionPoolFactory(d -> rest > 0
+                ? new ValidatingConnectionPool(d, d.getHttpClient().getMaxConnectionsPerDestination(), d,
+                        d.getHttpClient().getScheduler(), rest)
+                : new DuplexConnectionPool(d, d.getHttpClient().getMaxConnectionsPerDestination(), d));
         HttpClient client = new HttpClient(transport) {
             @Override
             public void setExecutor(java.util.concurrent.Executor executor) {

@@ -36,7 +36,21 @@ class ProxyConfigTest {
         assertThat(p.maxConnections()).isEqualTo(64);
         assertThat(p.idleTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(p.timeout()).isEqualTo(Duration.ofMinutes(30));
+        assertThat(p.connectionRest()).isEqualTo(Duration.ofMillis(200));
         assertThat(p.exposed()).isFalse();
+    }
+
+    @Test
+    void theConnectionRestMayBeZeroAndChangingItNeedsANewListener() throws Exception {
+        ProxyConfig none = Config.parse("engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:8081\n"
+                + "      connection_rest: 0s\n"), "test", Map.of()).engine("mlx").proxy();
+        assertThat(none.connectionRest()).isZero();
+        ProxyConfig dflt = Config.parse("engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:8081\n"), "test",
+                Map.of()).engine("mlx").proxy();
+        assertThat(none.sameListener(dflt)).isFalse();
+        assertThat(problems("engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:1\n      connection_rest: 10s\n")))
+                .singleElement().satisfies(p -> assertThat(p).contains("engines[0].proxy.connection_rest")
+                        .contains("between 0s and 5s"));
     }
 
     @Test
