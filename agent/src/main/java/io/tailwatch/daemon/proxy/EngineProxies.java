@@ -68,9 +68,12 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
             if (running.containsKey(e.name())) {
                 continue;
             }
+            EngineProxy proxy = new EngineProxy(e, hub, web);
             try {
-                running.put(e.name(), new EngineProxy(e, hub, web).start());
+                running.put(e.name(), proxy.start());
             } catch (RuntimeException ex) {
+                // Nothing of a proxy that did not start stays behind: no listener, no series.
+                proxy.close();
                 failed.put(e.name(), ex.getMessage());
                 LOG.error("{}; the agent runs on without it", ex.getMessage());
             }

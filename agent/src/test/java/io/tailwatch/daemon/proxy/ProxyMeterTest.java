@@ -39,4 +39,23 @@ class ProxyMeterTest {
         assertThat(fresh.snapshot().value(io.tailwatch.metrics.ProxyMetrics.IN_FLIGHT,
                 io.tailwatch.metrics.AttrKeys.ENGINE, "mlx")).isNull();
     }
+
+    @Test
+    void aProxyThatCannotListenLeavesNoSeriesBehind() throws Exception {
+        MetricHub hub = new MetricHub();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            io.tailwatch.core.config.Config c = io.tailwatch.core.config.Config.parse("engines:\n  - name: mlx\n"
+                    + "    api: openai\n    url: http://127.0.0.1:9\n    proxy:\n      listen: 127.0.0.1:"
+                    + taken.getLocalPort() + "\n", "test", Map.of());
+            EngineProxies proxies = new EngineProxies(hub, null).start(c.engines());
+            try {
+                assertThat(proxies.proxy("mlx")).isNull();
+                hub.refresh();
+                assertThat(hub.snapshot().value(io.tailwatch.metrics.ProxyMetrics.IN_FLIGHT,
+                        io.tailwatch.metrics.AttrKeys.ENGINE, "mlx")).isNull();
+            } finally {
+                proxies.close();
+            }
+        }
+    }
 }
