@@ -35,7 +35,7 @@ public final class EnergyPerToken {
     static final int MAX_COUNTERS = 2 * MAX_ENGINES;
 
     /** One host sample's interval; {@code joules} NaN when the host's power was unknown. */
-    private record Interval(Instant end, double seconds, double joules, PowerSource source, Map<String, Long> tokens) {
+    private record Interval(long endNanos, double seconds, double joules, PowerSource source, Map<String, Long> tokens) {
     }
 
     /** One engine's share of the window. */
@@ -75,9 +75,9 @@ public final class EnergyPerToken {
     }
 
     /**
-     * As {@link #sample(Instant, HostPower, Map)}, the interval's length taken from {@code monotonicNanos}
-     * (System.nanoTime at the sample): a step of the wall clock (NTP, a sleep) neither stretches the energy of
-     * an interval nor drops one; {@code at} only places the interval in the window.
+     * As {@link #sample(Instant, HostPower, Map)}, the intervals timed and the window kept by
+     * {@code monotonicNanos} (System.nanoTime at the sample): a step of the wall clock (NTP) neither stretches
+     * the energy of an interval, nor drops intervals from the window, nor keeps old ones in it.
      */
     public synchronized void sample(Instant at, long monotonicNanos, HostPower power, Map<String, Long> tokens) {
         Map<String, Long> now = bounded(tokens);
@@ -99,10 +99,10 @@ public final class EnergyPerToken {
                 intervals.clear();
             }
             double joules = power == null || !(power.watts() >= 0) ? Double.NaN : power.watts() * seconds;
-            intervals.addLast(new Interval(at, seconds, joules, Double.isNaN(joules) ? null : source, delta));
+            intervals.addLast(new Interval(monotonicNanos, seconds, joules, Double.isNaN(joules) ? null : source, delta));
         }
-        Instant from = at.minus(window);
-        while (!intervals.isEmpty() && (!intervals.peekFirst().end().isAfter(from) || intervals.size() > MAX_INTERVALS)) {
+        long from = monotonicNanos - window.toNanos();
+        while (!intervals.isEmpty() && (intervals.peekFirst().endNanos() - from <= 0 || intervals.size() > MAX_INTERVALS)) {
             intervals.removeFirst();
         }
         if (lastAt == null || monotonicNanos > lastNanos) {

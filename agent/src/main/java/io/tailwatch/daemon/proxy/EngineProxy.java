@@ -112,6 +112,7 @@ public final class EngineProxy implements AutoCloseable {
             throw new IllegalStateException("the proxy of engine '" + meter.engine() + "' cannot listen on "
                     + config.listen() + ": " + (t != null ? t.getMessage() : e.toString()), e);
         }
+        meter.open();
         LOG.info("engine '{}': metering proxy on {}{} -> {}", meter.engine(), exposed ? "https://" : "http://",
                 io.tailwatch.core.config.HostPort.format(config.host(), port()), upstream.name());
         return this;

@@ -51,25 +51,44 @@ public final class ProxyMeter {
     private final long since = System.nanoTime();
 
     private final Runnable refresher = this::publish;
+    private boolean refreshing;
+    private volatile boolean closed;
 
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
         this.hub = hub;
-        hub.refreshBeforeReads(refresher);
+    }
+
+    /** The proxy listens: from now on the hub asks this meter to publish before each of its reads. */
+    synchronized void open() {
+        if (!refreshing && !closed) {
+            hub.refreshBeforeReads(refresher);
+            refreshing = true;
+        }
     }
 
     /** Records into {@code next} from now on (a reload's new hub); the counters go on from where they were. */
     synchronized void rebind(MetricHub next) {
         if (next != hub) {
-            hub.stopRefreshing(refresher);
-            next.refreshBeforeReads(refresher);
+            if (refreshing) {
+                hub.stopRefreshing(refresher);
+                next.refreshBeforeReads(refresher);
+            }
             this.hub = next;
         }
     }
 
-    /** The proxy stopped: the hub no longer asks this meter before its reads. */
+    /**
+     * The proxy stopped (or never started): the hub no longer asks this meter, and its series leave the output;
+     * a request still ending publishes nothing.
+     */
     synchronized void close() {
-        hub.stopRefreshing(refresher);
+        closed = true;
+        if (refreshing) {
+            hub.stopRefreshing(refresher);
+            refreshing = false;
+        }
+        hub.publish("proxy/" + engine, List.of());
     }
 
     void lanes(Lanes next) {
@@ -239,7 +258,10 @@ public final class ProxyMeter {
     }
 
     /** Publishes the counters and the in-flight gauge (also called at every host sample). */
-    public void publish() {
+    public synchronized void publish() {
+        if (closed) {
+            return;
+        }
         hub.publish("proxy/" + engine, points());
     }
 

@@ -71,6 +71,14 @@ class EnergyPerTokenTest {
         assertThat(w.seconds()).isCloseTo(20, within(1e-9));
         assertThat(w.hostJoules()).isCloseTo(600, within(1e-9));
         assertThat(w.tokens()).isEqualTo(800);
+        // Five minutes ahead with a full window: its intervals stay; a minute later by the monotonic clock
+        // (back an hour by the wall) the window holds only that last minute.
+        e.sample(at(3_880), 35 * s, rails(30), Map.of("a", 2_200L));
+        assertThat(e.current().seconds()).isCloseTo(30, within(1e-9));
+        e.sample(at(280), 95 * s, rails(30), Map.of("a", 2_400L));
+        w = e.current();
+        assertThat(w.seconds()).isCloseTo(60, within(1e-9));
+        assertThat(w.tokens()).isEqualTo(200);
     }
 
     @Test
