@@ -426,16 +426,20 @@ class RealLlamaServerIT {
     /**
      * {@code clients} long streamed completions at once against a server with {@code parallel} slots;
      * the daemon must publish the running and waiting counts the server's own /metrics shows. The
-     * requests are cut when done (the server stops them) and the server is left idle.
+     * requests are cut when done (the server stops them) and the server is left idle. On a serial server each
+     * asks for 3,500 tokens (its whole context holds 4,096): the check under load waits for a probe to time out
+     * in the queue and then for the rules to evaluate it, and the queue must still be there by then, however
+     * fast the server generates. A batching server's slot holds a quarter of the context: 1,500 is its most.
      */
     private static void signalsUnderLoad(AgentProcess agent, LlamaServer llama, int parallel, int clients, Check underLoad)
             throws Exception {
+        int tokens = parallel == 1 ? 3_500 : 1_500;
         int running = Math.min(parallel, clients);
         int waiting = clients - running;
         List<Socket> load = new ArrayList<>();
         try {
             for (int i = 0; i < clients; i++) {
-                load.add(RawStream.startCompletion(llama.port(), 1500));
+                load.add(RawStream.startCompletion(llama.port(), tokens));
             }
             // The server's own count first, then the daemon's, while the load still runs.
             await().atMost(Duration.ofSeconds(30)).until(() -> serverGauge(llama, "requests_processing") == running
