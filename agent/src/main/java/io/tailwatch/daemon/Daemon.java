@@ -278,7 +278,7 @@ public final class Daemon implements AutoCloseable {
             if (p != null) {
                 p.publish();
             }
-            energy.sample(snap.at(), System.nanoTime(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
+            energy.sample(System.nanoTime(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
             hub.publish("energy", energy.points());
         });
         h.addListener(snap -> {

@@ -94,6 +94,8 @@ public final class MetricHub {
     private volatile MetricSnapshot snapshot = MetricSnapshot.EMPTY;
     /** Run before a read of everything published (see {@link #refresh}); one per producer that asks. */
     private final List<Runnable> refreshers = new CopyOnWriteArrayList<>();
+    /** Refreshers a hub keeps at most (one per engine proxy; engines are far fewer). */
+    static final int MAX_REFRESHERS = 256;
     /** The refreshers run at most once in this long, however many readers ask. */
     static final long REFRESH_EVERY_NANOS = 50_000_000L;
     private final java.util.concurrent.atomic.AtomicLong lastRefresh = new java.util.concurrent.atomic.AtomicLong(
@@ -212,10 +214,10 @@ public final class MetricHub {
     /**
      * Asks {@code refresher} to publish its values before every read: a producer whose values move with
      * every request (a proxy's in-flight count) is then exact at each scrape, export and rule evaluation, not
-     * only as of its own last publish. At most {@link Limits#maxSeries()} refreshers are kept.
+     * only as of its own last publish. At most {@value #MAX_REFRESHERS} refreshers are kept.
      */
     public void refreshBeforeReads(Runnable refresher) {
-        if (refreshers.size() >= limits.maxSeries()) {
+        if (refreshers.size() >= MAX_REFRESHERS) {
             throw new IllegalStateException("too many refreshers: " + refreshers.size());
         }
         refreshers.add(java.util.Objects.requireNonNull(refresher, "refresher"));

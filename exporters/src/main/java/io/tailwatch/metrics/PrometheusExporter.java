@@ -77,6 +77,7 @@ public final class PrometheusExporter implements MetricSink {
         this(resourceAttributes, true);
     }
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrometheusExporter.class);
     private volatile Runnable beforeScrape;
 
     /** Runs {@code refresh} at the start of every scrape (the daemon passes {@link MetricHub#refresh}). */
@@ -281,7 +282,7 @@ public final class PrometheusExporter implements MetricSink {
             try {
                 refresh.run();
             } catch (RuntimeException e) {
-                org.slf4j.LoggerFactory.getLogger(PrometheusExporter.class).warn("refreshing before a scrape failed: {}", e.toString());
+                LOG.warn("refreshing before a scrape failed: {}", e.toString());
             }
         }
         boolean om = wantsOpenMetrics(accept);

@@ -48,7 +48,8 @@ public final class EnergyPerToken {
 
     private final Duration window;
     private final ArrayDeque<Interval> intervals = new ArrayDeque<>();
-    private Instant lastAt;
+    /** Whether a sample came before: the first one only sets the counters and the time to measure from. */
+    private boolean sampled;
     private long lastNanos;
     private Map<String, Long> lastTokens = Map.of();
 
@@ -64,24 +65,25 @@ public final class EnergyPerToken {
     public static final char COUNTER = '\u0000';
 
     /**
-     * One host sample at {@code at}: {@code power} its host power over the interval since the previous
-     * sample (null: unknown), {@code tokens} cumulative output-token counters now, keyed by the engine's name
-     * or by the engine's name, {@link #COUNTER} and a counter's name when an engine has several (its probes,
-     * its proxy). Each counter's growth is taken on its own, so one that starts again (its engine's probes
-     * configured anew) does not pass another's whole count off as new.
+     * One host sample at {@code at} (tests: its wall time stands for the monotonic clock), as
+     * {@link #sample(long, HostPower, Map)}.
      */
     public synchronized void sample(Instant at, HostPower power, Map<String, Long> tokens) {
-        sample(at, at.getEpochSecond() * 1_000_000_000L + at.getNano(), power, tokens);
+        sample(at.getEpochSecond() * 1_000_000_000L + at.getNano(), power, tokens);
     }
 
     /**
-     * As {@link #sample(Instant, HostPower, Map)}, the intervals timed and the window kept by
-     * {@code monotonicNanos} (System.nanoTime at the sample): a step of the wall clock (NTP) neither stretches
-     * the energy of an interval, nor drops intervals from the window, nor keeps old ones in it.
+     * One host sample at {@code monotonicNanos} (System.nanoTime): {@code power} its host power over the
+     * interval since the previous sample (null: unknown), {@code tokens} cumulative output-token counters now,
+     * keyed by the engine's name or by the engine's name, {@link #COUNTER} and a counter's name when an engine
+     * has several (its probes, its proxy). Each counter's growth is taken on its own, so one that starts again
+     * (its engine's probes configured anew) does not pass another's whole count off as new. The intervals and
+     * the window are timed by the monotonic clock alone: a step of the wall clock (NTP) neither stretches the
+     * energy of an interval, nor drops intervals from the window, nor keeps old ones in it.
      */
-    public synchronized void sample(Instant at, long monotonicNanos, HostPower power, Map<String, Long> tokens) {
+    public synchronized void sample(long monotonicNanos, HostPower power, Map<String, Long> tokens) {
         Map<String, Long> now = bounded(tokens);
-        if (lastAt != null && monotonicNanos > lastNanos) {
+        if (sampled && monotonicNanos > lastNanos) {
             double seconds = (monotonicNanos - lastNanos) / 1e9;
             Map<String, Long> delta = new TreeMap<>();
             now.forEach((key, count) -> {
@@ -105,8 +107,8 @@ public final class EnergyPerToken {
         while (!intervals.isEmpty() && (intervals.peekFirst().endNanos() - from <= 0 || intervals.size() > MAX_INTERVALS)) {
             intervals.removeFirst();
         }
-        if (lastAt == null || monotonicNanos > lastNanos) {
-            lastAt = at;
+        if (!sampled || monotonicNanos > lastNanos) {
+            sampled = true;
             lastNanos = monotonicNanos;
             lastTokens = now;
         }

@@ -55,27 +55,26 @@ class EnergyPerTokenTest {
     }
 
     @Test
-    void aStepOfTheWallClockNeitherStretchesAnIntervalNorDropsOne() {
+    void intervalsAndTheWindowAreTimedByTheMonotonicClock() {
         EnergyPerToken e = new EnergyPerToken();
         long s = 1_000_000_000L;
-        e.sample(at(0), 5 * s, rails(30), Map.of("a", 1_000L));
-        // The wall clock steps an hour ahead while 10 s pass: 300 J over those 10 s, not 30 W x 3,610 s.
-        e.sample(at(3_610), 15 * s, rails(30), Map.of("a", 1_400L));
+        e.sample(5 * s, rails(30), Map.of("a", 1_000L));
+        // 10 s pass (whatever the wall clock did meanwhile): 300 J over those 10 s.
+        e.sample(15 * s, rails(30), Map.of("a", 1_400L));
         EnergyPerToken.Window w = e.current();
         assertThat(w.seconds()).isCloseTo(10, within(1e-9));
         assertThat(w.hostJoules()).isCloseTo(300, within(1e-9));
         assertThat(share(w, "a").joulesPerToken()).isCloseTo(0.75, within(1e-12));
-        // It steps back 30 s while another 10 s pass: the interval still counts.
-        e.sample(at(3_580), 25 * s, rails(30), Map.of("a", 1_800L));
+        // Another 10 s: the interval counts.
+        e.sample(25 * s, rails(30), Map.of("a", 1_800L));
         w = e.current();
         assertThat(w.seconds()).isCloseTo(20, within(1e-9));
         assertThat(w.hostJoules()).isCloseTo(600, within(1e-9));
         assertThat(w.tokens()).isEqualTo(800);
-        // Five minutes ahead with a full window: its intervals stay; a minute later by the monotonic clock
-        // (back an hour by the wall) the window holds only that last minute.
-        e.sample(at(3_880), 35 * s, rails(30), Map.of("a", 2_200L));
+        // 10 s more: the window holds all three; a minute later it holds only that last minute.
+        e.sample(35 * s, rails(30), Map.of("a", 2_200L));
         assertThat(e.current().seconds()).isCloseTo(30, within(1e-9));
-        e.sample(at(280), 95 * s, rails(30), Map.of("a", 2_400L));
+        e.sample(95 * s, rails(30), Map.of("a", 2_400L));
         w = e.current();
         assertThat(w.seconds()).isCloseTo(60, within(1e-9));
         assertThat(w.tokens()).isEqualTo(200);
