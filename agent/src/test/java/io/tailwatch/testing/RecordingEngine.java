@@ -25,7 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * of a stream was handed to its socket (System.nanoTime, comparable with a client in the same JVM).
  * Streams are deterministic: {@code /sse?n=N&gap_ms=G} sends N chat chunks G ms apart, a usage chunk and
  * [DONE]; {@code /ndjson} the same in Ollama's lines; {@code /json} one answer; {@code /upload} reads any
- * body and answers its hash.
+ * body and answers its hash; {@code /broken} sends the headers of a stream and then drops the connection,
+ * before any of its body.
  */
 public final class RecordingEngine implements AutoCloseable {
     static {
@@ -127,6 +128,15 @@ public final class RecordingEngine implements AutoCloseable {
                                 + "\"prompt_eval_count\":7,\"eval_count\":" + n + ",\"eval_duration\":1000000}\n";
                 write(o, out, tail);
                 o.close();
+            }
+            case "/broken" -> {
+                // Headers that promise a body of 1,000 bytes; none of it follows.
+                x.getResponseHeaders().set("Content-Type", "text/event-stream");
+                x.sendResponseHeaders(200, 1000);
+                x.getResponseBody().flush();
+                seen.add(new Seen(path, headers, x.getRemoteAddress().getPort(), requestSha, bytes, "", List.of()));
+                // An exception out of the handler makes the server drop the connection: no body, no last chunk.
+                throw new IOException("the engine breaks off after its headers");
             }
             case "/json" -> {
                 byte[] b = ("{\"id\":\"c1\",\"model\":\"rec-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","

@@ -2,6 +2,7 @@ package io.tailwatch.daemon.proxy;
 
 import io.tailwatch.metrics.AttrValues.ProxyOutcome;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -19,6 +20,7 @@ import org.eclipse.jetty.client.ValidatingConnectionPool;
 import org.eclipse.jetty.client.api.Request;
 import org.eclipse.jetty.client.api.Response;
 import org.eclipse.jetty.client.http.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.client.util.BytesRequestContent;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.proxy.AsyncProxyServlet;
@@ -134,6 +136,47 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         }
     }
 
+    /**
+     * A body that has fully arrived with the request's headers (most API calls: a few hundred bytes of JSON)
+     * goes to the engine with the headers, in one write. Through the servlet's read listener it would be read in
+     * a later dispatch, after the headers had been sent on their own. Only what is already buffered is taken
+     * here, so no thread waits on a slow client; anything else streams as before.
+     */
+    @Override
+    protected Request.Content proxyRequestContent(HttpServletRequest request, HttpServletResponse response,
+                                                  Request proxyRequest) throws IOException {
+        byte[] whole = bufferedBody(request);
+        if (whole != null) {
+            return new BytesRequestContent(request.getContentType(), whole);
+        }
+        return super.proxyRequestContent(request, response, proxyRequest);
+    }
+
+    /** The whole body when its length is known, at most {@link EngineProxy#BUFFER_BYTES} and all of it already read; else null. */
+    static byte[] bufferedBody(HttpServletRequest request) throws IOException {
+        long length = request.getContentLengthLong();
+        if (length <= 0 || length > EngineProxy.BUFFER_BYTES) {
+            return null;
+        }
+        ServletInputStream in = request.getInputStream();
+        if (in.available() < length) {
+            return null;
+        }
+        byte[] body = new byte[(int) length];
+        int n = 0;
+        while (n < body.length && in.available() > 0) {
+            int r = in.read(body, n, Math.min(in.available(), body.length - n));
+            if (r < 0) {
+                break;
+            }
+            n += r;
+        }
+        if (n != body.length) {
+            throw new IOException("the request body ended after " + n + " of its " + length + " bytes");
+        }
+        return body;
+    }
+
     @Override
     protected void onServerResponseHeaders(HttpServletRequest clientRequest, HttpServletResponse proxyResponse,
                                            Response serverResponse) {
@@ -142,6 +185,26 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
             x.headers(System.nanoTime(), serverResponse.getStatus(), serverResponse.getHeaders().get(HttpHeader.CONTENT_TYPE));
         }
         super.onServerResponseHeaders(clientRequest, proxyResponse, serverResponse);
+        // The writer is made now, with the headers: the container's first call to it (which setting a write listener
+        // dispatches to another thread) happens while the engine makes its first chunk, and that chunk is then
+        // written at once in the thread that read it.
+        try {
+            writer(clientRequest, proxyResponse, serverResponse);
+        } catch (IOException | RuntimeException e) {
+            // The client is gone; the first chunk's write fails and aborts the engine request.
+        }
+    }
+
+    private ChunkWriter writer(HttpServletRequest request, HttpServletResponse response, Response engineResponse)
+            throws IOException {
+        ChunkWriter writer = (ChunkWriter) request.getAttribute(WRITER);
+        if (writer == null) {
+            ServletOutputStream out = response.getOutputStream();
+            writer = new ChunkWriter(out, exchange(request), engineResponse);
+            request.setAttribute(WRITER, writer);
+            out.setWriteListener(writer);
+        }
+        return writer;
     }
 
     @Override
@@ -150,17 +213,9 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         long now = System.nanoTime();
         ChunkWriter writer = (ChunkWriter) request.getAttribute(WRITER);
         try {
-            if (writer == null) {
-                ServletOutputStream out = response.getOutputStream();
-                writer = new ChunkWriter(out, exchange(request), proxyResponse);
-                request.setAttribute(WRITER, writer);
-                // The chunk first: setting the listener makes the container call onWritePossible, maybe at once.
-                writer.offer(buffer, offset, length, now, callback);
-                out.setWriteListener(writer);
-            } else {
-                writer.offer(buffer, offset, length, now, callback);
-                writer.onWritePossible();
-            }
+            writer = writer(request, response, proxyResponse);
+            writer.offer(buffer, offset, length, now, callback);
+            writer.onWritePossible();
         } catch (Throwable t) {
             if (writer != null) {
                 writer.fail(t);

@@ -271,6 +271,46 @@ class ProxyIT {
         assertThat(agent.get("/healthz").statusCode()).isEqualTo(200);
     }
 
+    /** Headers, then nothing: the answer is not yet committed, so the client still gets the proxy's 502, not a torn 200. */
+    @Test
+    void anEngineThatBreaksOffAfterItsHeadersGets502NamingIt() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(at(recProxy, "/broken")).header("X-Test-Id", "broken")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.headers().map() + " " + r.body()).isEqualTo(502);
+        assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/json");
+        JsonNode body = Json.MAPPER.readTree(r.body());
+        assertThat(body.path("upstream").asText()).isEqualTo("http://127.0.0.1:" + engine.port());
+        assertThat(body.path("engine").asText()).isEqualTo("rec");
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_requests_total{tailwatch_engine_name=\"rec\","
+                + "tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"upstream_failed\"}") >= 1.0);
+    }
+
+    /**
+     * A small body of which only a part had come when the proxy began the request (the server begins a request
+     * once some of its body is there) is streamed on, not cut: the engine reads all of it.
+     */
+    @Test
+    void aBodyThatComesAfterItsHeadersStillArrivesWhole() throws Exception {
+        byte[] body = "{\"model\":\"rec-model\",\"messages\":[{\"role\":\"user\",\"content\":\"late\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        try (Socket s = new Socket("127.0.0.1", recProxy)) {
+            s.setSoTimeout(10_000);
+            java.io.OutputStream o = s.getOutputStream();
+            o.write(("POST /json?n=3 HTTP/1.1\r\nHost: x\r\nX-Test-Id: late-body\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            o.write(body, 0, 10);
+            o.flush();
+            await().atMost(Duration.ofSeconds(10)).until(() -> inFlight("rec") >= 1);
+            o.write(body, 10, body.length - 10);
+            o.flush();
+            byte[] head = s.getInputStream().readNBytes(12);
+            assertThat(new String(head, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.byId("late-body") != null);
+        assertThat(engine.byId("late-body").requestBytes()).isEqualTo(body.length);
+        assertThat(engine.byId("late-body").requestSha()).isEqualTo(sha(body));
+    }
+
     @Test
     void aClientThatLeavesMidStreamStopsTheEngine() throws Exception {
         long before = sim.cancelled();
