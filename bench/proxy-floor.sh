@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# How little a proxy can add on this machine, beside the agent's own, in one run (loopback only): the stamping
+# engine of bench/ProxyOverhead.java reached directly and, in turn, through
+#   - a plain TCP relay (ProxyOverhead relay: no HTTP at all),
+#   - nginx, Debian's package, as a streaming reverse proxy (one worker, no buffering, kept engine connections;
+#     skipped when nginx is not installed),
+#   - a bare Netty forwarder (bench/NettyFloor.java; its jars are fetched from Maven Central when missing),
+#   - the agent's metering proxy (connection_rest 0s, the daemon's JVM flags),
+# each warmed with WARM requests first, then REQUESTS requests each way at concurrency 1 and 8.
+# Usage: bench/proxy-floor.sh [requests (200)] [warm (300)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+requests=${1:-200}
+warm=${2:-300}
+tokens=64
+JAR=${JAR:-agent/target/tailwatch.jar}
+[ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
+flags=$(bench/jvm-flags.sh)
+work=$(mktemp -d)
+pids=()
+trap cleanup EXIT INT TERM
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+stamp=$(free_port)
+
+# Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.
+measure() {
+  java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 1 "$warm" "$tokens" "$stamp" >/dev/null
+  for c in 1 8; do
+    echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    java bench/ProxyOverhead.java run "$1" "$stamp" "$2" "$3" "$c" "$requests" "$tokens" "$stamp"
+  done
+}
+await_port() {
+  for _ in $(seq 1 120); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return
+    sleep 0.25
+  done
+  echo "nothing listens on $1" >&2
+  exit 1
+}
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); java $(java -version 2>&1 | head -1)"
+
+listen=$(free_port)
+java $flags bench/ProxyOverhead.java relay "$listen" "$stamp" >"$work/relay.log" 2>&1 &
+relay=$!
+# (Not probed by connecting: the relay would connect on to the engine, which starts with each run.)
+for _ in $(seq 1 120); do grep -q "^relay " "$work/relay.log" && break; sleep 0.25; done
+measure "TCP relay" "$listen" "$relay"
+stop "$relay"
+
+if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+  listen=$(free_port)
+  mkdir -p "$work/nginx/logs"
+  cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  upstream engine { server 127.0.0.1:$stamp; keepalive 16; }
+  server {
+    listen 127.0.0.1:$listen;
+    location / {
+      proxy_pass http://engine;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+      tcp_nodelay on;
+    }
+  }
+}
+EOF
+  "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx/nginx.conf" -p "$work/nginx" >"$work/nginx.log" 2>&1 &
+  master=$!
+  await_port "$listen"
+  measure "nginx" "$listen" "$(pgrep -P "$master" | head -1)"
+  stop "$master"
+else
+  echo "nginx: not installed (apt-get install nginx-light), skipped"
+fi
+
+netty=(common buffer transport resolver codec-base codec-http handler)
+cp=""
+for a in "${netty[@]}"; do
+  jar=$HOME/.m2/repository/io/netty/netty-$a/4.2.21.Final/netty-$a-4.2.21.Final.jar
+  [ -f "$jar" ] || mvn -B -q dependency:get -Dartifact="io.netty:netty-$a:4.2.21.Final" -Dtransitive=false >/dev/null
+  cp="$cp$jar:"
+done
+listen=$(free_port)
+# shellcheck disable=SC2086
+java $flags -cp "$cp" bench/NettyFloor.java "$listen" "$stamp" >"$work/netty.log" 2>&1 &
+nettypid=$!
+await_port "$listen"
+measure "bare Netty" "$listen" "$nettypid"
+stop "$nettypid"
+
+listen=$(free_port)
+printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: stamp\n    api: openai\n    url: http://127.0.0.1:%s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:%s, connection_rest: 0s}\n' \
+  "$stamp" "$listen" >"$work/tailwatch.yaml"
+start_agent "$work/tailwatch.yaml" "$work/agent.log"
+await_port "$listen"
+measure "agent proxy" "$listen" "$agent"
