@@ -15,9 +15,11 @@ import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.Chromium;
 import io.tailwatch.testing.LlamaServer;
 import io.tailwatch.testing.RawStream;
+import io.tailwatch.testing.TcpTap;
 import io.tailwatch.testing.TinyGguf;
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -264,6 +266,77 @@ class RealLlamaServerIT {
                 });
             });
             assertThat(agent.get("/api/v1/alerts").body()).doesNotContain("EngineDown");
+        }
+    }
+
+    /**
+     * The metering proxy in front of the real server, with a TCP tap between the two that keeps every byte
+     * the proxy sent the server and every byte the server answered: a streamed and a whole chat request and
+     * their answers pass byte for byte; with three long requests on the serial server the proxy's in-flight
+     * count is the server's own running plus waiting; and when their clients leave, one mid-stream and two
+     * still queued, the server's work for them ends at once (three times 3,500 tokens would take a minute).
+     */
+    @Test
+    void theProxyPassesTheServersBytesCountsItsQueueAndEndsWorkForClientsThatLeave(@TempDir Path dir) throws Exception {
+        LlamaServer llama = idle(serial());
+        try (TcpTap tap = TcpTap.start(llama.port())) {
+            Path cfg = dir.resolve("tailwatch.yaml");
+            Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 5s\nengines:\n"
+                    + "  - name: llama\n    api: openai\n    url: http://127.0.0.1:" + tap.port() + "\n    scenarios: []\n"
+                    + "    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:0}\n");
+            try (AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config", cfg.toString())) {
+                agent.awaitListening();
+                int proxy = proxyPort(agent);
+                java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                        .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+                for (boolean stream : new boolean[] {true, false}) {
+                    String id = "tap-" + stream;
+                    byte[] request = ("{\"model\":\"tiny\",\"stream\":" + stream + ",\"max_tokens\":12,\"messages\":"
+                            + "[{\"role\":\"user\",\"content\":\"caf\u00e9 " + id + "\"}]}").getBytes(StandardCharsets.UTF_8);
+                    java.net.http.HttpResponse<byte[]> r = http.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + proxy + "/v1/chat/completions")).header("X-Test-Id", id)
+                            .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(request))
+                            .build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                    assertThat(r.statusCode()).as(id).isEqualTo(200);
+                    TcpTap.Conversation c = tap.carrying(id);
+                    assertThat(c).as(id + " reached the server").isNotNull();
+                    List<TcpTap.Message> sent = TcpTap.messages(c.toTarget(), true);
+                    int i = 0;
+                    while (i < sent.size() && !sent.get(i).head().contains(id)) {
+                        i++;
+                    }
+                    assertThat(sent.get(i).body()).as(id + " request").isEqualTo(request);
+                    List<TcpTap.Message> answered = TcpTap.messages(c.fromTarget(), false);
+                    assertThat(answered.size()).as(id + " answers on its connection").isGreaterThan(i);
+                    assertThat(r.body()).as(id + " answer").isEqualTo(answered.get(i).body());
+                    assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains(stream ? "data: " : "\"choices\"");
+                }
+
+                double decodes = serverGauge(llama, "n_decode_total");
+                List<Socket> load = new ArrayList<>();
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        load.add(RawStream.startCompletion(proxy, 3_500));
+                    }
+                    await().atMost(Duration.ofSeconds(30)).until(() -> serverGauge(llama, "requests_processing") == 1
+                            && serverGauge(llama, "requests_deferred") == 2);
+                    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                            agentSeries(agent, "tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}"))
+                            .isEqualTo(serverGauge(llama, "requests_processing") + serverGauge(llama, "requests_deferred"))
+                            .isEqualTo(3.0));
+                } finally {
+                    for (Socket s : load) {
+                        s.close();
+                    }
+                }
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() ->
+                        serverGauge(llama, "requests_processing") == 0 && serverGauge(llama, "requests_deferred") == 0);
+                assertThat(serverGauge(llama, "n_decode_total") - decodes)
+                        .as("decodes for three requests of 3,500 tokens whose clients left").isLessThan(3_500);
+                await().atMost(Duration.ofSeconds(10)).until(() -> agentSeries(agent, "tailwatch_proxy_requests_total{"
+                        + "tailwatch_engine_name=\"llama\",tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"client_disconnect\"}") >= 1);
+                assertThat(agentSeries(agent, "tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}")).isZero();
+            }
         }
     }
 
@@ -540,16 +613,7 @@ class RealLlamaServerIT {
      * back to back through the proxy must each get the whole answer, never a 502 from a reused closed connection.
      */
     private static void streamsBackToBackThroughTheProxy(AgentProcess agent) throws Exception {
-        int[] port = {-1};
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            for (JsonNode p : JSON.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
-                if (p.path("state").asText().equals("running")) {
-                    String listen = p.path("listen").asText();
-                    port[0] = Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
-                }
-            }
-            return port[0] > 0;
-        });
+        int[] port = {proxyPort(agent)};
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
         String body = "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
@@ -563,6 +627,27 @@ class RealLlamaServerIT {
             assertThat(r.body()).as("stream %d", i).endsWith("data: [DONE]\n\n");
         }
         assertThat(statuses).containsOnly(200);
+    }
+
+    /** The port of the agent's one running proxy, once it listens. */
+    private static int proxyPort(AgentProcess agent) {
+        int[] port = {-1};
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (JsonNode p : JSON.readTree(agent.get("/api/v1/status").body()).path("proxies")) {
+                if (p.path("state").asText().equals("running")) {
+                    String listen = p.path("listen").asText();
+                    port[0] = Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+                }
+            }
+            return port[0] > 0;
+        });
+        return port[0];
+    }
+
+    /** A series of the agent's /metrics, or NaN. */
+    private static double agentSeries(AgentProcess agent, String series) throws Exception {
+        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(agent.get("/metrics").body());
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */
