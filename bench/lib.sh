@@ -13,6 +13,20 @@ cleanup() {
   rm -rf "$work"
 }
 
+# Sets up a benchmark of the shipped jar: JAR (built when missing), the daemon's JVM flags in flags, a new
+# $work with the cleanup trap, and an empty pids array.
+bench_setup() {
+  JAR=${JAR:-agent/target/tailwatch.jar}
+  [ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
+  flags=$(bench/jvm-flags.sh)
+  work=$(mktemp -d)
+  pids=()
+  trap cleanup EXIT INT TERM
+}
+
+# Prints a free loopback port.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 # Makes $work and the cleanup trap, and starts two simulators: sets ollama and openai to their URLs.
 two_simulators() {
   work=$(mktemp -d)

@@ -14,13 +14,7 @@ cd "$(dirname "$0")/.."
 requests=${1:-200}
 warm=${2:-300}
 tokens=64
-JAR=${JAR:-agent/target/tailwatch.jar}
-[ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
-flags=$(bench/jvm-flags.sh)
-work=$(mktemp -d)
-pids=()
-trap cleanup EXIT INT TERM
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+bench_setup
 stamp=$(free_port)
 
 # Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.

@@ -10,13 +10,7 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 requests=${1:-200}
 tokens=${2:-64}
-JAR=${JAR:-agent/target/tailwatch.jar}
-[ -f "$JAR" ] || mvn -B -q -DskipTests package >/dev/null
-flags=$(bench/jvm-flags.sh)
-work=$(mktemp -d)
-pids=()
-trap cleanup EXIT INT TERM
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+bench_setup
 
 sim=$(simulator openai --ttft 20ms --tokens-per-second 500 --slots 64)
 stamp=$(free_port)
