@@ -132,6 +132,7 @@ public final class RecordingEngine implements AutoCloseable {
             case "/broken" -> {
                 // Headers that promise a body of 1,000 bytes; none of it follows.
                 x.getResponseHeaders().set("Content-Type", "text/event-stream");
+                x.getResponseHeaders().set("Cache-Control", "max-age=60");
                 x.sendResponseHeaders(200, 1000);
                 x.getResponseBody().flush();
                 seen.add(new Seen(path, headers, x.getRemoteAddress().getPort(), requestSha, bytes, "", List.of()));

@@ -81,8 +81,13 @@ public final class TcpTap implements AutoCloseable {
 
     private void accept() {
         while (!server.isClosed()) {
+            Socket in;
             try {
-                Socket in = server.accept();
+                in = server.accept();
+            } catch (IOException e) {
+                return;
+            }
+            try {
                 Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
                 in.setTcpNoDelay(true);
                 out.setTcpNoDelay(true);
@@ -93,7 +98,8 @@ public final class TcpTap implements AutoCloseable {
                 copy(in, out, c, true);
                 copy(out, in, c, false);
             } catch (IOException e) {
-                return;
+                // the target refused this one: its client sees a close
+                closeQuietly(in);
             }
         }
     }
@@ -140,8 +146,9 @@ public final class TcpTap implements AutoCloseable {
     /**
      * The HTTP/1.1 messages in one direction's bytes, in order: each message's head up to its
      * blank line, then a Content-Length body, a chunked one (chunks joined, trailers dropped) or, with
-     * neither, the rest of the bytes (a response read to the close). A message without a body (no length,
-     * not chunked, a request) has an empty one.
+     * neither, the rest of the bytes (a response read to the close). A request without a length has an
+     * empty body. Answers that have no body whatever their headers say (to HEAD, 1xx, 204, 304) are not told
+     * apart: this is for GET and POST exchanges.
      */
     public static List<Message> messages(byte[] bytes, boolean requests) {
         List<Message> out = new ArrayList<>();
@@ -191,6 +198,9 @@ public final class TcpTap implements AutoCloseable {
                     at += n + 2;
                 }
             } else if (length >= 0) {
+                if (at + length > bytes.length) {
+                    throw new IllegalArgumentException("a body of " + length + " bytes with " + (bytes.length - at) + " kept");
+                }
                 body.write(bytes, at, (int) length);
                 at += (int) length;
             } else if (!requests) {

@@ -109,11 +109,31 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
             return;
         }
         request.setAttribute(EXCHANGE, x);
-        super.service(request, response);
+        try {
+            super.service(request, response);
+        } catch (IOException | RuntimeException e) {
+            // The request could not be read or passed on (its client is gone): it is counted, not left in flight.
+            if (!x.finished()) {
+                x.finish(System.nanoTime(), ProxyOutcome.CLIENT_DISCONNECT, "client_disconnect");
+            }
+            throw e;
+        }
     }
 
     private static ProxyMeter.Exchange exchange(HttpServletRequest request) {
         return (ProxyMeter.Exchange) request.getAttribute(EXCHANGE);
+    }
+
+    /**
+     * The engine said 100 Continue: Jetty starts reading the client's body on the client's executor, and that
+     * start writes the client its own 100 Continue, a blocking write. Here that executor would run it in the
+     * engine side's selector thread, which must never block; it runs in the pool instead.
+     */
+    @Override
+    protected void onContinue(HttpServletRequest clientRequest, Request proxyRequest) {
+        java.util.concurrent.Executor executor = getHttpClient().getExecutor();
+        java.util.concurrent.Executor pool = executor instanceof SelectorInlineExecutor inline ? inline.pool() : executor;
+        pool.execute(() -> super.onContinue(clientRequest, proxyRequest));
     }
 
     @Override
@@ -152,7 +172,10 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         return super.proxyRequestContent(request, response, proxyRequest);
     }
 
-    /** The whole body when its length is known, at most {@link EngineProxy#BUFFER_BYTES} and all of it already read; else null. */
+    /**
+     * The whole body when its length is known, at most {@link EngineProxy#BUFFER_BYTES} and all of it already
+     * read (in practice: in the connection's first read with the headers, 8 KiB, Jetty's input buffer); else null.
+     */
     static byte[] bufferedBody(HttpServletRequest request) throws IOException {
         long length = request.getContentLengthLong();
         if (length <= 0 || length > EngineProxy.BUFFER_BYTES) {
@@ -191,7 +214,8 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         try {
             writer(clientRequest, proxyResponse, serverResponse);
         } catch (IOException | RuntimeException e) {
-            // The client is gone; the first chunk's write fails and aborts the engine request.
+            // The answer cannot be written to this client (its response is already done): the engine request ends.
+            serverResponse.abort(e);
         }
     }
 
@@ -201,8 +225,9 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
         if (writer == null) {
             ServletOutputStream out = response.getOutputStream();
             writer = new ChunkWriter(out, exchange(request), engineResponse);
-            request.setAttribute(WRITER, writer);
+            // Kept only once it is the listener: a writer that is not would write in blocking mode.
             out.setWriteListener(writer);
+            request.setAttribute(WRITER, writer);
         }
         return writer;
     }
@@ -313,9 +338,19 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
     /** A short JSON body naming the engine the proxy could not reach, instead of Jetty's HTML page. */
     @Override
     protected void sendProxyResponseError(HttpServletRequest clientRequest, HttpServletResponse proxyResponse, int status) {
+        // Under the writer's lock, if the answer has one: a chunk it is writing is either out (the answer is
+        // committed, and is aborted instead) or not begun.
+        Object writer = clientRequest.getAttribute(WRITER);
+        synchronized (writer != null ? writer : new Object()) {
+            writeError(clientRequest, proxyResponse, status);
+        }
+    }
+
+    private void writeError(HttpServletRequest clientRequest, HttpServletResponse proxyResponse, int status) {
         try {
             if (!proxyResponse.isCommitted()) {
-                proxyResponse.resetBuffer();
+                // The engine's headers, if it sent any, are not the error's: the whole response starts anew.
+                proxyResponse.reset();
                 proxyResponse.setStatus(status);
                 proxyResponse.setHeader(HttpHeader.CONNECTION.asString(), "close");
                 String what = switch (status) {

@@ -48,6 +48,11 @@ final class SelectorInlineExecutor implements Executor {
         });
     }
 
+    /** The pool under it, for work that may block (it must not run in a selector's thread). */
+    Executor pool() {
+        return pool;
+    }
+
     @Override
     public String toString() {
         return "SelectorInlineExecutor@" + Integer.toHexString(hashCode()) + "{" + pool + "}";

@@ -281,8 +281,31 @@ class ProxyIT {
         JsonNode body = Json.MAPPER.readTree(r.body());
         assertThat(body.path("upstream").asText()).isEqualTo("http://127.0.0.1:" + engine.port());
         assertThat(body.path("engine").asText()).isEqualTo("rec");
+        assertThat(r.headers().firstValue("Cache-Control")).as("the engine's headers are not the error's").isEmpty();
         await().atMost(Duration.ofSeconds(10)).until(() -> metric("tailwatch_proxy_requests_total{tailwatch_engine_name=\"rec\","
                 + "tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"upstream_failed\"}") >= 1.0);
+    }
+
+    /** curl's way with a large upload (an image for mlx_vlm): the body waits for a 100 Continue, which must come. */
+    @Test
+    void aClientThatExpects100ContinueGetsItAndItsBodyArrivesWhole() throws Exception {
+        byte[] body = new byte[200_000];
+        new Random(31).nextBytes(body);
+        try (Socket s = new Socket("127.0.0.1", recProxy)) {
+            s.setSoTimeout(10_000);
+            java.io.OutputStream o = s.getOutputStream();
+            o.write(("POST /upload HTTP/1.1\r\nHost: x\r\nX-Test-Id: continue\r\nContent-Type: application/octet-stream\r\n"
+                    + "Expect: 100-continue\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+            InputStream in = s.getInputStream();
+            assertThat(new String(in.readNBytes(25), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+            o.write(body);
+            o.flush();
+            assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> engine.byId("continue") != null);
+        assertThat(engine.byId("continue").requestBytes()).isEqualTo(body.length);
+        assertThat(engine.byId("continue").requestSha()).isEqualTo(sha(body));
     }
 
     /**
