@@ -321,7 +321,7 @@ class RealLlamaServerIT {
                     await().atMost(Duration.ofSeconds(30)).until(() -> serverGauge(llama, "requests_processing") == 1
                             && serverGauge(llama, "requests_deferred") == 2);
                     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                            agentSeries(agent, "tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}"))
+                            agent.series("tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}"))
                             .isEqualTo(serverGauge(llama, "requests_processing") + serverGauge(llama, "requests_deferred"))
                             .isEqualTo(3.0));
                 } finally {
@@ -333,9 +333,9 @@ class RealLlamaServerIT {
                         serverGauge(llama, "requests_processing") == 0 && serverGauge(llama, "requests_deferred") == 0);
                 assertThat(serverGauge(llama, "n_decode_total") - decodes)
                         .as("decodes for three requests of 3,500 tokens whose clients left").isLessThan(3_500);
-                await().atMost(Duration.ofSeconds(10)).until(() -> agentSeries(agent, "tailwatch_proxy_requests_total{"
+                await().atMost(Duration.ofSeconds(10)).until(() -> agent.series("tailwatch_proxy_requests_total{"
                         + "tailwatch_engine_name=\"llama\",tailwatch_lane=\"default\",tailwatch_proxy_outcome=\"client_disconnect\"}") >= 1);
-                assertThat(agentSeries(agent, "tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}")).isZero();
+                assertThat(agent.series("tailwatch_proxy_in_flight{tailwatch_engine_name=\"llama\"}")).isZero();
             }
         }
     }
@@ -613,14 +613,14 @@ class RealLlamaServerIT {
      * back to back through the proxy must each get the whole answer, never a 502 from a reused closed connection.
      */
     private static void streamsBackToBackThroughTheProxy(AgentProcess agent) throws Exception {
-        int[] port = {proxyPort(agent)};
+        int port = proxyPort(agent);
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
                 .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
         String body = "{\"model\":\"tiny\",\"stream\":true,\"max_tokens\":4,\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + port[0] + "/v1/chat/completions"))
+                    java.net.URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
                     .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             statuses.add(r.statusCode());
@@ -642,12 +642,6 @@ class RealLlamaServerIT {
             return port[0] > 0;
         });
         return port[0];
-    }
-
-    /** A series of the agent's /metrics, or NaN. */
-    private static double agentSeries(AgentProcess agent, String series) throws Exception {
-        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(agent.get("/metrics").body());
-        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
     /** A llamacpp:NAME gauge from the server's own /metrics. */

@@ -189,6 +189,13 @@ public final class AgentProcess implements AutoCloseable {
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The value of one series (name and labels as exposed) on the agent's /metrics now, or NaN when it is absent. */
+    public double series(String series) throws IOException, InterruptedException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^" + java.util.regex.Pattern.quote(series) + " (\\S+)$",
+                java.util.regex.Pattern.MULTILINE).matcher(get("/metrics").body());
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    }
+
     public String stdout() {
         try {
             return Files.readString(stdout);

@@ -136,7 +136,7 @@ public final class RecordingEngine implements AutoCloseable {
                 x.sendResponseHeaders(200, 1000);
                 x.getResponseBody().flush();
                 seen.add(new Seen(path, headers, x.getRemoteAddress().getPort(), requestSha, bytes, "", List.of()));
-                // An exception out of the handler makes the server drop the connection: no body, no last chunk.
+                // An exception out of the handler makes the server drop the connection: the 1,000 bytes never come.
                 throw new IOException("the engine breaks off after its headers");
             }
             case "/json" -> {

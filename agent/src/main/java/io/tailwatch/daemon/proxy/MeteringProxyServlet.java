@@ -12,6 +12,7 @@ import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.client.DuplexConnectionPool;
@@ -131,8 +132,8 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
      */
     @Override
     protected void onContinue(HttpServletRequest clientRequest, Request proxyRequest) {
-        java.util.concurrent.Executor executor = getHttpClient().getExecutor();
-        java.util.concurrent.Executor pool = executor instanceof SelectorInlineExecutor inline ? inline.pool() : executor;
+        Executor executor = getHttpClient().getExecutor();
+        Executor pool = executor instanceof SelectorInlineExecutor inline ? inline.pool() : executor;
         pool.execute(() -> super.onContinue(clientRequest, proxyRequest));
     }
 
@@ -340,8 +341,12 @@ final class MeteringProxyServlet extends AsyncProxyServlet {
     protected void sendProxyResponseError(HttpServletRequest clientRequest, HttpServletResponse proxyResponse, int status) {
         // Under the writer's lock, if the answer has one: a chunk it is writing is either out (the answer is
         // committed, and is aborted instead) or not begun.
-        Object writer = clientRequest.getAttribute(WRITER);
-        synchronized (writer != null ? writer : new Object()) {
+        ChunkWriter writer = (ChunkWriter) clientRequest.getAttribute(WRITER);
+        if (writer == null) {
+            writeError(clientRequest, proxyResponse, status);
+            return;
+        }
+        synchronized (writer) {
             writeError(clientRequest, proxyResponse, status);
         }
     }

@@ -27,7 +27,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,9 +144,7 @@ class ProxyIT {
     }
 
     static double metric(String series) throws Exception {
-        String body = agent.get("/metrics").body();
-        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(body);
-        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+        return agent.series(series);
     }
 
     @Test
