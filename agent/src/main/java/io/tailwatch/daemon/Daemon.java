@@ -1,6 +1,6 @@
 package io.tailwatch.daemon;
 
-import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
@@ -52,7 +52,7 @@ public final class Daemon implements AutoCloseable {
     private final Clock clock = Clock.systemUTC();
     private final MetricHub hub;
     private final List<StatusContributor> status = new CopyOnWriteArrayList<>();
-    private final List<Consumer<Javalin>> routes = new ArrayList<>();
+    private final List<Consumer<RoutesConfig>> routes = new ArrayList<>();
     /** Held while the rules evaluate and while a reload swaps the evaluator. */
     private final Object evaluation = new Object();
     private final Function<Config, List<io.tailwatch.core.host.Sampler>> samplerSource;
@@ -222,7 +222,7 @@ public final class Daemon implements AutoCloseable {
         rules.addListener(this::notifyWebhook);
         startAlertmanagers(config);
         // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
-        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web);
+        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web).allowHosts(config.server().allowedHosts());
         proxies.reconfigure(config.engines());
         status.add(proxies);
         status.add(new StatusContributor() {
@@ -469,7 +469,7 @@ public final class Daemon implements AutoCloseable {
             restarted.add("listener");
             io.tailwatch.daemon.proxy.EngineProxies p = proxies;
             if (p != null) {
-                p.rebind(hub, web);
+                p.rebind(hub, web).allowHosts(next.server().allowedHosts());
             }
         }
         config = next;
@@ -646,7 +646,7 @@ public final class Daemon implements AutoCloseable {
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */
-    public Daemon withRoutes(Consumer<Javalin> r) {
+    public Daemon withRoutes(Consumer<RoutesConfig> r) {
         routes.add(r);
         return this;
     }

@@ -38,7 +38,10 @@ public final class FootprintFloor {
         int idle = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         Javalin app = null;
         if (parts.contains("javalin")) {
-            app = Javalin.create(io.tailwatch.daemon.api.ApiServer::smallServer).get("/", ctx -> ctx.result("ok")).start("127.0.0.1", 0);
+            app = Javalin.create(cfg -> {
+                io.tailwatch.daemon.api.ApiServer.smallServer(cfg);
+                cfg.routes.get("/", ctx -> ctx.result("ok"));
+            }).start("127.0.0.1", 0);
             for (int i = 0; i < 200; i++) {
                 get(app.port());
             }

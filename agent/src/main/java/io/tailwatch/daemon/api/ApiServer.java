@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.api;
 
 import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.daemon.status.StatusContributor;
@@ -57,7 +58,13 @@ public final class ApiServer implements AutoCloseable {
      */
     static final long SCRAPE_REUSE_MAX_BYTES = io.tailwatch.metrics.MetricHub.Limits.DEFAULT.maxExpositionBytes() + (256 << 10);
 
-    private final Javalin app;
+    /**
+     * What the server is made of, gathered before it starts: Javalin 7 takes every route, before-handler and
+     * connector in its config block, so they are collected here and applied in {@link #start}.
+     */
+    private final List<Consumer<RoutesConfig>> setup = new java.util.ArrayList<>();
+    private final List<Consumer<io.javalin.config.JavalinConfig>> serverSetup = new java.util.ArrayList<>();
+    private Javalin app;
     private final java.util.concurrent.Semaphore bulk = new java.util.concurrent.Semaphore(BULK_LANES);
     private volatile String listenHost;
     private volatile int listenPort;
@@ -130,7 +137,7 @@ public final class ApiServer implements AutoCloseable {
     }
 
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
-                     List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
+                     List<Consumer<RoutesConfig>> extraRoutes, Supplier<String> version) {
         this(prometheus, health, status, authToken, List.of(), extraRoutes, version);
     }
 
@@ -139,11 +146,13 @@ public final class ApiServer implements AutoCloseable {
      * other name is answered 421 (a page on another site cannot read the API through DNS rebinding).
      */
     public ApiServer(PrometheusExporter prometheus, Health health, List<StatusContributor> status, String authToken,
-                     List<String> allowedHosts, List<Consumer<Javalin>> extraRoutes, Supplier<String> version) {
-        this.app = Javalin.create(cfg -> {
-            smallServer(cfg);
-            cfg.events(ev -> ev.handlerAdded(this::routeAdded));
-        });
+                     List<String> allowedHosts, List<Consumer<RoutesConfig>> extraRoutes, Supplier<String> version) {
+        setup.add(app -> routes(app, prometheus, health, status, authToken, allowedHosts, extraRoutes, version));
+    }
+
+    private void routes(RoutesConfig app, PrometheusExporter prometheus, Health health, List<StatusContributor> status,
+                        String authToken, List<String> allowedHosts, List<Consumer<RoutesConfig>> extraRoutes,
+                        Supplier<String> version) {
         HostCheck hosts = new HostCheck(allowedHosts);
         app.before(ctx -> {
             // The name in an absolute-form request line (GET http://name/ HTTP/1.0, with or without a Host
@@ -199,7 +208,7 @@ public final class ApiServer implements AutoCloseable {
             }
             json(ctx, body);
         });
-        for (Consumer<Javalin> r : extraRoutes) {
+        for (Consumer<RoutesConfig> r : extraRoutes) {
             r.accept(app);
         }
     }
@@ -252,8 +261,10 @@ public final class ApiServer implements AutoCloseable {
 
     private static void serve(Context ctx, String contentType, Supplier<byte[]> render, Body streamed) {
         java.util.concurrent.Semaphore lane = ctx.attribute(LANE);
-        org.eclipse.jetty.server.Request base = org.eclipse.jetty.server.Request.getBaseRequest(ctx.req());
-        org.eclipse.jetty.io.EndPoint endPoint = base == null ? null : base.getHttpChannel().getEndPoint();
+        org.eclipse.jetty.ee10.servlet.ServletContextRequest base =
+                org.eclipse.jetty.ee10.servlet.ServletContextRequest.getServletContextRequest(ctx.req());
+        org.eclipse.jetty.io.EndPoint endPoint = base == null ? null
+                : base.getConnectionMetaData().getConnection().getEndPoint();
         boolean held = false;
         long idle = endPoint == null ? 0 : endPoint.getIdleTimeout();
         try {
@@ -283,7 +294,7 @@ public final class ApiServer implements AutoCloseable {
                 ctx.header("Content-Encoding", "gzip");
             }
             ctx.header("Vary", "Accept-Encoding");
-            org.eclipse.jetty.server.HttpConnection connection = org.eclipse.jetty.server.HttpConnection.getCurrentConnection();
+            org.eclipse.jetty.io.Connection connection = base == null ? null : base.getConnectionMetaData().getConnection();
             if (connection != null && connection.getMessagesIn() >= MAX_REQUESTS_PER_CONNECTION) {
                 ctx.header("Connection", "close");
             }
@@ -332,9 +343,12 @@ public final class ApiServer implements AutoCloseable {
         pool.setReservedThreads(0);
         pool.setName("tailwatch-http");
         pool.setDaemon(true);
-        cfg.showJavalinBanner = false;
+        cfg.startup.showJavalinBanner = false;
+        cfg.startup.showOldJavalinVersionWarning = false;
+        // Javalin's watcher is a thread that sleeps 5 s after create() to say the server was never started.
+        cfg.startup.startupWatcherEnabled = false;
         cfg.jetty.threadPool = pool;
-        cfg.useVirtualThreads = false;
+        cfg.concurrency.useVirtualThreads = false;
         cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
     }
 
@@ -343,14 +357,14 @@ public final class ApiServer implements AutoCloseable {
      * (basic auth and response headers) before every handler. Call before {@link #start}.
      */
     public ApiServer withWebConfig(io.tailwatch.core.config.LiveWebConfig web, io.javalin.http.Handler guard) {
-        app.before(guard);
+        setup.add(app -> app.before(guard));
         if (web.current().tls() != null) {
-            app.unsafeConfig().jetty.addConnector((server, http) -> {
+            serverSetup.add(cfg -> cfg.jetty.addConnector((server, http) -> {
                 ServerConnector c = io.tailwatch.daemon.api.TlsListener.connector(server, http, web);
                 c.setHost(listenHost);
                 c.setPort(listenPort);
                 return c;
-            });
+            }));
         }
         return this;
     }
@@ -360,6 +374,12 @@ public final class ApiServer implements AutoCloseable {
         try {
             listenHost = host;
             listenPort = port;
+            app = Javalin.create(cfg -> {
+                smallServer(cfg);
+                cfg.events.handlerAdded(this::routeAdded);
+                serverSetup.forEach(s -> s.accept(cfg));
+                setup.forEach(s -> s.accept(cfg.routes));
+            });
             app.start(host, port);
         } catch (RuntimeException e) {
             Throwable t = e;
@@ -413,7 +433,9 @@ public final class ApiServer implements AutoCloseable {
 
     @Override
     public void close() {
-        app.stop();
+        if (app != null) {
+            app.stop();
+        }
     }
 
     /** The listen address could not be bound (in use, not local, no permission). */
@@ -435,10 +457,10 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /** The Host header check against DNS rebinding: IP literals, localhost and the configured names pass. */
-    static final class HostCheck {
+    public static final class HostCheck {
         private final java.util.Set<String> names;
 
-        HostCheck(List<String> allowed) {
+        public HostCheck(List<String> allowed) {
             java.util.Set<String> n = new java.util.HashSet<>();
             n.add("localhost");
             for (String a : allowed) {
@@ -448,12 +470,12 @@ public final class ApiServer implements AutoCloseable {
         }
 
         /** A server name as a Host value: an IPv6 literal in brackets. */
-        static String literal(String serverName) {
+        public static String literal(String serverName) {
             return serverName != null && serverName.indexOf(':') >= 0 && !serverName.startsWith("[")
                     ? "[" + serverName + "]" : serverName;
         }
 
-        boolean allowed(String hostHeader) {
+        public boolean allowed(String hostHeader) {
             if (hostHeader == null || hostHeader.isEmpty()) {
                 return true; // HTTP/1.0 without Host: no name to rebind (browsers always send one)
             }

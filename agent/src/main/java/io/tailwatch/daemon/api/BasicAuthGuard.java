@@ -60,7 +60,7 @@ public final class BasicAuthGuard implements Handler {
     private static final Map<Integer, String> DECOYS = new ConcurrentHashMap<>();
 
     /** No bcrypt permit was free: the request is answered 429 without one. */
-    static final class Busy extends RuntimeException {
+    public static final class Busy extends RuntimeException {
         Busy() {
             super("too many password checks at once", null, false, false);
         }

@@ -1,6 +1,6 @@
 package io.tailwatch.daemon.api;
 
-import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.launchd.EngineRestart;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Offered only when server.auth_token is set (ApiServer then demands the token on /api/*);
  * without a token it answers 403 with the reason. One restart at a time.
  */
-public final class EngineRestartRoute implements Consumer<Javalin> {
+public final class EngineRestartRoute implements Consumer<RoutesConfig> {
     public static final String PATH = "/api/v1/engines/{name}/restart";
     private static final Logger LOG = LoggerFactory.getLogger(EngineRestartRoute.class);
 
@@ -36,12 +36,12 @@ public final class EngineRestartRoute implements Consumer<Javalin> {
     }
 
     /** The route served by whichever route {@code current} gives at each request (a reload replaces it). */
-    public static Consumer<Javalin> live(java.util.function.Supplier<EngineRestartRoute> current) {
+    public static Consumer<RoutesConfig> live(java.util.function.Supplier<EngineRestartRoute> current) {
         return app -> app.post(PATH, ctx -> current.get().handle(ctx));
     }
 
     @Override
-    public void accept(Javalin app) {
+    public void accept(RoutesConfig app) {
         app.post(PATH, this::handle);
     }
 

@@ -1,6 +1,6 @@
 package io.tailwatch.daemon.api;
 
-import io.javalin.Javalin;
+import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 import java.io.IOException;
@@ -29,7 +29,7 @@ public final class StatusPage {
     private StatusPage() {
     }
 
-    public static void register(Javalin app) {
+    public static void register(RoutesConfig app) {
         // Javalin matches /ui and /ui/ alike; the page's relative links need the slash.
         app.get(PATH, ctx -> {
             if (ctx.path().endsWith("/")) {

@@ -24,9 +24,18 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
     private final Map<String, EngineProxy> running = new LinkedHashMap<>();
     private final Map<String, String> failed = new LinkedHashMap<>();
 
+    /** The Host names the proxies answer to besides IP literals and localhost: the agent's server.allowed_hosts. */
+    private volatile io.tailwatch.daemon.api.ApiServer.HostCheck hosts = new io.tailwatch.daemon.api.ApiServer.HostCheck(List.of());
+
     public EngineProxies(MetricHub hub, LiveWebConfig web) {
         this.hub = hub;
         this.web = web;
+    }
+
+    /** Names (server.allowed_hosts) the proxies' Host check lets through besides IP literals and localhost. */
+    public EngineProxies allowHosts(List<String> names) {
+        this.hosts = new io.tailwatch.daemon.api.ApiServer.HostCheck(names);
+        return this;
     }
 
     /**
@@ -68,7 +77,7 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
             if (running.containsKey(e.name())) {
                 continue;
             }
-            EngineProxy proxy = new EngineProxy(e, hub, web);
+            EngineProxy proxy = new EngineProxy(e, hub, web, () -> hosts);
             try {
                 running.put(e.name(), proxy.start());
             } catch (RuntimeException ex) {

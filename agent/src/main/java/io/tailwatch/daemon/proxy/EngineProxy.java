@@ -8,13 +8,11 @@ import io.tailwatch.metrics.MetricHub;
 import java.net.BindException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.servlet.ServletContextHandler;
-import org.eclipse.jetty.servlet.ServletHolder;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,11 +34,19 @@ public final class EngineProxy implements AutoCloseable {
     private final ProxyConfig config;
     private final ProxyMeter meter;
     private final LiveWebConfig web;
-    private volatile MeteringProxyServlet.Upstream upstream;
+    private final java.util.function.Supplier<io.tailwatch.daemon.api.ApiServer.HostCheck> hosts;
+    private volatile MeteringProxyHandler.Upstream upstream;
     private Server server;
     private ServerConnector connector;
 
     public EngineProxy(EngineConfig engine, MetricHub hub, LiveWebConfig web) {
+        this(engine, hub, web, () -> new io.tailwatch.daemon.api.ApiServer.HostCheck(java.util.List.of()));
+    }
+
+    /** {@code hosts}: the Host names the proxy answers to (any other is answered 421). */
+    public EngineProxy(EngineConfig engine, MetricHub hub, LiveWebConfig web,
+                       java.util.function.Supplier<io.tailwatch.daemon.api.ApiServer.HostCheck> hosts) {
+        this.hosts = hosts;
         this.config = engine.proxy();
         this.meter = new ProxyMeter(engine.name(), hub);
         this.web = web;
@@ -48,8 +54,8 @@ public final class EngineProxy implements AutoCloseable {
         this.meter.lanes(new Lanes(config.lanes()));
     }
 
-    private static MeteringProxyServlet.Upstream upstreamOf(EngineConfig e) {
-        return new MeteringProxyServlet.Upstream(e.url(), e.apiKey(), e.connectTimeout().toMillis(),
+    private static MeteringProxyHandler.Upstream upstreamOf(EngineConfig e) {
+        return new MeteringProxyHandler.Upstream(e.url(), e.apiKey(), e.connectTimeout().toMillis(),
                 e.proxy().connectionRest().toMillis());
     }
 
@@ -59,7 +65,7 @@ public final class EngineProxy implements AutoCloseable {
         QueuedThreadPool pool = new QueuedThreadPool(Math.max(8, Math.min(64, max / 2 + 6)), 2, 30_000);
         pool.setName("tailwatch-proxy-" + meter.engine());
         // Two threads kept ready for the client side: the thread that read a request handles it itself while a
-        // ready one takes over the selector. (The engine side's selector runs its own tasks: SelectorInlineExecutor.)
+        // ready one takes over the selector.
         pool.setReservedThreads(2);
         pool.setDaemon(true);
         server = new Server(pool);
@@ -82,24 +88,13 @@ public final class EngineProxy implements AutoCloseable {
         connector.setIdleTimeout(config.idleTimeout().toMillis());
         connector.setAcceptQueueSize(max);
         server.addConnector(connector);
-        server.addBean(new ConnectionLimit(max, server));
-        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
-        context.setContextPath("/");
-        MeteringProxyServlet servlet = new MeteringProxyServlet(() -> upstream, meter, meter::lanes,
-                exposed && web != null ? new ProxyGuard(web) : null);
-        ServletHolder holder = new ServletHolder(servlet);
-        holder.setAsyncSupported(true);
-        holder.setInitParameter("maxConnections", Integer.toString(max));
-        holder.setInitParameter("idleTimeout", Long.toString(config.idleTimeout().toMillis()));
-        holder.setInitParameter("timeout", Long.toString(config.timeout().toMillis()));
-        holder.setInitParameter("requestBufferSize", Integer.toString(MAX_HEADER_BYTES));
-        holder.setInitParameter("responseBufferSize", Integer.toString(MAX_HEADER_BYTES));
-        holder.setInitParameter("viaHost", "tailwatch");
-        holder.setInitOrder(0);
-        context.addServlet(holder, "/*");
+        server.addBean(new NetworkConnectionLimit(max, server));
+        HeadDeadline heads = new HeadDeadline(server.getScheduler(), HeadDeadline.MILLIS);
+        connector.addEventListener(heads);
         // No limit on a body's length: it streams through in bounded buffers (an image upload, a long answer).
-        context.setMaxFormContentSize(-1);
-        server.setHandler(context);
+        server.setHandler(new MeteringProxyHandler(() -> upstream, meter, meter::lanes,
+                exposed && web != null ? new ProxyGuard(web) : null, hosts, heads,
+                new MeteringProxyHandler.Limits(max, config.idleTimeout().toMillis(), config.timeout().toMillis(), MAX_HEADER_BYTES)));
         server.setStopTimeout(2_000);
         try {
             server.start();

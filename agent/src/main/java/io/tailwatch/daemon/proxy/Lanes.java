@@ -1,7 +1,7 @@
 package io.tailwatch.daemon.proxy;
 
 import io.tailwatch.core.config.ProxyConfig;
-import jakarta.servlet.http.HttpServletRequest;
+import org.eclipse.jetty.server.Request;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,11 +29,11 @@ final class Lanes {
     }
 
     /** The lane the request's own header, key or path names, or null when only the model can tell. */
-    String laneOf(HttpServletRequest request) {
+    String laneOf(Request request) {
         String keyHash = byKey ? keyHash(request) : null;
-        String path = request.getRequestURI();
+        String path = request.getHttpURI().getPath();
         for (ProxyConfig.Lane l : lanes) {
-            if (l.header() != null && l.headerValue().equals(request.getHeader(l.header()))) {
+            if (l.header() != null && l.headerValue().equals(request.getHeaders().get(l.header()))) {
                 return l.name();
             }
             if (keyHash != null && l.apiKeySha256() != null && MessageDigest.isEqual(
@@ -86,13 +86,13 @@ final class Lanes {
         return lanes;
     }
 
-    private static String keyHash(HttpServletRequest request) {
+    private static String keyHash(Request request) {
         String key = null;
-        String auth = request.getHeader("Authorization");
+        String auth = request.getHeaders().get("Authorization");
         if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
             key = auth.substring(7).strip();
-        } else if (request.getHeader("x-api-key") != null) {
-            key = request.getHeader("x-api-key").strip();
+        } else if (request.getHeaders().get("x-api-key") != null) {
+            key = request.getHeaders().get("x-api-key").strip();
         }
         if (key == null || key.isEmpty() || key.length() > 4096) {
             return null;

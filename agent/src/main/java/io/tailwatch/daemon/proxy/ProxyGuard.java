@@ -3,7 +3,7 @@ package io.tailwatch.daemon.proxy;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.daemon.api.BasicAuthGuard;
 import io.tailwatch.metrics.AttrValues.AuthFailureReason;
-import jakarta.servlet.http.HttpServletRequest;
+import org.eclipse.jetty.server.Request;
 
 /**
  * Basic auth of a proxy that listens beyond loopback, with the users of the agent's web config (the same
@@ -19,12 +19,15 @@ final class ProxyGuard {
         this.check = new BasicAuthGuard(web, false);
     }
 
-    /** Null when the request may pass; else the failure reason's name. */
-    String refuse(HttpServletRequest request) {
+    /**
+     * Null when the request may pass; else the failure reason's name. Throws {@link BasicAuthGuard.Busy} when the
+     * check needs a bcrypt and every permit is taken (a guessing flood): the caller answers 429.
+     */
+    String refuse(Request request) {
         if (!web.current().basicAuth()) {
             return null;
         }
-        AuthFailureReason r = check.check(web.current().users(), request.getHeader("Authorization"));
+        AuthFailureReason r = check.check(web.current().users(), request.getHeaders().get("Authorization"));
         return r == null ? null : r.value();
     }
 }

@@ -22,14 +22,25 @@ class StatusPageTest {
 
     @BeforeEach
     void start() {
-        app = Javalin.create(ApiServer::smallServer);
-        StatusPage.register(app);
+        app = Javalin.create(cfg -> {
+            ApiServer.smallServer(cfg);
+            StatusPage.register(cfg.routes);
+        });
         app.start("127.0.0.1", 0);
     }
 
     @AfterEach
     void stop() {
         app.stop();
+    }
+
+    private static Javalin guarded(java.nio.file.Path web) throws Exception {
+        io.tailwatch.core.config.LiveWebConfig live = io.tailwatch.core.config.LiveWebConfig.load(web);
+        return Javalin.create(cfg -> {
+            ApiServer.smallServer(cfg);
+            cfg.routes.before(new io.tailwatch.daemon.api.BasicAuthGuard(live, false));
+            StatusPage.register(cfg.routes);
+        });
     }
 
     private HttpResponse<String> get(String path) throws Exception {
@@ -86,10 +97,8 @@ class StatusPageTest {
         java.nio.file.Path web = dir.resolve("web.yml");
         java.nio.file.Files.writeString(web, "basic_auth_users: {viewer: '%s'}\n"
                 .formatted(io.tailwatch.testing.TestCerts.bcrypt("pw")));
-        Javalin guarded = Javalin.create(ApiServer::smallServer);
         // As ApiServer.withWebConfig applies it: one guard before every handler.
-        guarded.before(new io.tailwatch.daemon.api.BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(web), false));
-        StatusPage.register(guarded);
+        Javalin guarded = guarded(web);
         guarded.start("127.0.0.1", 0);
         try {
             for (String path : new String[] {"/ui/", "/ui/app.js", "/ui/runbook"}) {
@@ -113,9 +122,7 @@ class StatusPageTest {
         java.nio.file.Path web = dir.resolve("web.yml");
         java.nio.file.Files.writeString(web, "http_server_config:\n  headers:\n"
                 + "    Content-Security-Policy: \"default-src *; report-uri /csp\"\n    X-Frame-Options: sameorigin\n");
-        Javalin guarded = Javalin.create(ApiServer::smallServer);
-        guarded.before(new io.tailwatch.daemon.api.BasicAuthGuard(io.tailwatch.core.config.LiveWebConfig.load(web), false));
-        StatusPage.register(guarded);
+        Javalin guarded = guarded(web);
         guarded.start("127.0.0.1", 0);
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + guarded.port() + "/ui/"))
