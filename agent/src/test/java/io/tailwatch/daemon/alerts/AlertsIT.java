@@ -2,7 +2,6 @@ package io.tailwatch.daemon.alerts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
@@ -29,8 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * End to end with the real jar: a fixture procfs drives SwapUsedHigh through firing and resolved,
  * a webhook receiver on loopback sees each transition once, and the status/diagnose commands read
- * the running agent. With the engine monitor in the jar, a stopped simulator drives EngineDown and a
- * heavy-tailed one TailLatencySpread.
+ * the running agent. A stopped simulator drives EngineDown and a heavy-tailed one TailLatencySpread.
  */
 class AlertsIT {
     @TempDir
@@ -180,16 +178,10 @@ class AlertsIT {
         assertThat(r.stderr()).contains("http://127.0.0.1:9/api/v1/status", "is the agent running?");
     }
 
-    /** Waits for the engine monitor's series; skips (visibly) when this jar has no engine monitor. */
-    private void assumeEngineMonitor() {
-        boolean present;
-        try {
-            await().atMost(Duration.ofSeconds(15)).until(() -> agent.get("/metrics").body().contains("tailwatch_engine_up{"));
-            present = true;
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            present = false;
-        }
-        assumeTrue(present, "the jar publishes no tailwatch_engine_up: engine monitor not built in");
+    /** Waits for the engine monitor's first series: every engine configured is monitored, so it must appear. */
+    private void awaitEngineMonitor() {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
+                .as("the engine monitor publishes tailwatch_engine_up").contains("tailwatch_engine_up{"));
     }
 
     @Test
@@ -206,7 +198,7 @@ class AlertsIT {
                         scenarios:
                           - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 4, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
                     """.formatted(sim.port()), "  EngineDown: {for: 1s}");
-            assumeEngineMonitor();
+            awaitEngineMonitor();
             await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body().contains("tailwatch_engine_up{tailwatch_engine_name=\"sim\"} 1.0"));
             // While the simulator answers, EngineDown is not firing (a start-up blip may leave it pending briefly).
             await().atMost(Duration.ofSeconds(10)).until(() -> state("EngineDown") == null);
@@ -234,7 +226,7 @@ class AlertsIT {
                     url: http://127.0.0.1:%d
                     health: {interval: 1s}
                 """.formatted(dead), "  EngineDown: {for: 1s}");
-        assumeEngineMonitor();
+        awaitEngineMonitor();
         await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body()
                 .contains("tailwatch_engine_reached{tailwatch_engine_name=\"gone\"} 0.0"));
         // Many failed health checks later, still no EngineDown (not even pending) and nothing sent.
@@ -268,7 +260,7 @@ class AlertsIT {
                         scenarios:
                           - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
                     """.formatted(sim.port()), "  TailLatencySpread: {for: 1s}\n  ProbeErrors: {enabled: false}");
-            assumeEngineMonitor();
+            awaitEngineMonitor();
             // The window moves on, so the alert may already be resolved again when polled: it must have fired.
             await().atMost(Duration.ofSeconds(150)).until(() -> fired("TailLatencySpread") != null);
             JsonNode a = fired("TailLatencySpread");
