@@ -244,12 +244,16 @@ class AlertsIT {
                 && h.path("alerts").get(0).path("labels").path("alertname").asText().equals(alertname)).count();
     }
 
+    /** Every this many generations the simulator stalls: one in 20 is the most p95 hides (nearest rank). */
+    static final int STALL_EVERY = Rules.MIN_SPREAD_SAMPLES;
+
     @Test
     void tailLatencySpreadFiresOnAHeavyTailedSimulator() throws Exception {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
-        // Fast answers, but about one request in 30 stalls for 500 ms mid-stream: p95 stays low, p99 does not.
+        // Fast answers, but every 20th request stalls for 500 ms mid-stream: from the 20th probe on, the
+        // window's p99 is a stalled probe and its p95 a fast one (ProbeWindowTest#oneStallInTwentyIsAboveP95AndIsP99).
         SimulatorOptions opts = SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(5), 2000)
-                .withFaults(0, 0.03, Duration.ofMillis(500)).withSeed(7);
+                .withStallEvery(STALL_EVERY, Duration.ofMillis(500));
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, opts)) {
             start(fx, """
                     engines:
@@ -261,14 +265,39 @@ class AlertsIT {
                           - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
                     """.formatted(sim.port()), "  TailLatencySpread: {for: 1s}\n  ProbeErrors: {enabled: false}");
             awaitEngineMonitor();
-            // The window moves on, so the alert may already be resolved again when polled: it must have fired.
-            await().atMost(Duration.ofSeconds(150)).until(() -> fired("TailLatencySpread") != null);
+            // Not before the window holds the 20 probes the rule needs (and the stalled one among them).
+            String samples = "tailwatch_probe_window_samples{tailwatch_engine_name=\"sim\"";
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                JsonNode a = fired("TailLatencySpread");
+                String state = state("TailLatencySpread");
+                if (state != null && a == null) {
+                    return false; // pending: the next poll sees it fire
+                }
+                if (a != null) {
+                    return true;
+                }
+                double n = windowSamples(agent.get("/metrics").body(), samples);
+                assertThat(state).as("TailLatencySpread with %s probes in the window", n).isNull();
+                return false;
+            });
             JsonNode a = fired("TailLatencySpread");
+            double n = a.path("evidence").path("windows").get(0).path("samples").asDouble();
+            assertThat(n).as("probes in the window when it fired").isBetween((double) Rules.MIN_SPREAD_SAMPLES, 2.0 * STALL_EVERY - 1);
+            // One stall (500 ms) over fast answers (5 ms to the first of 8 tokens at 2000/s): far above 3.
             assertThat(a.path("value").asDouble()).isGreaterThan(3.0);
             assertThat(a.path("labels").path(Rules.ENGINE).asText()).isEqualTo("sim");
-            assertThat(a.path("evidence").path("windows").get(0).path("samples").asDouble()).isGreaterThanOrEqualTo(20);
             await().atMost(Duration.ofSeconds(15)).until(() -> hooks.stream().anyMatch(h ->
                     h.path("alerts").get(0).path("labels").path("alertname").asText().equals("TailLatencySpread")));
         }
+    }
+
+    /** The value of the first series starting with {@code prefix} in an exposition, or NaN. */
+    static double windowSamples(String exposition, String prefix) {
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(prefix)) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return Double.NaN;
     }
 }
