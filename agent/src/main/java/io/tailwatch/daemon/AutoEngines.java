@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code engines: auto}: checks this host's loopback ports and watches every engine found (probes,
  * health, engine-side signals), with the defaults of an engine configured without options. Checks run
  * often right after start, after a reload and after a port opens (15 s, then 30 s, 1 m, 2 m, ... up to
- * the discovery interval), and every {@link #PORT_WATCH} a TCP connect (nothing sent) tells which ports
- * are open: a port that opens is checked at once, so an engine started later is found within about 15
- * seconds without HTTP requests to every port each time. An engine found once stays watched: one that
+ * the discovery interval), and every {@code discovery.port_watch} (15 s by default) a TCP connect (nothing
+ * sent) tells which ports are open: a port that opens is checked at once, so an engine started later is
+ * found within about one port watch without HTTP requests to every port each time. An engine found once stays watched: one that
  * was up and goes down is EngineDown like a configured one (it may have crashed). A reload runs discovery
  * again and forgets the found engines that are no longer there (their series go, their alerts resolve):
  * that is how an operator says an engine is gone on purpose. Nothing found means nothing watched, so
@@ -35,8 +35,6 @@ import org.slf4j.LoggerFactory;
 final class AutoEngines implements AutoCloseable, StatusContributor {
     private static final Logger LOG = LoggerFactory.getLogger(AutoEngines.class);
     static final String HOST = "127.0.0.1";
-    /** How often the ports are looked at (a TCP connect each, closed at once). */
-    static final Duration PORT_WATCH = Duration.ofSeconds(15);
     static final int PORT_CONNECT_TIMEOUT_MILLIS = 200;
 
     private volatile DiscoveryConfig config;
@@ -52,8 +50,8 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     private ScheduledThreadPoolExecutor scheduler;
     private volatile Instant lastCheck;
     private volatile Instant nextCheck;
-    /** The wait after the next check: doubles after each, from {@link #PORT_WATCH} up to the interval. */
-    private volatile Duration backoff = PORT_WATCH;
+    /** The wait after the next check: doubles after each, from the port watch up to the interval. */
+    private volatile Duration backoff;
     private volatile Set<Integer> open;
     private volatile boolean forgetAtNextCheck;
     private volatile List<Map<String, Object>> lastFound = List.of();
@@ -86,6 +84,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
         this.clock = clock;
         this.scanner = scanner;
         this.openPorts = openPorts;
+        this.backoff = config.portWatch();
     }
 
     AutoEngines start() {
@@ -96,10 +95,20 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
         });
         LOG.info("engines: auto; checking ports {} now, often at first, then every {}; a port that opens is checked"
                 + " within {}", ports(), io.tailwatch.core.units.Units.format(config.interval()),
-                io.tailwatch.core.units.Units.format(PORT_WATCH));
+                io.tailwatch.core.units.Units.format(config.portWatch()));
         nextCheck = clock.instant();
-        scheduler.scheduleWithFixedDelay(this::tick, 0, PORT_WATCH.toMillis(), TimeUnit.MILLISECONDS);
+        scheduler.execute(this::watch);
         return this;
+    }
+
+    /** One look at the ports, then the next one a port watch later (as configured now: a reload may change it). */
+    private void watch() {
+        tick();
+        try {
+            scheduler.schedule(this::watch, config.portWatch().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /** The ports of {@code ports} that accept a TCP connection on loopback now (nothing is sent). */
@@ -124,7 +133,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
             open = Set.copyOf(now);
             boolean opened = before != null && !before.containsAll(now);
             if (opened) {
-                backoff = PORT_WATCH;
+                backoff = config.portWatch();
             }
             if (opened || !clock.instant().isBefore(nextCheck)) {
                 boolean forget = forgetAtNextCheck;
@@ -157,7 +166,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
     /** A reload (changed or not): discovery runs again now, forgets found engines no longer there, then checks often again. */
     void reloaded() {
         forgetAtNextCheck = true;
-        backoff = PORT_WATCH;
+        backoff = config.portWatch();
         nextCheck = clock.instant();
         if (scheduler != null) {
             try {
@@ -261,7 +270,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
         m.put("interval", io.tailwatch.core.units.Units.format(config.interval()));
         m.put("last_check", lastCheck);
         m.put("next_check", nextCheck);
-        m.put("port_watch", io.tailwatch.core.units.Units.format(PORT_WATCH));
+        m.put("port_watch", io.tailwatch.core.units.Units.format(config.portWatch()));
         m.put("last_found", lastFound);
         m.put("watching", engines.watches().stream().map(w -> w.config().name()).toList());
         // Found before, not there at the last check: still paged (it may have crashed) until a reload forgets it.

@@ -15,13 +15,25 @@ import java.util.List;
  * @param wellKnown check the well-known ports (false: only {@code ports})
  * @param ports     more loopback ports to check
  * @param interval  how often to look again once the first checks are done (each request has its own 2 s deadline)
+ * @param portWatch how often the ports are looked at with a TCP connect (nothing sent): a port that opens is
+ *                  checked at once, so an engine started later is found within about this long; also the
+ *                  first wait between checks after start, a reload or a port opening
  */
-public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval) {
+public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval, Duration portWatch) {
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);
+    public static final Duration DEFAULT_PORT_WATCH = Duration.ofSeconds(15);
     public static final DiscoveryConfig OFF = new DiscoveryConfig(false, true, List.of(), DEFAULT_INTERVAL);
 
     public DiscoveryConfig {
         ports = List.copyOf(ports);
+        if (portWatch.isNegative() || portWatch.isZero()) {
+            throw new IllegalArgumentException("port watch must be positive");
+        }
+    }
+
+    /** With the default port watch (15 s). */
+    public DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval) {
+        this(auto, wellKnown, ports, interval, DEFAULT_PORT_WATCH);
     }
 
     static DiscoveryConfig read(Section s, boolean auto) {
@@ -42,11 +54,13 @@ public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> por
             s.problem("ports", "at most 28 extra ports (with the 4 well-known ones, 32 per check)");
         }
         Duration interval = s.duration("interval", DEFAULT_INTERVAL, Duration.ofSeconds(30), Duration.ofHours(24));
+        // At most the shortest interval, so the port watch never waits longer than a scheduled check.
+        Duration portWatch = s.duration("port_watch", DEFAULT_PORT_WATCH, Duration.ofSeconds(1), Duration.ofSeconds(30));
         if (!wellKnown && ports.isEmpty() && auto) {
             s.problem("ports", "with well_known_ports: false, engines: auto needs ports to check");
         }
         s.finish();
-        return new DiscoveryConfig(auto, wellKnown, ports, interval);
+        return new DiscoveryConfig(auto, wellKnown, ports, interval, portWatch);
     }
 
     /** The ports a check looks at, well-known first. */

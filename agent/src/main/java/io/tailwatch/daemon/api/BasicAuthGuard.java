@@ -78,6 +78,8 @@ public final class BasicAuthGuard implements Handler {
     private final AtomicLong suppressed = new AtomicLong();
     /** bcrypt computations so far (the cache's effect, for tests). */
     final AtomicLong bcryptRuns = new AtomicLong();
+    /** bcrypt work so far, 2^cost per computation (which cost was paid, for tests). */
+    final AtomicLong bcryptWork = new AtomicLong();
     /** The user name of the request being checked, for the log line only. */
     private final ThreadLocal<String> lastUser = new ThreadLocal<>();
 
@@ -183,7 +185,9 @@ public final class BasicAuthGuard implements Handler {
         }
         try {
             bcryptRuns.incrementAndGet();
-            return OpenBSDBCrypt.checkPassword(hash.get(), password);
+            String h = hash.get();
+            bcryptWork.addAndGet(1L << cost(h));
+            return OpenBSDBCrypt.checkPassword(h, password);
         } catch (RuntimeException e) {
             return false;
         } finally {

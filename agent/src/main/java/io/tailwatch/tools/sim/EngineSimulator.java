@@ -60,6 +60,8 @@ public final class EngineSimulator implements AutoCloseable {
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
     private final Random random;
+    /** Generations counted for the fixed stall schedule. */
+    private long generationsScheduled;
     private final Deque<JsonNode> recorded = new ArrayDeque<>();
     private final Object loadLock = new Object();
     private volatile boolean loaded;
@@ -286,7 +288,12 @@ public final class EngineSimulator implements AutoCloseable {
         return options.errorRate() > 0 && random.nextDouble() < options.errorRate();
     }
 
-    private synchronized int drawStall(int tokens) {
+    /** The token before which this generation stalls, or -1: on the fixed schedule when there is one, else drawn. */
+    synchronized int drawStall(int tokens) {
+        if (options.stallEvery() > 0) {
+            long n = ++generationsScheduled;
+            return n % options.stallEvery() == 0 && tokens >= 2 ? tokens / 2 : -1;
+        }
         if (options.stallRate() <= 0 || tokens < 2 || random.nextDouble() >= options.stallRate()) {
             return -1;
         }

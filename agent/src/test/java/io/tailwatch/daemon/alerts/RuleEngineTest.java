@@ -282,6 +282,28 @@ class RuleEngineTest {
         assertThat(a.evidence()).containsKey("windows");
     }
 
+    /** p99 / p95 above the threshold (3 by default), strictly; a p95 of 0 is no ratio. */
+    @Test
+    void tailLatencySpreadIsTheRatioOfP99ToP95AboveItsThreshold() {
+        Map<String, RulesConfig.RuleSettings> m = new LinkedHashMap<>(RulesConfig.defaults().settings());
+        m.put("TailLatencySpread", new RulesConfig.RuleSettings(3.0, Duration.ZERO, true));
+        engine = newEngine(new RulesConfig(m));
+        probes(window(ProbeMetrics.WINDOW_E2E, "p95", 0.5), window(ProbeMetrics.WINDOW_E2E, "p99", 1.5), samples(20));
+        engine.evaluate(T0);
+        assertThat(state("TailLatencySpread")).as("exactly 3x is not above 3").isNull();
+        probes(window(ProbeMetrics.WINDOW_E2E, "p95", 0.5), window(ProbeMetrics.WINDOW_E2E, "p99", 1.5001), samples(20));
+        engine.evaluate(T0.plusSeconds(30));
+        assertThat(state("TailLatencySpread")).isEqualTo("firing");
+        assertThat(alert("TailLatencySpread").value()).isCloseTo(3.0002, org.assertj.core.data.Offset.offset(1e-9));
+        // The AlertsIT case: one 500 ms stall as p99 over 12 ms answers as p95.
+        probes(window(ProbeMetrics.WINDOW_E2E, "p95", 0.012), window(ProbeMetrics.WINDOW_E2E, "p99", 0.514), samples(20));
+        engine.evaluate(T0.plusSeconds(60));
+        assertThat(alert("TailLatencySpread").value()).isCloseTo(0.514 / 0.012, org.assertj.core.data.Offset.offset(1e-9));
+        probes(window(ProbeMetrics.WINDOW_E2E, "p95", 0), window(ProbeMetrics.WINDOW_E2E, "p99", 0.514), samples(20));
+        engine.evaluate(T0.plusSeconds(90));
+        assertThat(state("TailLatencySpread")).as("p95 of 0").isIn(null, "resolved");
+    }
+
     @Test
     void latencyOverBaselineUsesTheLearnedBaseline() {
         // Idle-time probes fill a window: its p95 becomes the baseline and is exported.

@@ -178,13 +178,18 @@ class RuleExportTest {
         JsonNode host = json.readTree(ROOT.resolve("dashboards/grafana/host.json").toFile());
         JsonNode engines = json.readTree(ROOT.resolve("dashboards/grafana/engines.json").toFile());
         for (JsonNode d : List.of(host, engines)) {
+            List<JsonNode> hostVars = new java.util.ArrayList<>();
             for (JsonNode v : d.path("templating").path("list")) {
                 if (v.path("name").asText().equals("host")) {
-                    assertThat(v.path("includeAll").asBoolean()).as(d.path("uid").asText() + ": host defaults to one host").isFalse();
-                    assertThat(v.path("multi").asBoolean()).isFalse();
+                    hostVars.add(v);
                 }
             }
+            assertThat(hostVars).as(d.path("uid").asText() + ": a host variable").hasSize(1);
+            assertThat(hostVars.get(0).path("includeAll").asBoolean()).as(d.path("uid").asText() + ": host defaults to one host").isFalse();
+            assertThat(hostVars.get(0).path("multi").asBoolean()).isFalse();
         }
+        List<String> ownUnitTitles = List.of("Thermal", "GPU", "Memory pressure", "Sampler health", "Errors by type");
+        Set<String> checked = new TreeSet<>();
         for (JsonNode d : List.of(host, engines)) {
             for (JsonNode p : d.path("panels")) {
                 if (!p.path("type").asText().equals("timeseries")) {
@@ -200,14 +205,18 @@ class RuleExportTest {
                 assertThat(p.path("targets").findValuesAsText("expr")).as(p.path("title").asText())
                         .noneMatch(e -> e.matches(".*\\)?\\s*/\\s*100\\s*$"));
                 String title = p.path("title").asText();
-                if (List.of("Thermal", "GPU", "Memory pressure", "Sampler health", "Errors by type").contains(title)) {
+                if (ownUnitTitles.contains(title)) {
                     assertThat(refsWithOwnUnit).as(title).isNotEmpty();
+                    checked.add(title);
                 }
                 if (title.equals("Decode rate")) {
                     assertThat(p.path("fieldConfig").path("defaults").path("unit").asText()).contains("tokens/s");
+                    checked.add(title);
                 }
             }
         }
+        // The panels named above are all there (a renamed or dropped panel fails here, not silently).
+        assertThat(checked).as("time-series panels checked by title").containsAll(ownUnitTitles).contains("Decode rate");
     }
 
     @Test

@@ -51,4 +51,33 @@ class ProbeWindowTest {
         assertThat(w.stats(T0.plusSeconds(3600)).samples()).isZero();
         assertThat(w.stats(T0.plusSeconds(3600)).e2eP50()).isNull();
     }
+
+    /**
+     * The simulator's stall schedule (every 20th probe stalls) against the window's nearest-rank
+     * percentiles: with 20 probes and more, from the first stall on, p95 is a fast probe and p99 a
+     * stalled one, for as long as at most one in 20 stalls; 19 fast probes have no stall to show.
+     */
+    @Test
+    void oneStallInTwentyIsAboveP95AndIsP99() {
+        double fast = 0.012;
+        double stalled = 0.514;
+        ProbeWindow w = new ProbeWindow(Duration.ofMinutes(10), ProbeWindow.DEFAULT_MAX_SAMPLES);
+        for (int probe = 1; probe <= 200; probe++) {
+            w.add(T0.plusSeconds(probe), true, probe % 20 == 0 ? stalled : fast, 0.005);
+            ProbeWindow.Stats s = w.stats(T0.plusSeconds(probe));
+            assertThat(s.samples()).isEqualTo(probe);
+            if (probe < 20) {
+                assertThat(s.e2eP99()).as("p99 of %d fast probes", probe).isEqualTo(fast);
+            } else {
+                assertThat(s.e2eP95()).as("p95 after %d probes", probe).isEqualTo(fast);
+                assertThat(s.e2eP99()).as("p99 after %d probes", probe).isEqualTo(stalled);
+            }
+        }
+        // Two stalls among 20 (one in 10) is more than p95 hides: the spread is gone.
+        ProbeWindow dense = new ProbeWindow(Duration.ofMinutes(10), 20);
+        for (int probe = 1; probe <= 20; probe++) {
+            dense.add(T0.plusSeconds(probe), true, probe % 10 == 0 ? stalled : fast, 0.005);
+        }
+        assertThat(dense.stats(T0.plusSeconds(20)).e2eP95()).isEqualTo(stalled);
+    }
 }

@@ -99,8 +99,14 @@ class BundleIT {
         assertThat(home.resolve("config/tailwatch.yaml")).hasSameTextualContentAs(ROOT.resolve("config/tailwatch.yaml"));
         assertThat(home.resolve("launchd/jvm.options")).hasSameTextualContentAs(ROOT.resolve("launchd/jvm.options"));
         assertThat(home.resolve("launchd/io.tailwatch.agent.plist")).isRegularFile();
-        if (Files.isDirectory(ROOT.resolve("dashboards"))) {
-            assertThat(home.resolve("dashboards")).isDirectory();
+        // The fleet kit's dashboards ship in the bundle: the source tree has them, and so does the bundle.
+        try (var files = Files.walk(ROOT.resolve("dashboards/grafana"))) {
+            List<Path> grafana = files.filter(Files::isRegularFile).toList();
+            assertThat(grafana).as("the Grafana dashboards and provisioning in the source tree")
+                    .extracting(f -> f.getFileName().toString()).contains("host.json", "engines.json", "fleet.json", "tailwatch-rules.yaml");
+            for (Path f : grafana) {
+                assertThat(home.resolve(ROOT.relativize(f).toString())).as("bundled " + ROOT.relativize(f)).hasSameBinaryContentAs(f);
+            }
         }
     }
 

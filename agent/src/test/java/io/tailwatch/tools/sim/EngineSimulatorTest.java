@@ -169,4 +169,22 @@ class EngineSimulatorTest {
             assertThat(r.errorMessage()).contains("not found");
         }
     }
+
+    /** With a stall schedule every n-th generation stalls, halfway through its tokens, and no other. */
+    @Test
+    void aStallScheduleStallsEveryNthGenerationAndNoOther() throws Exception {
+        SimulatorOptions o = SimulatorOptions.defaults("openai").withFaults(0, 1.0, Duration.ofMillis(1))
+                .withStallEvery(4, Duration.ofMillis(500));
+        assertThat(o.stallRate()).as("no random stalls beside the schedule").isZero();
+        assertThat(o.stall()).isEqualTo(Duration.ofMillis(500));
+        try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, o)) {
+            java.util.List<Integer> at = new java.util.ArrayList<>();
+            for (int i = 1; i <= 12; i++) {
+                at.add(sim.drawStall(8));
+            }
+            assertThat(at).containsExactly(-1, -1, -1, 4, -1, -1, -1, 4, -1, -1, -1, 4);
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SimulatorOptions.defaults("openai").withStallEvery(-1, Duration.ZERO))
+                .hasMessageContaining("stall schedule");
+    }
 }
