@@ -32,7 +32,8 @@ final class OllamaStreamParser implements StreamParser {
             line(line, nanos, m);
         }
         if (ndjson.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "NDJSON line longer than " + maxLineBytes + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "NDJSON line over its bound (" + maxLineBytes + " bytes, "
+                    + NdjsonDecoder.MAX_PENDING_LINES + " lines a read)");
         }
     }
 

@@ -32,7 +32,8 @@ final class OpenAiStreamParser implements StreamParser {
             event(e, nanos, m);
         }
         if (sse.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "SSE line longer than " + maxLineBytes + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "SSE line or event over its bound (" + maxLineBytes + " bytes, "
+                    + SseDecoder.MAX_EVENT_LINES + " data lines, " + SseDecoder.MAX_PENDING_EVENTS + " events a read)");
         }
     }
 

@@ -27,7 +27,7 @@ public final class StreamTap {
 
     private static final JsonFactory ASYNC_JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_JSON_STRING)
-                    .maxNestingDepth(64).maxNumberLength(32).build())
+                    .maxNestingDepth(64).maxNumberLength(32).maxNameLength(4096).build())
             .build();
 
     /** How the body is framed. */
