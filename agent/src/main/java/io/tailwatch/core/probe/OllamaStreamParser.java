@@ -49,6 +49,10 @@ final class OllamaStreamParser implements StreamParser {
         m.fail(ProbeErrors.CUT, "stream ended before the done:true line");
     }
 
+    private static Long duration(JsonNode n, String field) {
+        return InputRange.count(OpenAiStreamParser.SOURCE, field, n.get(field), InputRange.MAX_DURATION_NANOS);
+    }
+
     private void line(String line, long nanos, Measurement m) {
         if (m.isFinished()) {
             return;
@@ -81,11 +85,11 @@ final class OllamaStreamParser implements StreamParser {
                 if (n.hasNonNull("model")) {
                     m.responseModel = n.get("model").asText();
                 }
-                m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"));
-                m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"));
-                Long promptNs = OpenAiStreamParser.count(n.get("prompt_eval_duration"));
-                Long evalNs = OpenAiStreamParser.count(n.get("eval_duration"));
-                Long loadNs = OpenAiStreamParser.count(n.get("load_duration"));
+                m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"), "prompt_eval_count");
+                m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"), "eval_count");
+                Long promptNs = duration(n, "prompt_eval_duration");
+                Long evalNs = duration(n, "eval_duration");
+                Long loadNs = duration(n, "load_duration");
                 m.serverPromptSeconds = promptNs == null ? null : promptNs / 1e9;
                 m.loadSeconds = loadNs == null ? null : loadNs / 1e9;
                 if (m.engineOutput != null && evalNs != null && evalNs > 0 && m.engineOutput > 0) {
