@@ -280,6 +280,7 @@ public final class Daemon implements AutoCloseable {
             }
             energy.sample(System.nanoTime(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
             hub.publish("energy", energy.points());
+            hub.publish("input-rejected", io.tailwatch.core.probe.InputRange.points());
         });
         h.addListener(snap -> {
             BasicAuthGuard g = guard;
@@ -297,13 +298,13 @@ public final class Daemon implements AutoCloseable {
         if (m != null) {
             for (io.tailwatch.daemon.engine.EngineWatch w : m.watches()) {
                 out.merge(w.config().name() + io.tailwatch.daemon.proxy.EnergyPerToken.COUNTER + "probes", w.probeOutputTokens(),
-                        Long::sum);
+                        io.tailwatch.core.probe.InputRange::saturatingAdd);
             }
         }
         io.tailwatch.daemon.proxy.EngineProxies p = proxies;
         if (p != null) {
             p.outputTokens().forEach((e, t) -> out.merge(e + io.tailwatch.daemon.proxy.EnergyPerToken.COUNTER + "proxy", t,
-                    Long::sum));
+                    io.tailwatch.core.probe.InputRange::saturatingAdd));
         }
         return out;
     }

@@ -45,6 +45,10 @@ public final class AttrKeys {
     public static final String MODEL_MEMORY_KIND = "tailwatch.model.memory.kind";
     public static final String TOKEN_SOURCE = "tailwatch.token.source";
     public static final String SAMPLER = "tailwatch.sampler.name";
+    /** Where a number from outside came from (an engine's stream, its model list, its own figures). */
+    public static final String INPUT_SOURCE = "tailwatch.input.source";
+    /** The field that carried a number out of its range. */
+    public static final String INPUT_FIELD = "tailwatch.input.field";
     /** Whether a sampler runs, or why the native self-check keeps it out: running, crashed, timed_out. */
     public static final String SAMPLER_STATUS = "tailwatch.sampler.status";
     /** Whether a power rail's counter moves: measured, frozen. */

@@ -152,12 +152,20 @@ public final class MetricHub {
 
     /** Replaces everything {@code producer} published before with {@code points}. */
     public void publish(String producer, List<Point> points) {
+        List<Point> kept = points;
         for (Point p : points) {
             check(p.metric(), p.attributes());
             if (p.metric().instrument() == Instrument.HISTOGRAM) {
                 throw new IllegalArgumentException(p.metric().name() + " is a histogram: use record()");
             }
+            if (p.metric().instrument() == Instrument.COUNTER && !(p.value() >= 0 && p.value() < Double.POSITIVE_INFINITY)) {
+                kept = null;
+            }
         }
+        if (kept == null) {
+            kept = wholeCounters(points);
+        }
+        points = kept;
         MetricSnapshot next;
         synchronized (this) {
             expireIfDue();
@@ -169,6 +177,30 @@ public final class MetricHub {
             s.onSnapshot(next);
         }
     }
+
+    /**
+     * The points without a counter that is negative or not finite, which no exposition can carry (a scrape
+     * would fail whole): the last guard behind the range checks where numbers enter; warned once per metric.
+     */
+    private List<Point> wholeCounters(List<Point> points) {
+        List<Point> out = new java.util.ArrayList<>(points.size());
+        for (Point p : points) {
+            if (p.metric().instrument() == Instrument.COUNTER && !(p.value() >= 0 && p.value() < Double.POSITIVE_INFINITY)) {
+                if (brokenCounters.add(p.metric().name())) {
+                    Consumer<String> w;
+                    synchronized (this) {
+                        w = warnings;
+                    }
+                    w.accept(p.metric().name() + ": a counter of " + p.value() + " left out (counters are whole and never negative)");
+                }
+                continue;
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    private final java.util.Set<String> brokenCounters = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Records one histogram event. */
     public void record(MetricDef histogram, Map<String, String> attributes, double value) {

@@ -45,6 +45,13 @@ public final class SelfMetrics {
             "Readings a sampler dropped as impossible (above its sanity bound, or a counter that went backwards).",
             free(AttrKeys.SAMPLER, "Sampler name"));
 
+    public static final MetricDef INPUT_REJECTED = MetricDef.counter("tailwatch.input.rejected", "{value}",
+            "Numbers from outside (engine answers, token counts, engine figures) dropped where they entered as out of "
+                    + "their range: negative, non-finite, or larger than the field can hold. A dropped value is never "
+                    + "exported nor fed to a counter, a rate or a rule; each source and field is logged once.",
+            free(AttrKeys.INPUT_SOURCE, "Where the value came from"),
+            free(AttrKeys.INPUT_FIELD, "The field that carried it"));
+
     public static final MetricDef HTTP_AUTH_FAILURES = MetricDef.counter("tailwatch.http.auth.failures", "{request}",
             "Requests refused by basic authentication (web config basic_auth_users), by reason: no credentials, "
                     + "a malformed Authorization header, an unknown user, or a wrong password.",
@@ -57,7 +64,7 @@ public final class SelfMetrics {
             free(AttrKeys.RUNTIME_VERSION, "Java runtime version (semconv)"));
 
     public static final List<MetricDef> ALL = List.of(BUILD_INFO, SAMPLER_SUCCESS, SAMPLER_DURATION, SAMPLER_STUCK, SAMPLER_STATE, OTLP_EXPORT_FAILURES,
-            WEBHOOK_NOTIFICATIONS, SERIES_DROPPED, READINGS_DROPPED, HTTP_AUTH_FAILURES);
+            WEBHOOK_NOTIFICATIONS, SERIES_DROPPED, READINGS_DROPPED, INPUT_REJECTED, HTTP_AUTH_FAILURES);
 
     /** The build-info point of this process. */
     public static Point buildInfo(String version) {

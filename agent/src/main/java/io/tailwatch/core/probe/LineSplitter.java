@@ -35,6 +35,11 @@ final class LineSplitter {
         return overflow;
     }
 
+    /** Bytes the splitter holds now (its line buffer's capacity). */
+    int held() {
+        return buf.length;
+    }
+
     void feed(byte[] b, int off, int n) {
         for (int i = off; i < off + n; i++) {
             byte c = b[i];

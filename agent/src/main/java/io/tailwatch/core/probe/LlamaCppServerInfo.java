@@ -62,9 +62,9 @@ public record LlamaCppServerInfo(Long contextPerSlot, Long contextTotal, Integer
         if (dgs == null || !dgs.isObject()) {
             throw new Failure("GET " + propsUri + ": the answer has no default_generation_settings (is this llama.cpp?)");
         }
-        Long perSlot = positive(dgs.get("n_ctx"));
-        Long total = positive(props.get("n_ctx"));
-        Long slots = positive(props.get("total_slots"));
+        Long perSlot = positive(dgs.get("n_ctx"), "n_ctx", InputRange.MAX_CONTEXT);
+        Long total = positive(props.get("n_ctx"), "n_ctx", InputRange.MAX_CONTEXT);
+        Long slots = positive(props.get("total_slots"), "total_slots", 1_000_000L);
         String path = text(props.get("model_path"));
         String build = text(props.get("build_info"));
         List<String> notes = new ArrayList<>();
@@ -86,18 +86,20 @@ public record LlamaCppServerInfo(Long contextPerSlot, Long contextTotal, Integer
             if (meta == null || !meta.isObject()) {
                 notes.add("GET " + modelsUri + ": no meta for the model (still loading?); the weights' size is unknown");
             } else {
-                train = positive(meta.get("n_ctx_train"));
-                embd = positive(meta.get("n_embd"));
-                params = positive(meta.get("n_params"));
-                size = positive(meta.get("size"));
+                train = positive(meta.get("n_ctx_train"), "n_ctx_train", InputRange.MAX_CONTEXT);
+                embd = positive(meta.get("n_embd"), "n_embd", 1L << 24);
+                params = positive(meta.get("n_params"), "n_params", 1L << 50);
+                size = positive(meta.get("size"), "size", InputRange.MAX_MODEL_BYTES);
             }
         }
         return new LlamaCppServerInfo(perSlot, total, slots == null ? null : Math.toIntExact(Math.min(slots, Integer.MAX_VALUE)),
                 path, build, train, embd, params, size, List.copyOf(notes));
     }
 
-    private static Long positive(JsonNode n) {
-        return n != null && n.canConvertToLong() && n.isIntegralNumber() && n.asLong() > 0 ? n.asLong() : null;
+    /** A positive whole figure of llama.cpp's answers up to {@code max}; 0 means unknown there, out of range is counted. */
+    private static Long positive(JsonNode n, String field, long max) {
+        Long v = InputRange.count("llamacpp_props", field, n, max);
+        return v != null && v > 0 ? v : null;
     }
 
     private static String text(JsonNode n) {

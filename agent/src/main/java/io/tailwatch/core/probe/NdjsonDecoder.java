@@ -10,11 +10,15 @@ import java.util.List;
  * is decoded per complete line. Not thread-safe; one decoder per stream.
  */
 public final class NdjsonDecoder {
-    public static final int DEFAULT_MAX_LINE_BYTES = 1 << 20;
+    /** The longest line (an Ollama chunk is a few hundred bytes; its last line a few KiB). */
+    public static final int DEFAULT_MAX_LINE_BYTES = 256 * 1024;
+    /** The most lines one feed returns: more is a stream shaped to hold the reader's heap. */
+    public static final int MAX_PENDING_LINES = 4096;
 
     private final LineSplitter lines;
     private final List<String> ready = new ArrayList<>();
     private boolean unterminated;
+    private boolean tooMany;
 
     public NdjsonDecoder() {
         this(DEFAULT_MAX_LINE_BYTES);
@@ -22,7 +26,13 @@ public final class NdjsonDecoder {
 
     public NdjsonDecoder(int maxLineBytes) {
         lines = new LineSplitter(maxLineBytes, l -> {
-            if (!l.isBlank()) {
+            if (l.isBlank() || tooMany) {
+                return;
+            }
+            if (ready.size() >= MAX_PENDING_LINES) {
+                tooMany = true;
+                ready.clear();
+            } else {
                 ready.add(l);
             }
         });
@@ -49,8 +59,14 @@ public final class NdjsonDecoder {
         return unterminated;
     }
 
+    /** True when a line exceeded the size bound or one feed held too many lines: the stream is malformed. */
     public boolean overflowed() {
-        return lines.overflowed();
+        return lines.overflowed() || tooMany;
+    }
+
+    /** Bytes the decoder holds between feeds (its line buffer). */
+    public int held() {
+        return lines.held();
     }
 
     private List<String> drain() {

@@ -32,7 +32,8 @@ final class OllamaStreamParser implements StreamParser {
             line(line, nanos, m);
         }
         if (ndjson.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "NDJSON line longer than " + maxLineBytes + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "NDJSON line over its bound (" + maxLineBytes + " bytes, "
+                    + NdjsonDecoder.MAX_PENDING_LINES + " lines a read)");
         }
     }
 
@@ -46,6 +47,10 @@ final class OllamaStreamParser implements StreamParser {
             line(line, nanos, m);
         }
         m.fail(ProbeErrors.CUT, "stream ended before the done:true line");
+    }
+
+    private static Long duration(JsonNode n, String field) {
+        return InputRange.count(OpenAiStreamParser.SOURCE, field, n.get(field), InputRange.MAX_DURATION_NANOS);
     }
 
     private void line(String line, long nanos, Measurement m) {
@@ -80,11 +85,11 @@ final class OllamaStreamParser implements StreamParser {
                 if (n.hasNonNull("model")) {
                     m.responseModel = n.get("model").asText();
                 }
-                m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"));
-                m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"));
-                Long promptNs = OpenAiStreamParser.count(n.get("prompt_eval_duration"));
-                Long evalNs = OpenAiStreamParser.count(n.get("eval_duration"));
-                Long loadNs = OpenAiStreamParser.count(n.get("load_duration"));
+                m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"), "prompt_eval_count");
+                m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"), "eval_count");
+                Long promptNs = duration(n, "prompt_eval_duration");
+                Long evalNs = duration(n, "eval_duration");
+                Long loadNs = duration(n, "load_duration");
                 m.serverPromptSeconds = promptNs == null ? null : promptNs / 1e9;
                 m.loadSeconds = loadNs == null ? null : loadNs / 1e9;
                 if (m.engineOutput != null && evalNs != null && evalNs > 0 && m.engineOutput > 0) {

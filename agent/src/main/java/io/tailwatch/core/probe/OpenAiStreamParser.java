@@ -32,7 +32,8 @@ final class OpenAiStreamParser implements StreamParser {
             event(e, nanos, m);
         }
         if (sse.overflowed()) {
-            m.fail(ProbeErrors.MALFORMED, "SSE line longer than " + maxLineBytes + " bytes");
+            m.fail(ProbeErrors.MALFORMED, "SSE line or event over its bound (" + maxLineBytes + " bytes, "
+                    + SseDecoder.MAX_EVENT_LINES + " data lines, " + SseDecoder.MAX_PENDING_EVENTS + " events a read)");
         }
     }
 
@@ -79,8 +80,8 @@ final class OpenAiStreamParser implements StreamParser {
             }
             JsonNode usage = n.get("usage");
             if (usage != null && usage.isObject()) {
-                Long in = count(usage.get("prompt_tokens"));
-                Long out = count(usage.get("completion_tokens"));
+                Long in = count(usage.get("prompt_tokens"), "prompt_tokens");
+                Long out = count(usage.get("completion_tokens"), "completion_tokens");
                 // Some servers send zeroed usage on every chunk and the real counts at the end.
                 if (out != null && (out > 0 || m.usageOutput == null)) {
                     m.usageOutput = out;
@@ -88,31 +89,36 @@ final class OpenAiStreamParser implements StreamParser {
                 if (in != null && (in > 0 || m.usageInput == null)) {
                     m.usageInput = in;
                 }
-                Long cached = count(usage.at("/prompt_tokens_details/cached_tokens"));
+                Long cached = count(usage.at("/prompt_tokens_details/cached_tokens"), "cached_tokens");
                 if (cached != null) {
                     m.cachedTokens = cached;
                 }
             }
             JsonNode timings = n.get("timings"); // llama.cpp
             if (timings != null && timings.isObject()) {
-                Long predicted = count(timings.get("predicted_n"));
-                Long prompt = count(timings.get("prompt_n"));
+                Long predicted = count(timings.get("predicted_n"), "predicted_n");
+                Long prompt = count(timings.get("prompt_n"), "prompt_n");
                 if (predicted != null) {
                     m.engineOutput = predicted;
                 }
                 if (prompt != null) {
                     m.engineInput = prompt;
                 }
-                if (timings.hasNonNull("prompt_ms")) {
-                    m.serverPromptSeconds = timings.get("prompt_ms").asDouble() / 1000.0;
+                Double promptMs = InputRange.number(SOURCE, "prompt_ms", timings.get("prompt_ms"), 0, MAX_MS);
+                if (promptMs != null) {
+                    m.serverPromptSeconds = promptMs / 1000.0;
                 }
-                if (timings.path("predicted_per_second").asDouble(0) > 0) { // 0 when nothing was decoded: unknown
-                    m.serverDecodeRate = timings.get("predicted_per_second").asDouble();
+                Double rate = InputRange.number(SOURCE, "predicted_per_second", timings.get("predicted_per_second"), 0,
+                        InputRange.MAX_TOKEN_RATE);
+                if (rate != null && rate > 0) { // 0 when nothing was decoded: unknown
+                    m.serverDecodeRate = rate;
                 }
             }
             JsonNode stats = n.get("stats"); // LM Studio
-            if (stats != null && stats.isObject() && stats.path("tokens_per_second").asDouble(0) > 0) {
-                m.serverDecodeRate = stats.get("tokens_per_second").asDouble();
+            Double lmRate = stats != null && stats.isObject() ? InputRange.number(SOURCE, "tokens_per_second",
+                    stats.get("tokens_per_second"), 0, InputRange.MAX_TOKEN_RATE) : null;
+            if (lmRate != null && lmRate > 0) {
+                m.serverDecodeRate = lmRate;
             }
         }
         JsonNode choices = n.get("choices");
@@ -137,7 +143,7 @@ final class OpenAiStreamParser implements StreamParser {
                 m.content(nanos, chars);
             }
             synchronized (m) {
-                Long predicted = count(n.get("tokens_predicted"));
+                Long predicted = count(n.get("tokens_predicted"), "tokens_predicted");
                 if (predicted != null && m.engineOutput == null && n.path("stop").asBoolean(false)) {
                     m.engineOutput = predicted;
                 }
@@ -163,8 +169,14 @@ final class OpenAiStreamParser implements StreamParser {
         return t != null && t.isTextual() ? t.asText().length() : 0;
     }
 
-    static Long count(JsonNode n) {
-        return n != null && n.isNumber() ? n.asLong() : null;
+    /** Where the streams' numbers enter, for {@link InputRange}. */
+    static final String SOURCE = "engine_stream";
+    /** A duration in milliseconds an engine reports: one day. */
+    private static final double MAX_MS = InputRange.MAX_DURATION_NANOS / 1e6;
+
+    /** A token count of the stream, range-checked (null when absent or out of range). */
+    static Long count(JsonNode n, String field) {
+        return InputRange.count(SOURCE, field, n, InputRange.MAX_TOKENS);
     }
 
     static String errorText(JsonNode n) {

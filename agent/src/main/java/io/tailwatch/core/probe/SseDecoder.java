@@ -10,17 +10,30 @@ import java.util.List;
  * space after the colon, several joined by newlines), {@code event:} and {@code id:}, comment
  * lines starting with ':' (prefill keep-alives, pings; counted, not returned), LF, CRLF or CR line
  * ends, and an event ends at a blank line. Not thread-safe; one decoder per stream.
+ *
+ * <p>Bounded by what it holds, not only line by line: one line at most {@code maxLineBytes}, one event's
+ * joined {@code data:} at most {@code maxLineBytes} characters and {@link #MAX_EVENT_LINES} lines, at most
+ * {@link #MAX_PENDING_EVENTS} events taken out per feed. Past any bound the event's data is dropped and
+ * {@link #overflowed()} says the stream is malformed, so many short lines cost no more than one long one.
  */
 public final class SseDecoder {
     /** One dispatched event. {@code event} is null when the server named none. */
     public record Event(String event, String data, String id) {
     }
 
-    public static final int DEFAULT_MAX_LINE_BYTES = 1 << 20;
+    /** The longest line, and the longest joined data of one event (an LLM chunk is a few hundred bytes). */
+    public static final int DEFAULT_MAX_LINE_BYTES = 256 * 1024;
+    /** The most {@code data:} lines one event joins (servers send one per event). */
+    public static final int MAX_EVENT_LINES = 1024;
+    /** The most events one feed returns: more is a stream shaped to hold the reader's heap. */
+    public static final int MAX_PENDING_EVENTS = 4096;
 
     private final LineSplitter lines;
+    private final int maxEventChars;
     private final List<Event> ready = new ArrayList<>();
     private StringBuilder data;
+    private int dataLines;
+    private boolean eventOverflow;
     private String eventName;
     private String id;
     private long comments;
@@ -31,6 +44,7 @@ public final class SseDecoder {
 
     public SseDecoder(int maxLineBytes) {
         lines = new LineSplitter(maxLineBytes, this::line);
+        maxEventChars = maxLineBytes;
     }
 
     /** Feeds bytes; returns the events completed by them (possibly none). */
@@ -61,7 +75,12 @@ public final class SseDecoder {
 
     /** True when a line exceeded the size bound; the stream should be treated as malformed. */
     public boolean overflowed() {
-        return lines.overflowed();
+        return lines.overflowed() || eventOverflow;
+    }
+
+    /** Characters and bytes the decoder holds between feeds: its line buffer and the event being joined. */
+    public int held() {
+        return lines.held() + (data == null ? 0 : data.capacity());
     }
 
     private List<Event> drain() {
@@ -89,26 +108,52 @@ public final class SseDecoder {
             value = value.substring(1);
         }
         switch (field) {
-            case "data" -> {
-                if (data == null) {
-                    data = new StringBuilder(value);
-                } else {
-                    data.append('\n').append(value);
-                }
-            }
-            case "event" -> eventName = value;
-            case "id" -> id = value;
+            case "data" -> data(value);
+            case "event" -> eventName = clip(value);
+            case "id" -> id = clip(value);
             default -> {
                 // "retry" and unknown fields carry nothing a probe needs.
             }
         }
     }
 
+    /** Names and ids are kept short: only {@code data} may be long. */
+    private static String clip(String v) {
+        return v.length() > 256 ? v.substring(0, 256) : v;
+    }
+
+    private void data(String value) {
+        if (eventOverflow) {
+            return;
+        }
+        int joined = data == null ? value.length() : data.length() + 1 + value.length();
+        if (joined > maxEventChars || ++dataLines > MAX_EVENT_LINES) {
+            overflow();
+            return;
+        }
+        if (data == null) {
+            data = new StringBuilder(value);
+        } else {
+            data.append('\n').append(value);
+        }
+    }
+
+    private void overflow() {
+        eventOverflow = true;
+        data = null;
+        ready.clear();
+    }
+
     private void dispatch() {
-        if (data != null) {
-            ready.add(new Event(eventName, data.toString(), id));
+        if (data != null && !eventOverflow) {
+            if (ready.size() >= MAX_PENDING_EVENTS) {
+                overflow();
+            } else {
+                ready.add(new Event(eventName, data.toString(), id));
+            }
         }
         data = null;
+        dataLines = 0;
         eventName = null;
     }
 }

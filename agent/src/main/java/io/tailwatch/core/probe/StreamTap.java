@@ -27,8 +27,12 @@ public final class StreamTap {
 
     private static final JsonFactory ASYNC_JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(MAX_JSON_STRING)
-                    .maxNestingDepth(64).maxNumberLength(32).build())
+                    .maxNestingDepth(64).maxNumberLength(32).maxNameLength(4096).build())
             .build();
+
+    /** The count fields of a whole answer. */
+    private static final java.util.Set<String> COUNTS = java.util.Set.of("completion_tokens", "prompt_tokens", "eval_count",
+            "predicted_n", "prompt_eval_count", "prompt_n");
 
     /** How the body is framed. */
     public enum Format { SSE, NDJSON, JSON, OTHER }
@@ -150,15 +154,15 @@ public final class StreamTap {
                 String f = field;
                 field = null;
                 synchronized (m) {
-                    if (t == JsonToken.VALUE_NUMBER_INT) {
-                        long v = json.getLongValue();
+                    if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && COUNTS.contains(f)) {
+                        Long v = t == JsonToken.VALUE_NUMBER_INT && json.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+                                ? InputRange.count(OpenAiStreamParser.SOURCE, f, json.getLongValue(), InputRange.MAX_TOKENS)
+                                : rejected(f, json.getDoubleValue()); // not a whole count a long holds
                         switch (f) {
                             case "completion_tokens" -> m.usageOutput = v;
                             case "prompt_tokens" -> m.usageInput = v;
                             case "eval_count", "predicted_n" -> m.engineOutput = v;
-                            case "prompt_eval_count", "prompt_n" -> m.engineInput = v;
-                            default -> {
-                            }
+                            default -> m.engineInput = v; // prompt_eval_count, prompt_n
                         }
                     } else if (t == JsonToken.VALUE_STRING && f.equals("model") && json.getParsingContext().getParent() != null
                             && json.getParsingContext().getParent().inRoot()) {
@@ -168,6 +172,11 @@ public final class StreamTap {
                 }
             }
         }
+    }
+
+    private static Long rejected(String field, double value) {
+        InputRange.number(OpenAiStreamParser.SOURCE, field, value, 0, -1);
+        return null;
     }
 
     // ---- what was read ----

@@ -344,7 +344,7 @@ public final class EngineWatch {
         }
         if (r.success() && r.tokenSource() != null) {
             if (r.outputTokens() != null) {
-                probeOutputTokens.addAndGet(r.outputTokens());
+                probeOutputTokens.accumulateAndGet(r.outputTokens(), io.tailwatch.core.probe.InputRange::saturatingAdd);
                 recordTokens(s, base, TokenType.OUTPUT, r.tokenSource(), r.outputTokens(), names);
             }
             if (r.inputTokens() != null) {

@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.proxy;
 
 import io.tailwatch.core.host.HostPower;
+import io.tailwatch.core.probe.InputRange;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.PowerSource;
 import io.tailwatch.metrics.EnergyMetrics;
@@ -92,7 +93,7 @@ public final class EnergyPerToken {
                 long d = before == null || count < before ? count : count - before;
                 if (d > 0) {
                     int cut = key.indexOf(COUNTER);
-                    delta.merge(cut < 0 ? key : key.substring(0, cut), d, Long::sum);
+                    delta.merge(cut < 0 ? key : key.substring(0, cut), d, InputRange::saturatingAdd);
                 }
             });
             PowerSource source = power == null ? null : power.source();
@@ -141,11 +142,11 @@ public final class EnergyPerToken {
             }
             seconds += i.seconds();
             joules += i.joules();
-            i.tokens().forEach((e, t) -> byEngine.merge(e, t, Long::sum));
+            i.tokens().forEach((e, t) -> byEngine.merge(e, t, InputRange::saturatingAdd));
         }
         long all = 0;
         for (long t : byEngine.values()) {
-            all += t;
+            all = InputRange.saturatingAdd(all, t);
         }
         if (all == 0 || seconds <= 0) {
             return null;

@@ -36,7 +36,8 @@ public final class ProxyMeter {
     private volatile MetricHub hub;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
-    private final Map<String, LongAdder> outputTokens = new ConcurrentHashMap<>();
+    /** Saturating (a counter is held at its largest value rather than wrapping negative). */
+    private final Map<String, AtomicLong> outputTokens = new ConcurrentHashMap<>();
     private final AtomicLong lastPublish = new AtomicLong(System.nanoTime() - PUBLISH_EVERY_NANOS);
     private final AtomicLong total = new AtomicLong();
     private final AtomicLong disconnects = new AtomicLong();
@@ -161,6 +162,11 @@ public final class ProxyMeter {
         String lane = byLane.size() < MAX_LANES || byLane.containsKey(named) ? named : "_OTHER";
         byLane.computeIfAbsent(lane, k -> new LongAdder()).increment();
         requests.computeIfAbsent(key(lane, outcome), k -> new LongAdder()).increment();
+        if (outcome == ProxyOutcome.REJECTED) {
+            // Refused before it reached the engine (no credentials): counted, never metered; no window, goodput or SLO.
+            maybePublish();
+            return;
+        }
         if (x.headersAt >= 0) {
             hub.record(ProxyMetrics.TIME_TO_FIRST_BYTE, Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane),
                     (x.headersAt - x.t0) / 1e9);
@@ -215,7 +221,8 @@ public final class ProxyMeter {
             io.tailwatch.metrics.Attrs.put(a, TokenType.OUTPUT);
             io.tailwatch.metrics.Attrs.put(a, t.source());
             hub.record(ProxyMetrics.TOKEN_USAGE, a, t.output());
-            outputTokens.computeIfAbsent(lane + "\u0000" + t.source().value(), k -> new LongAdder()).add(t.output());
+            outputTokens.computeIfAbsent(lane + "\u0000" + t.source().value(), k -> new AtomicLong())
+                    .accumulateAndGet(t.output(), io.tailwatch.core.probe.InputRange::saturatingAdd);
             long last = tap.lastContentNanos();
             if (streamed && errorType == null && t.output() >= 2 && first >= 0 && last > first) {
                 hub.record(ProxyMetrics.TIME_PER_OUTPUT_TOKEN, base, (last - first) / 1e9 / (t.output() - 1));
@@ -276,7 +283,7 @@ public final class ProxyMeter {
         outputTokens.forEach((k, v) -> {
             int cut = k.indexOf('\u0000');
             TokenSource s = io.tailwatch.metrics.AttrValues.find(TokenSource.class, k.substring(cut + 1));
-            out.add(Point.of(ProxyMetrics.OUTPUT_TOKENS, v.sum(), s, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
+            out.add(Point.of(ProxyMetrics.OUTPUT_TOKENS, v.get(), s, AttrKeys.ENGINE, engine, AttrKeys.LANE, k.substring(0, cut)));
         });
         windowViews(System.nanoTime()).forEach((n, v) -> {
             out.add(Point.of(ProxyMetrics.LANE_WINDOW_REQUESTS, v.requests(), AttrKeys.ENGINE, engine, AttrKeys.LANE, n));
@@ -346,8 +353,8 @@ public final class ProxyMeter {
     /** Output tokens so far over every lane (the energy attribution reads this). */
     public long outputTokens() {
         long sum = 0;
-        for (LongAdder a : outputTokens.values()) {
-            sum += a.sum();
+        for (AtomicLong a : outputTokens.values()) {
+            sum = io.tailwatch.core.probe.InputRange.saturatingAdd(sum, a.get());
         }
         return sum;
     }

@@ -1,5 +1,6 @@
 package io.tailwatch.daemon.signals;
 
+import io.tailwatch.core.probe.InputRange;
 import io.tailwatch.metrics.AttrKeys;
 import io.tailwatch.metrics.AttrValues.QueueWaitSource;
 import io.tailwatch.metrics.AttrValues.RequestState;
@@ -29,10 +30,10 @@ public record EngineSignals(Double running, Double waiting, Double kvCacheUsage,
     public static final EngineSignals EMPTY = new EngineSignals(null, null, null, null, null, Map.of());
 
     public EngineSignals {
-        running = finite(running);
-        waiting = finite(waiting);
-        kvCacheUsage = finite(kvCacheUsage);
-        queueWaitSeconds = finite(queueWaitSeconds);
+        running = InputRange.number(SOURCE, "running", running, 0, InputRange.MAX_REQUESTS);
+        waiting = InputRange.number(SOURCE, "waiting", waiting, 0, InputRange.MAX_REQUESTS);
+        kvCacheUsage = InputRange.number(SOURCE, "kv_cache_usage", kvCacheUsage, 0, 1);
+        queueWaitSeconds = InputRange.number(SOURCE, "queue_wait_seconds", queueWaitSeconds, 0, MAX_WAIT_SECONDS);
         if (queueWaitSeconds == null) {
             queueWaitSource = null;
         } else if (!MEASURED.equals(queueWaitSource) && !ESTIMATE.equals(queueWaitSource)) {
@@ -41,10 +42,10 @@ public record EngineSignals(Double running, Double waiting, Double kvCacheUsage,
         details = Collections.unmodifiableMap(new LinkedHashMap<>(details == null ? Map.of() : details));
     }
 
-    /** Negative, NaN and infinite figures are not figures: they become unknown. */
-    private static Double finite(Double d) {
-        return d == null || d.isNaN() || d.isInfinite() || d < 0 ? null : d;
-    }
+    /** Where the engines' own figures enter, for {@link InputRange}. */
+    private static final String SOURCE = "engine_signals";
+    /** The longest queue wait taken as a figure: one day. */
+    private static final double MAX_WAIT_SECONDS = 86_400;
 
     public boolean isEmpty() {
         return running == null && waiting == null && kvCacheUsage == null && queueWaitSeconds == null;

@@ -1,6 +1,7 @@
 package io.tailwatch.daemon.signals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.probe.InputRange;
 import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,15 +101,15 @@ public final class LlamaCppSlotsSource extends EndpointSignalSource {
             long sum = 0;
             boolean any = false;
             for (JsonNode x : nt) {
-                Long d = longOrNull(x.get("n_decoded"));
+                Long d = InputRange.count("llamacpp_slots", "n_decoded", x.get("n_decoded"), InputRange.MAX_TOKENS);
                 if (d != null) {
-                    sum += d;
+                    sum = InputRange.saturatingAdd(sum, d);
                     any = true;
                 }
             }
             return any ? sum : null;
         }
-        return longOrNull(nt.get("n_decoded"));
+        return InputRange.count("llamacpp_slots", "n_decoded", nt.get("n_decoded"), InputRange.MAX_TOKENS);
     }
 
     static Long longOrNull(JsonNode n) {

@@ -42,6 +42,22 @@ class ProxyMeterTest {
                 io.tailwatch.metrics.AttrKeys.ENGINE, "mlx")).isNull();
     }
 
+    /** 25 refused requests (401) are counted as rejected, but none enters the lane's window or its goodput. */
+    @Test
+    void refusedRequestsAreCountedButNeverMetered() {
+        MetricHub hub = new MetricHub();
+        ProxyMeter meter = new ProxyMeter("mlx", hub);
+        for (int i = 0; i < 25; i++) {
+            meter.begin(System.nanoTime(), Lanes.DEFAULT, true).finish(System.nanoTime(),
+                    io.tailwatch.metrics.AttrValues.ProxyOutcome.REJECTED, null);
+        }
+        assertThat(meter.windowViews(System.nanoTime())).isEmpty();
+        assertThat(meter.status().get("requests")).isEqualTo(25L);
+        meter.begin(System.nanoTime(), Lanes.DEFAULT, true).finish(System.nanoTime(),
+                io.tailwatch.metrics.AttrValues.ProxyOutcome.OK, null);
+        assertThat(meter.windowViews(System.nanoTime()).get(Lanes.DEFAULT).requests()).isEqualTo(1);
+    }
+
     @Test
     void aProxyThatCannotListenLeavesNoSeriesBehind() throws Exception {
         MetricHub hub = new MetricHub();
