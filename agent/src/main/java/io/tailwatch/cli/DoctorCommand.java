@@ -31,8 +31,23 @@ public final class DoctorCommand extends PrintingCommand {
     @Option(names = "--json", description = "Print every check and sampler in full as JSON (same exit status).")
     boolean json;
 
+    @Option(names = "--fleet", paramLabel = "FILE", description = {
+            "Instead of the host checks: check the push path's fleet side, the Prometheus config (its otlp: block:",
+            "translation strategy, promoted resource attributes) or Collector config in FILE (repeatable), and",
+            "this agent's OTLP temporality. Exit 1 on any warning."})
+    java.util.List<java.nio.file.Path> fleet;
+
     @Override
     protected int run(PrintWriter out, PrintWriter err) {
+        if (fleet != null && !fleet.isEmpty()) {
+            java.util.List<String> warnings = io.tailwatch.tools.doctor.FleetCheck.warnings(fleet, System.getenv());
+            for (String w : warnings) {
+                out.println("WARN  " + w.replaceAll("\\p{Cntrl}", " ")); // file names and YAML errors are outside text
+            }
+            out.println(warnings.isEmpty() ? "fleet: the push path is set as the dashboards and rules need"
+                    : "fleet: " + warnings.size() + " warning(s)");
+            return warnings.isEmpty() ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
+        }
         Config config = options.loadOrReport();
         if (config == null) {
             return TailwatchCommand.EXIT_CONFIG;

@@ -92,6 +92,8 @@ public final class MetricHub {
     private long publishedBytes;
     private Consumer<String> warnings = LOG::warn;
     private volatile MetricSnapshot snapshot = MetricSnapshot.EMPTY;
+    /** Serializes deliveries to the sinks (see {@link #deliverLatest}). */
+    private final Object deliveryLock = new Object();
     /** Run before a read of everything published (see {@link #refresh}); one per producer that asks. */
     private final List<Runnable> refreshers = new CopyOnWriteArrayList<>();
     /** Refreshers a hub keeps at most (one per engine proxy; engines are far fewer). */
@@ -166,15 +168,26 @@ public final class MetricHub {
             kept = wholeCounters(points);
         }
         points = kept;
-        MetricSnapshot next;
         synchronized (this) {
             expireIfDue();
             byProducer.put(producer, List.copyOf(points));
-            next = merge();
-            snapshot = next;
+            snapshot = merge();
         }
-        for (MetricSink s : sinks) {
-            s.onSnapshot(next);
+        deliverLatest();
+    }
+
+    /**
+     * Hands the sinks the newest snapshot, one delivery at a time. A publisher that lost the race to deliver
+     * finds its own snapshot already replaced and hands on the newer one: sinks never go back to an older
+     * snapshot, so a series a producer just removed cannot reappear. Outside the hub's lock, so a sink may read
+     * the hub.
+     */
+    private void deliverLatest() {
+        synchronized (deliveryLock) {
+            MetricSnapshot latest = snapshot;
+            for (MetricSink s : sinks) {
+                s.onSnapshot(latest);
+            }
         }
     }
 

@@ -201,8 +201,8 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                             config.getString("otel.exporter.otlp.endpoint"));
                     boolean envHeaders = !config.getMap("otel.exporter.otlp.headers").isEmpty()
                             || !config.getMap("otel.exporter.otlp.metrics.headers").isEmpty();
-                    return new CountingExporter(withoutSelfTelemetry(exporter,
-                            envHeaders ? Map.of() : settings.headers()), failures, publishFailures);
+                    return new CountingExporter(SeriesEndMarker.wrap(withoutSelfTelemetry(exporter,
+                            envHeaders ? Map.of() : settings.headers())), failures, publishFailures);
                 })
                 .addMeterProviderCustomizer((builder, config) ->
                         builder.registerMetricProducer(new HubHistogramProducer(hub, version, histogramTemporality(config))))

@@ -10,6 +10,60 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MetricHubTest {
+    /**
+     * Two producers publish at once: the first one's delivery is held up inside a sink, the second publishes
+     * the removal of the first one's series. Whatever the order of delivery, every sink ends with the newest
+     * snapshot, so the removed series does not come back.
+     */
+    @Test
+    void aSnapshotDeliveredLateNeverReplacesANewerOne() throws Exception {
+        MetricHub hub = new MetricHub();
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<MetricSnapshot> last = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        hub.addSink(new MetricSink() {
+            @Override
+            public void onSnapshot(MetricSnapshot snapshot) {
+                if (snapshot.value(HostMetrics.MEMORY_LIMIT) != null && first.compareAndSet(true, false)) {
+                    held.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+
+            @Override
+            public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
+            }
+        });
+        hub.addSink(new MetricSink() {
+            @Override
+            public void onSnapshot(MetricSnapshot snapshot) {
+                last.set(snapshot);
+            }
+
+            @Override
+            public void onRecord(MetricDef histogram, Map<String, String> attributes, double value) {
+            }
+        });
+        Thread adds = new Thread(() -> hub.publish("p", List.of(Point.of(HostMetrics.MEMORY_LIMIT, 10))));
+        adds.start();
+        held.await();
+        Thread removes = new Thread(() -> hub.publish("p", List.of()));
+        removes.start();
+        // The removal is either delivered already or waits for the held delivery to finish.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                removes.getState() == Thread.State.BLOCKED || removes.getState() == Thread.State.TERMINATED);
+        release.countDown();
+        adds.join(10_000);
+        removes.join(10_000);
+        assertThat(hub.snapshot().value(HostMetrics.MEMORY_LIMIT)).isNull();
+        assertThat(last.get().value(HostMetrics.MEMORY_LIMIT)).as("the removed series, on the sink").isNull();
+    }
+
     @Test
     void pointsMustMatchTheirDeclaration() {
         MetricHub hub = new MetricHub();

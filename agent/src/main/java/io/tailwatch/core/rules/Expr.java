@@ -63,9 +63,17 @@ public interface Expr {
         }
     }
 
-    /** Vector matching: {@code on(...)}, {@code ignoring(...)}, or all labels. */
-    record Matching(boolean on, List<String> labels) {
+    /**
+     * Vector matching: {@code on(...)}, {@code ignoring(...)}, or all labels; {@code groupLeft}: many-to-one
+     * ({@code group_left}), so a comparison keeps every label of its left side (a one-to-one {@code on(...)} keeps
+     * only the listed ones, losing the labels a route needs, such as {@code host}).
+     */
+    record Matching(boolean on, List<String> labels, boolean groupLeft) {
         public static final Matching ALL = new Matching(false, List.of());
+
+        Matching(boolean on, List<String> labels) {
+            this(on, labels, false);
+        }
 
         public static Matching on(String... labels) {
             return new Matching(true, List.of(labels));
@@ -73,6 +81,11 @@ public interface Expr {
 
         public static Matching ignoring(String... labels) {
             return new Matching(false, List.of(labels));
+        }
+
+        /** The same matching, many-to-one: each left series keeps its labels ({@code group_left}). */
+        public Matching keepingLeft() {
+            return new Matching(on, labels, true);
         }
 
         Map<String, String> signature(Map<String, String> labels) {
@@ -89,7 +102,7 @@ public interface Expr {
             if (!on && labels.isEmpty()) {
                 return "";
             }
-            return (on ? " on(" : " ignoring(") + String.join(", ", labels) + ")";
+            return (on ? " on(" : " ignoring(") + String.join(", ", labels) + ")" + (groupLeft ? " group_left" : "");
         }
     }
 
@@ -301,8 +314,9 @@ public interface Expr {
                 Map<String, String> sig = matching.signature(s.labels());
                 Sample r = rhs.get(sig);
                 if (r != null && op.test(s.value(), r.value())) {
-                    // As PromQL's one-to-one match: on(...) keeps only those labels, ignoring(...) drops them.
-                    out.add(new Sample(sig, s.value()));
+                    // As PromQL: a one-to-one on(...) keeps only those labels, ignoring(...) drops them; group_left
+                    // keeps the left series' own.
+                    out.add(new Sample(matching.groupLeft() ? s.labels() : sig, s.value()));
                 }
             }
             return out;

@@ -189,7 +189,7 @@ public final class Rules {
     }
 
     private static Expr laneOver(MetricDef window, MetricDef limit) {
-        return cmp(select(window, Percentile.P95), Op.GT, on(LANE_OF), select(limit));
+        return cmp(select(window, Percentile.P95), Op.GT, on(LANE_OF).keepingLeft(), select(limit));
     }
 
     public static final RuleDef LANE_SLO_MISSED = new RuleDef("LaneSloMissed", Severity.WARNING,
@@ -204,7 +204,7 @@ public final class Rules {
             ValueKind.RATIO, null, null, Duration.ofMinutes(10),
             "Goodput of lane {lane} on {engine} below its target",
             "Only {value} of the real requests of lane {lane} through the proxy of {engine} met the lane's SLO over the last 5m, below the lane's target, for {for} (at least 20 requests in the window).",
-            p -> and(cmp(select(ProxyMetrics.LANE_WINDOW_GOODPUT), Op.LT, on(LANE_OF), select(ProxyMetrics.LANE_SLO_TARGET)),
+            p -> and(cmp(select(ProxyMetrics.LANE_WINDOW_GOODPUT), Op.LT, on(LANE_OF).keepingLeft(), select(ProxyMetrics.LANE_SLO_TARGET)),
                     on(LANE_OF), laneRequests(MIN_LANE_REQUESTS)));
 
     public static final RuleDef LANE_QUEUE_WAIT_HIGH = new RuleDef("LaneQueueWaitHigh", Severity.WARNING,

@@ -38,8 +38,10 @@ public final class RuleExport {
 
     public static List<String> interactiveScenarios(Config config) {
         List<String> out = new ArrayList<>();
-        if (config.autoEngines()) {
-            out.add("interactive"); // the scenario discovered engines are probed with
+        if (config.autoEngines() || config.engines().isEmpty()) {
+            // The scenario discovered engines are probed with; a config that lists no engines (a fleet's rules
+            // file made with `rules -c`) says nothing about scenario names, so the default one stands.
+            out.add("interactive");
         }
         for (EngineConfig e : config.engines()) {
             for (EngineConfig.Scenario s : e.scenarios()) {
