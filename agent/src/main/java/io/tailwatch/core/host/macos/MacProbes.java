@@ -16,6 +16,7 @@ public final class MacProbes implements NativeProbes {
     public static final String POWER_STATUS = "power-status";
     public static final String IOREPORT_ENERGY = "ioreport-energy";
     public static final String IOREPORT_GPU = "ioreport-gpu";
+    public static final String IOREPORT_CLPC = "ioreport-clpc";
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
@@ -54,6 +55,12 @@ public final class MacProbes implements NativeProbes {
                 NativeProbe.of(POWER_STATUS, () -> MacNativePowerStatus.open().cpuPowerStatus()),
                 NativeProbe.of(IOREPORT_ENERGY, () -> twoSamples(MacNativeIOReport.open(EnergyModel.GROUP, null,
                         n -> EnergyModel.rail(n) != null))),
+                NativeProbe.of(IOREPORT_CLPC, () -> {
+                    try (IOReportSource s = MacNativeIOReport.open(ClpcEnergy.GROUP, ClpcEnergy.SUBGROUP, n -> ClpcEnergy.rail(n) != null)) {
+                        s.next();
+                        ClpcEnergy.checkLayout(s.next());
+                    }
+                }),
                 NativeProbe.of(IOREPORT_GPU, () -> {
                     twoSamples(MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals));
                     MacNativeGpuTable.read();
