@@ -78,6 +78,11 @@ public final class MacProbes implements NativeProbes {
                     try (Smc smc = new Smc(MacNativeSmc.open())) {
                         smc.read(MacSystemPowerSampler.KEY);
                         smc.read("FNum");
+                        for (String aggregate : MacSmcTemperatureSampler.AGGREGATES.keySet()) {
+                            if (smc.keyInfo(aggregate) != null) {
+                                smc.read(aggregate);
+                            }
+                        }
                         smc.keyCount();
                         smc.keyAt(0);
                     }
