@@ -17,6 +17,7 @@ public final class MacProbes implements NativeProbes {
     public static final String IOREPORT_ENERGY = "ioreport-energy";
     public static final String IOREPORT_GPU = "ioreport-gpu";
     public static final String IOREPORT_CLPC = "ioreport-clpc";
+    public static final String IOREPORT_ANE = "ioreport-ane";
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
@@ -59,6 +60,12 @@ public final class MacProbes implements NativeProbes {
                     try (IOReportSource s = MacNativeIOReport.open(ClpcEnergy.GROUP, ClpcEnergy.SUBGROUP, n -> ClpcEnergy.rail(n) != null)) {
                         s.next();
                         ClpcEnergy.checkLayout(s.next());
+                    }
+                }),
+                NativeProbe.of(IOREPORT_ANE, () -> {
+                    try (IOReportSource s = MacNativeIOReport.open(AneResidency.GROUP, null, AneResidency::wanted)) {
+                        s.next();
+                        AneResidency.checkLayout(s.next().channels());
                     }
                 }),
                 NativeProbe.of(IOREPORT_GPU, () -> {

@@ -32,6 +32,8 @@ public final class MacSources {
         Lazy<IOReportSource> clpc = Lazy.retrying("IOReport CLPC Energy Counters",
                 () -> MacNativeIOReport.open(ClpcEnergy.GROUP, ClpcEnergy.SUBGROUP, n -> ClpcEnergy.rail(n) != null), 60);
         RailChoice railChoice = new RailChoice();
+        Lazy<IOReportSource> ane = Lazy.retrying("IOReport ANE residency",
+                () -> MacNativeIOReport.open(AneResidency.GROUP, null, AneResidency::wanted), 60);
         Lazy<IOReportSource> gpu = Lazy.retrying("IOReport GPU Stats",
                 () -> MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals), 60);
         Lazy<long[]> gpuTable = Lazy.of("GPU DVFS table", MacNativeGpuTable::read);
@@ -53,6 +55,7 @@ public final class MacSources {
                 new MacCpuSpeedLimitSampler(power),
                 new MacPowerSampler(energy, railChoice),
                 new MacClpcPowerSampler(clpc, system, railChoice),
+                new MacAneSampler(ane),
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),
