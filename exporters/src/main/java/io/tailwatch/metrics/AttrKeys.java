@@ -55,6 +55,10 @@ public final class AttrKeys {
     public static final String RAIL_STATUS = "tailwatch.power.rail.status";
     /** Which host power figure an energy figure rests on: rails (the summed rails) or system (the whole host). */
     public static final String POWER_SOURCE = "tailwatch.power.source";
+    /** Which counters a rail's figure comes from: energy_model (IOReport) or clpc (the AppleCLPC driver). */
+    public static final String RAIL_SOURCE = "tailwatch.power.rail.source";
+    /** Whether a rail's figure is measured for the rail itself (exact) or split from a larger total (estimated). */
+    public static final String POWER_EXACTNESS = "tailwatch.power.exactness";
     public static final String BUILD_VERSION = "tailwatch.build.version";
     public static final String ALERT_NAME = "tailwatch.alert.name";
     /** What became of a webhook notification: sent, failed, dropped, suppressed. */

@@ -59,7 +59,9 @@ public final class AttrValues {
             Map.entry(LimitType.class, AttrKeys.HW_LIMIT_TYPE),
             Map.entry(MemorySource.class, AttrKeys.MEMORY_SOURCE),
             Map.entry(LoadWindow.class, AttrKeys.LOAD_WINDOW),
-            Map.entry(PowerSource.class, AttrKeys.POWER_SOURCE));
+            Map.entry(PowerSource.class, AttrKeys.POWER_SOURCE),
+            Map.entry(RailSource.class, AttrKeys.RAIL_SOURCE),
+            Map.entry(PowerExactness.class, AttrKeys.POWER_EXACTNESS));
 
 
     /** The attribute key the values of {@code type} belong to. */
@@ -194,9 +196,10 @@ public final class AttrValues {
 
     /**
      * {@code tailwatch.sampler.status}: running, or kept out of the daemon because its native probe
-     * crashed (or hung, timed_out) the self-check's child process on this OS build.
+     * crashed (or hung, timed_out) the self-check's child process on this OS build, or read values that do
+     * not fit the documented layout there (rejected).
      */
-    public enum SamplerState implements AttrValue { RUNNING, CRASHED, TIMED_OUT }
+    public enum SamplerState implements AttrValue { RUNNING, CRASHED, TIMED_OUT, REJECTED }
 
     /**
      * {@code tailwatch.power.rail.status}: the rail's energy counter moves (measured), or macOS stopped it
@@ -213,4 +216,17 @@ public final class AttrValues {
      * one whole-host figure, used where the rails are frozen or absent.
      */
     public enum PowerSource implements AttrValue { RAILS, SYSTEM }
+
+    /**
+     * {@code tailwatch.power.rail.source}: the counters an Apple silicon rail's figure comes from: the IOReport
+     * "Energy Model" group, or the AppleCLPC driver's energy accumulators (IOReport group "CLPC"), used for a
+     * rail the Energy Model has frozen.
+     */
+    public enum RailSource implements AttrValue { ENERGY_MODEL, CLPC }
+
+    /**
+     * {@code tailwatch.power.exactness}: exact when the counter measures the rail itself; estimated when it
+     * is the driver's split of a larger total (CLPC on chips other than M5 Pro and M5 Max).
+     */
+    public enum PowerExactness implements AttrValue { EXACT, ESTIMATED }
 }

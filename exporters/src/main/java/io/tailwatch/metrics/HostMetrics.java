@@ -66,7 +66,7 @@ public final class HostMetrics {
     static final AttributeDef HW_NAME = free(AttrKeys.HW_NAME, "Rail or sensor name as the OS reports it");
 
     public static final MetricDef THERMAL_TEMPERATURE = MetricDef.gauge("hw.temperature", "Cel",
-            "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type; macOS SMC keys of the CPU and GPU dies, Tp*, Te*, Ts*, Tg* on Apple silicon, TC*, TG* on Intel Macs: hw.id is smc_ and the key, hw.name cpu or gpu and the key). A sensor that reads outside (0, 150] Cel is left out.",
+            "Temperature of each readable sensor (Linux thermal zones: hw.id is the zone, hw.name its type; macOS SMC keys of the CPU and GPU dies, Tp*, Te*, Ts*, Tg* on Apple silicon, TC*, TG* on Intel Macs: hw.id is smc_ and the key, hw.name cpu or gpu and the key; and the chip-independent CPU die aggregates TCMb, hw.name cpu average, and TCMz, hw.name cpu maximum). A per-sensor reading below 15 Cel (the fixed values a power-gated cluster reports) or above 150 Cel is left out; a Linux zone outside (0, 150] Cel is left out.",
             HW_ID, typeAttr(HwType.TEMPERATURE), HW_NAME);
 
     public static final MetricDef CPU_SPEED_LIMIT = MetricDef.gauge("tailwatch.cpu.speed.limit", "1",
@@ -90,13 +90,30 @@ public final class HostMetrics {
     /** hw.limit_type of a limit metric. */
     private static final AttributeDef LIMIT_TYPE = oneOf(AttrKeys.HW_LIMIT_TYPE, "Which limit (semconv)", AttrValues.LimitType.class);
 
+    /** Where an Apple silicon rail's figure comes from (absent on Linux RAPL rails). */
+    static final AttributeDef RAIL_SOURCE = new AttributeDef(AttrKeys.RAIL_SOURCE,
+            "Apple silicon: the counters of the figure: energy_model (IOReport Energy Model) or clpc (AppleCLPC accumulators, where the Energy Model rail is frozen)",
+            List.of(AttrValues.RailSource.values()), true);
+    /** Whether an Apple silicon rail's figure is the rail's own or a split of a larger total. */
+    static final AttributeDef EXACTNESS = new AttributeDef(AttrKeys.POWER_EXACTNESS,
+            "Apple silicon: exact (the rail's own counter) or estimated (the driver's split of a cluster total: CLPC on chips other than M5 Pro/Max)",
+            List.of(AttrValues.PowerExactness.values()), true);
+
     public static final MetricDef POWER = MetricDef.gauge("hw.power", "W",
-            "Average power over the last sample interval, by rail. hw.name is the rail (cpu, gpu, ane, dram, gpu_sram, dcs on Apple silicon; package, core, uncore, dram, psys from Linux RAPL); hw.type is its semconv class (DRAM is memory; the Neural Engine counts as cpu; psys as enclosure). Rails overlap on Linux (package includes core and uncore): sum by hw.name, not by hw.type.",
-            HW_ID, typeAttr(HW_TYPES), HW_NAME);
+            "Average power by rail. hw.name is the rail (cpu, gpu, ane, dram, gpu_sram, dcs on Apple silicon; package, core, uncore, dram, psys from Linux RAPL); hw.type is its semconv class (DRAM is memory; the Neural Engine counts as cpu; psys as enclosure). Rails overlap on Linux (package includes core and uncore): sum by hw.name, not by hw.type. On Apple silicon tailwatch.power.rail.source says which counters the figure comes from (energy_model, or clpc where macOS froze the Energy Model rail: cpu, dram, ane on macOS 27) and tailwatch.power.exactness whether it is exact or estimated. A rail whose counter is published in batches (cpu, dram, dcs; about every 2 s on M5 Max and M1 Ultra) is rated over its publication interval, the seconds since its previous batch, and keeps that rate until the next batch; a rail with neither source is absent.",
+            HW_ID, typeAttr(HW_TYPES), HW_NAME, RAIL_SOURCE, EXACTNESS);
 
     public static final MetricDef ENERGY = MetricDef.counter("hw.energy", "J",
             "Energy consumed since the agent started, by rail (attributes as hw.power).",
-            HW_ID, typeAttr(HW_TYPES), HW_NAME);
+            HW_ID, typeAttr(HW_TYPES), HW_NAME, RAIL_SOURCE, EXACTNESS);
+
+    public static final MetricDef ANE_RESIDENCY = MetricDef.gauge("tailwatch.ane.residency", "1",
+            "macOS: the Neural Engine's busy share over the last sample interval, its active residency over active plus inactive from IOReport's ANE residency counters. Absent where the Mac has no such counters (then the ANE's activity is unknown, not 0), on the first sample and on Linux.",
+            HW_ID, typeAttr(HwType.CPU));
+
+    public static final MetricDef PROCESS_GPU_MEMORY = MetricDef.upDownCounter("tailwatch.process.gpu.memory.usage", "By",
+            "macOS: graphics (IOAccelerator) memory of an engine's processes, summed over its process tree (Ollama's runners included): the graphics ledgers of TASK_VM_INFO revision 3 (ledger_tag_graphics_footprint, what Activity Monitor shows as GPU memory), the part of the footprint Metal holds. GpuMemoryLimitNear compares the engines' sum with hw.gpu.memory.limit. Absent when no process of the engine could be read (macOS allows task_for_pid only for the agent's own user's processes, or as root) and on Linux.",
+            free(AttrKeys.ENGINE, "Configured engine name"));
 
     public static final MetricDef POWER_RAIL_STATE = MetricDef.gauge("tailwatch.power.rail.state", "{bool}",
             "Always 1, one series per power rail the host reports: measured while its energy counter moves, frozen when macOS stopped it (no energy over at least 40 ms on a rail that cannot be idle: cpu, dram, dcs; seen on macOS 26 and 27). A frozen rail has no hw.power or hw.energy series until its counter moves again: unavailable, never 0 W.",
@@ -223,7 +240,7 @@ public final class HostMetrics {
             HOST_POWER, HOST_ENERGY, FAN_SPEED, FAN_SPEED_LIMIT, BATTERY_CHARGE, BATTERY_POWER, POWER_SUPPLY_LIMIT,
             PROCESS_PSS, CPU_TIME, LOAD_AVERAGE, CPU_PRESSURE_STALL, IO_PRESSURE_STALL,
             CPU_PRESSURE_STALL_TIME, IO_PRESSURE_STALL_TIME, MEMORY_PRESSURE_STALL_TIME,
-            PROCESS_GPU_UTILIZATION);
+            PROCESS_GPU_UTILIZATION, ANE_RESIDENCY, PROCESS_GPU_MEMORY);
 
     /** The semconv hw.type of a power rail. */
     public static HwType hwType(String rail) {
@@ -238,6 +255,34 @@ public final class HostMetrics {
     /** One hw.power point for a rail. */
     public static Point power(String rail, double watts) {
         return Point.of(POWER, watts, hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
+    }
+
+    /** One hw.power point for an Apple silicon rail with its source and exactness. */
+    public static Point power(String rail, double watts, AttrValues.RailSource source, AttrValues.PowerExactness exactness) {
+        return sourced(POWER, rail, watts, source, exactness);
+    }
+
+    /** One hw.energy point for an Apple silicon rail with its source and exactness. */
+    public static Point energy(String rail, double joules, AttrValues.RailSource source, AttrValues.PowerExactness exactness) {
+        return sourced(ENERGY, rail, joules, source, exactness);
+    }
+
+    private static Point sourced(MetricDef metric, String rail, double value, AttrValues.RailSource source,
+                                 AttrValues.PowerExactness exactness) {
+        java.util.Map<String, String> m = Attrs.of(hwType(rail), AttrKeys.HW_ID, rail, AttrKeys.HW_NAME, rail);
+        Attrs.put(m, source);
+        Attrs.put(m, exactness);
+        return new Point(metric, m, value);
+    }
+
+    /** The tailwatch.ane.residency point of the (single) Neural Engine. */
+    public static Point aneResidency(double ratio) {
+        return Point.of(ANE_RESIDENCY, ratio, HwType.CPU, AttrKeys.HW_ID, "ane0");
+    }
+
+    /** One engine's tailwatch.process.gpu.memory.usage point. */
+    public static Point processGpuMemory(String engine, double bytes) {
+        return Point.of(PROCESS_GPU_MEMORY, bytes, AttrKeys.ENGINE, engine);
     }
 
     /** One hw.energy point for a rail. */

@@ -10,7 +10,8 @@ import io.tailwatch.metrics.Point;
  * The host's power over the last sample interval and which figure it is, for attributing energy to the
  * engines. The choice, in this order:
  * <ol>
- * <li>{@link PowerSource#RAILS}: the sum of the measured rails, while no rail of the snapshot is frozen:
+ * <li>{@link PowerSource#RAILS}: the sum of the measured rails, while no rail of the snapshot is frozen
+ * (a frozen Energy Model rail that AppleCLPC stands in for is not a gap):
  * RAPL {@code package} plus {@code dram} where the host has a package rail (Linux), else the Apple silicon
  * rails {@code cpu + gpu + ane + dram} that are present;</li>
  * <li>{@link PowerSource#SYSTEM}: one whole-host figure where the rails are frozen or absent: the
@@ -61,13 +62,19 @@ public record HostPower(double watts, PowerSource source) {
         return w != null && Double.isFinite(w) && w >= 0 ? w : s.power("psys");
     }
 
+    /** Whether a rail is frozen with no other source standing in for it (AppleCLPC for a frozen Energy Model rail). */
     static boolean anyFrozen(HostSnapshot s) {
         String frozen = AttrValues.RailStatus.FROZEN.value();
+        java.util.Set<String> frozenRails = new java.util.HashSet<>();
+        java.util.Set<String> powered = new java.util.HashSet<>();
         for (Point p : s.points()) {
             if (p.metric() == HostMetrics.POWER_RAIL_STATE && frozen.equals(p.attributes().get(AttrKeys.RAIL_STATUS))) {
-                return true;
+                frozenRails.add(p.attributes().get(AttrKeys.HW_NAME));
+            } else if (p.metric() == HostMetrics.POWER) {
+                powered.add(p.attributes().get(AttrKeys.HW_NAME));
             }
         }
-        return false;
+        frozenRails.removeAll(powered);
+        return !frozenRails.isEmpty();
     }
 }

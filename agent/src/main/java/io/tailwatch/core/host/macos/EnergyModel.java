@@ -41,6 +41,8 @@ public final class EnergyModel {
     /** Seconds in a row each never-idle rail has shown no energy (any of its channels, on an Ultra). */
     private final Map<String, Double> stillSeconds = new HashMap<>();
 
+    private final Map<String, BatchRate> rates = new HashMap<>();
+
     private final Map<String, Double> joules = new TreeMap<>();
     private long dropped;
     private long unknownUnits;
@@ -131,6 +133,10 @@ public final class EnergyModel {
                 unknownUnits++;
                 continue;
             }
+            if (!c.hasValue()) {
+                // IOReport fills a channel that has nothing to report with INT64_MIN: no reading, not a reset.
+                continue;
+            }
             if (c.value() < 0) {
                 dropped++;
                 interval.put(rail, Double.NaN);
@@ -151,27 +157,33 @@ public final class EnergyModel {
             }
             String rail = e.getKey();
             if (NEVER_IDLE.contains(rail)) {
+                BatchRate rate = rates.computeIfAbsent(rail, r -> new BatchRate());
                 if (stillChannel.contains(rail)) {
-                    // Absent while still (never 0 W); frozen once it has been still long enough. On an Ultra
-                    // one still die leaves the rail out too: the other die's part alone is not the rail.
+                    // No batch yet (never 0 W); frozen once it has been still long enough. On an Ultra one still
+                    // die leaves the rail out too: the other die's part alone is not the rail.
                     double still = stillSeconds.merge(rail, timed ? seconds : 0, Double::sum);
                     if (still >= FROZEN_MIN_SECONDS) {
                         states.put(rail, RailStatus.FROZEN);
+                        rate.frozen();
+                        continue;
+                    }
+                    double held = rate.still(timed ? seconds : 0);
+                    if (!Double.isNaN(held) && states.get(rail) == RailStatus.MEASURED) {
+                        watts.put(rail, held);
                     }
                     continue;
                 }
                 stillSeconds.remove(rail);
+                states.put(rail, RailStatus.MEASURED);
+                if (putRate(watts, rail, timed ? rate.moved(j, seconds) : Double.NaN)) {
+                    joules.merge(rail, j, Double::sum);
+                }
+                continue;
             }
             states.put(rail, RailStatus.MEASURED);
-            if (timed) {
-                double w = j / seconds;
-                if (w > MAX_RAIL_WATTS) {
-                    dropped++;
-                    continue;
-                }
-                watts.put(e.getKey(), w);
+            if (putRate(watts, rail, timed ? j / seconds : Double.NaN)) {
+                joules.merge(rail, j, Double::sum);
             }
-            joules.merge(e.getKey(), j, Double::sum);
         }
         Map<String, RailStatus> seen = new TreeMap<>();
         for (String rail : interval.keySet()) {
@@ -181,6 +193,22 @@ public final class EnergyModel {
             }
         }
         return new Reading(watts, new TreeMap<>(joules), dropped, unknownUnits, interval.size(), seen);
+    }
+
+    /**
+     * Puts a rate that is known and possible. An impossible one is dropped and counted, and false says its
+     * energy is not to be counted either; an unknown rate (no interval, a catch-up) keeps the energy.
+     */
+    private boolean putRate(Map<String, Double> watts, String rail, double w) {
+        if (Double.isNaN(w)) {
+            return true;
+        }
+        if (w > MAX_RAIL_WATTS) {
+            dropped++;
+            return false;
+        }
+        watts.put(rail, w);
+        return true;
     }
 
     private static boolean inGroup(IOReportChannel c) {

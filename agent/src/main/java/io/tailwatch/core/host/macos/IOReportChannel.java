@@ -18,6 +18,14 @@ public record IOReportChannel(String group, String subgroup, String name, String
         states = states == null ? List.of() : List.copyOf(states);
     }
 
+    /** What IOReport writes into a channel that has no value (an empty channel), INT64_MIN. */
+    public static final long NO_VALUE = Long.MIN_VALUE;
+
+    /** Whether the channel carries a value: IOReport's INT64_MIN fill is none. */
+    public boolean hasValue() {
+        return value != NO_VALUE;
+    }
+
     public static IOReportChannel simple(String group, String name, String unit, long value) {
         return new IOReportChannel(group, "", name, unit, value, List.of());
     }

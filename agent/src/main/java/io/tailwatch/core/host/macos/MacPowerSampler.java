@@ -2,6 +2,9 @@ package io.tailwatch.core.host.macos;
 
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PowerExactness;
+import io.tailwatch.metrics.AttrValues.RailSource;
+import io.tailwatch.metrics.AttrValues.RailStatus;
 import io.tailwatch.metrics.HostMetrics;
 import io.tailwatch.metrics.Point;
 import io.tailwatch.metrics.SelfMetrics;
@@ -12,13 +15,22 @@ import java.util.List;
 /**
  * Power and energy per rail from one long-lived IOReport subscription to the "Energy Model" group.
  * The first run only takes the baseline sample and exports nothing. When no known rail is left in
- * a delta (channels renamed by a macOS update) the sampler fails rather than reporting 0 W.
+ * a delta (channels renamed by a macOS update) the sampler fails rather than reporting 0 W. Its points
+ * carry {@code tailwatch.power.rail.source=energy_model} (exact); the rails it finds frozen are left to
+ * {@link MacClpcPowerSampler} through the shared {@link RailChoice}.
  */
 public final class MacPowerSampler extends IOReportSampler {
     private final EnergyModel model = new EnergyModel();
+    private final RailChoice choice;
 
     public MacPowerSampler(Lazy<IOReportSource> source) {
+        this(source, new RailChoice());
+    }
+
+    /** @param choice shared with the CLPC sampler, which stands in for the rails this one finds frozen */
+    public MacPowerSampler(Lazy<IOReportSource> source, RailChoice choice) {
         super(source);
+        this.choice = choice;
     }
 
     @Override
@@ -42,10 +54,20 @@ public final class MacPowerSampler extends IOReportSampler {
             throw new IOException("no known Energy Model rail among " + delta.channels().size() + " channels"
                     + (r.unknownUnitsTotal() > 0 ? " (" + r.unknownUnitsTotal() + " with unknown units)" : ""));
         }
+        choice.energyModel(r.states(), r.watts(), delta.seconds());
         List<Point> out = new ArrayList<>();
-        r.watts().forEach((rail, w) -> out.add(HostMetrics.power(rail, w)));
-        r.liveJoules().forEach((rail, j) -> out.add(HostMetrics.energy(rail, j)));
-        r.states().forEach((rail, st) -> out.add(HostMetrics.railState(rail, st)));
+        r.watts().forEach((rail, w) -> {
+            if (!choice.frozenByEvidence(rail)) {
+                out.add(HostMetrics.power(rail, w, RailSource.ENERGY_MODEL, PowerExactness.EXACT));
+            }
+        });
+        r.liveJoules().forEach((rail, j) -> {
+            if (!choice.frozenByEvidence(rail)) {
+                out.add(HostMetrics.energy(rail, j, RailSource.ENERGY_MODEL, PowerExactness.EXACT));
+            }
+        });
+        r.states().forEach((rail, st) -> out.add(HostMetrics.railState(rail,
+                choice.frozenByEvidence(rail) ? RailStatus.FROZEN : st)));
         out.add(Point.of(SelfMetrics.READINGS_DROPPED, r.droppedTotal(), AttrKeys.SAMPLER, name()));
         return out;
     }

@@ -16,6 +16,8 @@ public final class MacProbes implements NativeProbes {
     public static final String POWER_STATUS = "power-status";
     public static final String IOREPORT_ENERGY = "ioreport-energy";
     public static final String IOREPORT_GPU = "ioreport-gpu";
+    public static final String IOREPORT_CLPC = "ioreport-clpc";
+    public static final String IOREPORT_ANE = "ioreport-ane";
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
@@ -54,6 +56,18 @@ public final class MacProbes implements NativeProbes {
                 NativeProbe.of(POWER_STATUS, () -> MacNativePowerStatus.open().cpuPowerStatus()),
                 NativeProbe.of(IOREPORT_ENERGY, () -> twoSamples(MacNativeIOReport.open(EnergyModel.GROUP, null,
                         n -> EnergyModel.rail(n) != null))),
+                NativeProbe.of(IOREPORT_CLPC, () -> {
+                    try (IOReportSource s = MacNativeIOReport.open(ClpcEnergy.GROUP, ClpcEnergy.SUBGROUP, n -> ClpcEnergy.rail(n) != null)) {
+                        s.next();
+                        ClpcEnergy.checkLayout(s.next());
+                    }
+                }),
+                NativeProbe.of(IOREPORT_ANE, () -> {
+                    try (IOReportSource s = MacNativeIOReport.open(AneResidency.GROUP, null, AneResidency::wanted)) {
+                        s.next();
+                        AneResidency.checkLayout(s.next().channels());
+                    }
+                }),
                 NativeProbe.of(IOREPORT_GPU, () -> {
                     twoSamples(MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals));
                     MacNativeGpuTable.read();
@@ -71,6 +85,11 @@ public final class MacProbes implements NativeProbes {
                     try (Smc smc = new Smc(MacNativeSmc.open())) {
                         smc.read(MacSystemPowerSampler.KEY);
                         smc.read("FNum");
+                        for (String aggregate : MacSmcTemperatureSampler.AGGREGATES.keySet()) {
+                            if (smc.keyInfo(aggregate) != null) {
+                                smc.read(aggregate);
+                            }
+                        }
                         smc.keyCount();
                         smc.keyAt(0);
                     }

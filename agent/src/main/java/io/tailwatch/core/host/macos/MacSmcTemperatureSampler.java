@@ -7,16 +7,25 @@ import io.tailwatch.metrics.Point;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * CPU and GPU die temperatures from the SMC as hw.temperature. The sensors are found once, by listing the
  * SMC's keys (#KEY, then key by index, a slice per sample) and keeping those of a die prefix whose type is {@code flt } or
  * {@code sp78}: Tp, Te, Ts (CPU) and Tg (GPU) on Apple silicon, TC (CPU) and TG (GPU) on Intel Macs.
- * A sensor reading outside (0, {@value #MAX_CELSIUS}] Cel is an unpopulated or failed one and is left out.
+ * A sensor reading below {@value #MIN_CELSIUS} Cel is left out: with a core cluster power-gated the SMC
+ * reports fixed fake values (4.6 to 9.8 Cel seen), and no die of a running Mac is that cold; above
+ * {@value #MAX_CELSIUS} Cel is a failed one. Beside the per-sensor keys the chip-independent CPU die
+ * aggregates {@code TCMb} (average) and {@code TCMz} (maximum) are read where the SMC has them, by name,
+ * so the CPU die has a figure on chips whose per-sensor keys this sampler does not know.
  */
 public final class MacSmcTemperatureSampler implements NativeSampler, AutoCloseable {
     static final int MAX_SENSORS = 64;
     static final double MAX_CELSIUS = 150;
+    /** The lowest reading kept: a power-gated cluster's sensors report fixed values below it. */
+    static final double MIN_CELSIUS = 15;
+    /** The CPU die aggregates and their hw.name: average and maximum over the die's sensors. */
+    static final Map<String, String> AGGREGATES = Map.of("TCMb", "cpu average", "TCMz", "cpu maximum");
     /** Keys listed per sample while the sensors are being found. */
     static final int KEYS_PER_SAMPLE = 256;
     private final Lazy<Smc> smc;
@@ -58,7 +67,7 @@ public final class MacSmcTemperatureSampler implements NativeSampler, AutoClosea
 
     /** Whether {@code key} is a die sensor of a type this sampler reads. */
     private static boolean isSensor(Smc s, String key) throws IOException {
-        if (component(key) == null) {
+        if (component(key) == null || AGGREGATES.containsKey(key)) {
             return false;
         }
         SmcKeyData.KeyInfo info = s.keyInfo(key);
@@ -83,14 +92,25 @@ public final class MacSmcTemperatureSampler implements NativeSampler, AutoClosea
                 sensors.add(key);
             }
         }
-        List<Point> out = new ArrayList<>(sensors.size());
+        List<Point> out = new ArrayList<>(sensors.size() + AGGREGATES.size());
         for (String key : sensors) {
             Double c = s.number(key);
-            if (c != null && c > 0 && c <= MAX_CELSIUS) {
+            if (real(c)) {
                 out.add(HostMetrics.temperature("smc_" + key, component(key) + " " + key, c));
             }
         }
+        for (String key : new java.util.TreeSet<>(AGGREGATES.keySet())) {
+            Double c = s.keyInfo(key) == null ? null : s.number(key);
+            if (real(c)) {
+                out.add(HostMetrics.temperature("smc_" + key, AGGREGATES.get(key), c));
+            }
+        }
         return out;
+    }
+
+    /** Whether a reading is a die's temperature: not a gated cluster's fixed value, not a failed sensor. */
+    static boolean real(Double celsius) {
+        return celsius != null && celsius >= MIN_CELSIUS && celsius <= MAX_CELSIUS;
     }
 
     /** Closes the shared AppleSMC connection (the daemon closes its samplers on every reload). */

@@ -29,6 +29,11 @@ public final class MacSources {
         Lazy<CpuPowerStatusSource> power = Lazy.of("IOPMCopyCPUPowerStatus", MacNativePowerStatus::open);
         Lazy<IOReportSource> energy = Lazy.retrying("IOReport Energy Model",
                 () -> MacNativeIOReport.open(EnergyModel.GROUP, null, n -> EnergyModel.rail(n) != null), 60);
+        Lazy<IOReportSource> clpc = Lazy.retrying("IOReport CLPC Energy Counters",
+                () -> MacNativeIOReport.open(ClpcEnergy.GROUP, ClpcEnergy.SUBGROUP, n -> ClpcEnergy.rail(n) != null), 60);
+        RailChoice railChoice = new RailChoice();
+        Lazy<IOReportSource> ane = Lazy.retrying("IOReport ANE residency",
+                () -> MacNativeIOReport.open(AneResidency.GROUP, null, AneResidency::wanted), 60);
         Lazy<IOReportSource> gpu = Lazy.retrying("IOReport GPU Stats",
                 () -> MacNativeIOReport.open(GpuResidency.GROUP, GpuResidency.SUBGROUP, GpuResidency.CHANNEL::equals), 60);
         Lazy<long[]> gpuTable = Lazy.of("GPU DVFS table", MacNativeGpuTable::read);
@@ -48,7 +53,9 @@ public final class MacSources {
                 new MacMemoryPressureSampler(system),
                 new MacThermalPressureSampler(notify),
                 new MacCpuSpeedLimitSampler(power),
-                new MacPowerSampler(energy),
+                new MacPowerSampler(energy, railChoice),
+                new MacClpcPowerSampler(clpc, system, railChoice),
+                new MacAneSampler(ane),
                 new MacGpuSampler(gpu, gpuTable),
                 new MacGpuLimitSampler(metal),
                 new MacGpuMemorySampler(accelerator, system),

@@ -52,15 +52,33 @@ public final class NativeSelfCheck {
         /** The child died while the probe ran (a signal, an abort, an exit). */
         CRASHED,
         /** The probe did not return within the deadline; the child was killed. */
-        TIMED_OUT;
+        TIMED_OUT,
+        /**
+         * The calls returned, but what they read does not fit the documented layout ({@link NativeProbe.WrongLayout}):
+         * the samplers would export wrong figures, so they stay out like a crashed probe's.
+         */
+        REJECTED;
 
         /** Whether the samplers of a probe with this status stay out of the daemon. */
         public boolean blocks() {
-            return this == CRASHED || this == TIMED_OUT;
+            return this == CRASHED || this == TIMED_OUT || this == REJECTED;
         }
 
         SamplerState samplerState() {
-            return this == TIMED_OUT ? SamplerState.TIMED_OUT : SamplerState.CRASHED;
+            return switch (this) {
+                case TIMED_OUT -> SamplerState.TIMED_OUT;
+                case REJECTED -> SamplerState.REJECTED;
+                default -> SamplerState.CRASHED;
+            };
+        }
+
+        /** How the status reads in a log line or a sampler's reason. */
+        String verb() {
+            return switch (this) {
+                case TIMED_OUT -> "hung";
+                case REJECTED -> "read values that do not fit the documented layout in";
+                default -> "crashed";
+            };
         }
     }
 
@@ -171,8 +189,7 @@ public final class NativeSelfCheck {
     }
 
     static String reason(Result r, String build) {
-        String what = r.status() == Status.TIMED_OUT ? "hung" : "crashed";
-        return "not run: its native probe " + r.id() + " " + what + " the self-check process on " + build
+        return "not run: its native probe " + r.id() + " " + r.status().verb() + " the self-check process on " + build
                 + (r.detail() == null ? "" : " (" + r.detail() + ")");
     }
 
@@ -182,7 +199,7 @@ public final class NativeSelfCheck {
         for (Result r : fresh.results().values()) {
             if (r.status().blocks()) {
                 LOG.warn("native probe {} {} the self-check process on {}; its samplers are not run: {}", r.id(),
-                        r.status() == Status.TIMED_OUT ? "hung" : "crashed", LogGuard.escape(build, 200),
+                        r.status().verb(), LogGuard.escape(build, 200),
                         LogGuard.escape(String.valueOf(r.detail()), 400));
             } else if (r.status() == Status.FAILED) {
                 LOG.info("native probe {} fails on this machine (safe to run): {}", r.id(), LogGuard.escape(String.valueOf(r.detail()), 400));
@@ -377,6 +394,10 @@ public final class NativeSelfCheck {
                 }
                 case "fail" -> {
                     lines.add(new Line(id, Status.FAILED, parts.length > 2 ? parts[2] : "failed", millis));
+                    running = null;
+                }
+                case "reject" -> {
+                    lines.add(new Line(id, Status.REJECTED, parts.length > 2 ? parts[2] : "wrong layout", millis));
                     running = null;
                 }
                 default -> {

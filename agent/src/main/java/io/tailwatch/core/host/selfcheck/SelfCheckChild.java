@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The self-check's child process: {@code SelfCheckChild <NativeProbes class> <probe id>...}. Before each
- * probe it prints {@code begin <id>}, after it {@code pass <id>} or {@code fail <id> <message>}, each
+ * probe it prints {@code begin <id>}, after it {@code pass <id>}, {@code fail <id> <message>} or
+ * {@code reject <id> <message>} (a reading that does not fit the layout), each
  * line flushed at once, so the parent knows which probe was running when the process died.
  */
 public final class SelfCheckChild {
@@ -45,6 +46,8 @@ public final class SelfCheckChild {
             try {
                 p.call();
                 out.println(PREFIX + "pass " + id);
+            } catch (NativeProbe.WrongLayout e) {
+                out.println(PREFIX + "reject " + id + " " + oneLine(e));
             } catch (Exception | LinkageError e) {
                 out.println(PREFIX + "fail " + id + " " + oneLine(e));
             }

@@ -92,11 +92,13 @@ class FrozenRailTest {
         assertThat(state(second, "cpu")).isEqualTo(RailStatus.FROZEN.value());
         assertThat(value(second, HostMetrics.POWER, "gpu")).isCloseTo(1.0, within(1e-9));
 
+        // The first movement after a frozen stretch is a catch-up of unknown length: its energy counts, but it
+        // gives no rate (25 J over 5 s would read 5 W; over the 15 s since the freeze, 1.67 W; neither is known).
         List<Point> back = p.get(2);
         assertThat(state(back, "cpu")).isEqualTo(RailStatus.MEASURED.value());
-        assertThat(value(back, HostMetrics.POWER, "cpu")).isCloseTo(5.0, within(1e-9));
+        assertThat(value(back, HostMetrics.POWER, "cpu")).isNull();
         assertThat(value(back, HostMetrics.ENERGY, "cpu")).isCloseTo(25.0, within(1e-9));
-        assertThat(value(back, HostMetrics.POWER, "dram")).isCloseTo(0.3, within(1e-9));
+        assertThat(value(back, HostMetrics.POWER, "dram")).isNull();
         assertThat(value(back, HostMetrics.POWER, "gpu")).isZero();
         assertThat(value(back, HostMetrics.ENERGY, "gpu")).isCloseTo(20.0, within(1e-9));
     }
@@ -119,7 +121,8 @@ class FrozenRailTest {
     @Test
     void countersPublishedInBatchesAreNotFrozenBetweenBatches() throws Exception {
         // An M1 Ultra sampled every second: its channels are published about every 2 s, so two still
-        // seconds (2 s < 3 s) are no batch yet, absent but not frozen; then 4,000 mJ arrives at once.
+        // seconds (2 s < 3 s) are no batch yet, absent but not frozen; then 4,000 mJ arrives at once: the
+        // energy of the 3 s since the previous batch, 4 J / 3 s (not 4 J / 1 s, a spike), and DRAM 0.6 J / 3 s.
         List<List<Point>> p = replay(
                 raw(1.0, "DIE_0_CPU Energy", 50_000, "DIE_1_CPU Energy", 40_000, "DRAM0_0", 9_000),
                 raw(1.0, "DIE_0_CPU Energy", 50_000, "DIE_1_CPU Energy", 40_000, "DRAM0_0", 9_000),
@@ -129,9 +132,32 @@ class FrozenRailTest {
             assertThat(value(p.get(i), HostMetrics.POWER, "cpu")).isNull();
             assertThat(state(p.get(i), "cpu")).isNotEqualTo(RailStatus.FROZEN.value());
         }
-        assertThat(value(p.get(2), HostMetrics.POWER, "cpu")).isCloseTo(4.0, within(1e-9));
-        assertThat(value(p.get(2), HostMetrics.POWER, "dram")).isCloseTo(0.6, within(1e-9));
+        assertThat(value(p.get(2), HostMetrics.POWER, "cpu")).isCloseTo(4.0 / 3, within(1e-9));
+        assertThat(value(p.get(2), HostMetrics.POWER, "dram")).isCloseTo(0.2, within(1e-9));
         assertThat(state(p.get(2), "cpu")).isEqualTo(RailStatus.MEASURED.value());
+    }
+
+    @Test
+    void betweenBatchesTheRailKeepsTheRateOfItsLastBatchAndNeverSpikes() throws Exception {
+        // An M5 Max on macOS 26 publishing CPU Energy every 2 s, sampled every second: raw +0, +6,000 mJ, +0,
+        // +6,000, +0, +9,000. After the first batch (baseline phase unknown, 6 J over the 2 s since the
+        // baseline = 3 W), each batch covers the 2 s since the previous one: 3 W, 4.5 W; the still seconds in
+        // between keep the last batch's rate. Rated per sample it would have read 0, 6, 0, 6, 0, 9 W.
+        List<List<Point>> p = replay(
+                raw(1.0, "CPU Energy", 100_000),
+                raw(1.0, "CPU Energy", 100_000),
+                raw(1.0, "CPU Energy", 106_000),
+                raw(1.0, "CPU Energy", 106_000),
+                raw(1.0, "CPU Energy", 112_000),
+                raw(1.0, "CPU Energy", 112_000),
+                raw(1.0, "CPU Energy", 121_000));
+        assertThat(value(p.get(0), HostMetrics.POWER, "cpu")).isNull();
+        double[] want = {3.0, 3.0, 3.0, 3.0, 4.5};
+        for (int i = 0; i < want.length; i++) {
+            assertThat(value(p.get(i + 1), HostMetrics.POWER, "cpu")).as("sample %d", i + 2).isCloseTo(want[i], within(1e-9));
+            assertThat(state(p.get(i + 1), "cpu")).isEqualTo(RailStatus.MEASURED.value());
+        }
+        assertThat(value(p.get(5), HostMetrics.ENERGY, "cpu")).isCloseTo(21.0, within(1e-9));
     }
 
     @Test

@@ -9,6 +9,8 @@ import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.Lazy;
 import io.tailwatch.core.host.Sampler;
 import io.tailwatch.metrics.AttrKeys;
+import io.tailwatch.metrics.AttrValues.PowerExactness;
+import io.tailwatch.metrics.AttrValues.RailSource;
 import io.tailwatch.metrics.AttrValues.MemoryState;
 import io.tailwatch.metrics.AttrValues.PagingDirection;
 import io.tailwatch.metrics.AttrValues.PagingState;
@@ -151,7 +153,7 @@ class MacSamplersTest {
         assertThat(value(p, HostMetrics.POWER, AttrKeys.HW_NAME, "cpu")).isCloseTo(3.0, within(1e-9));
         assertThat(value(p, HostMetrics.POWER, AttrKeys.HW_NAME, "gpu")).isNull();
         assertThat(value(p, HostMetrics.ENERGY, AttrKeys.HW_NAME, "cpu")).isCloseTo(1.5, within(1e-9));
-        assertThat(p).contains(HostMetrics.power("cpu", 3.0));
+        assertThat(p).contains(HostMetrics.power("cpu", 3.0, RailSource.ENERGY_MODEL, PowerExactness.EXACT));
         assertThat(value(p, SelfMetrics.READINGS_DROPPED, AttrKeys.SAMPLER, "power")).isEqualTo(1.0);
         for (Point x : p) {
             if (x.metric() == HostMetrics.POWER) {

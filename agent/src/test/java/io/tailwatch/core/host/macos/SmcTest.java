@@ -46,6 +46,8 @@ class SmcTest {
         assertThat(decode("flt ", 0x00, 0x00, 0xBC, 0x41)).isEqualTo(23.5);
         assertThat(decode("flt ", 0x00, 0x00, 0x96, 0x44)).isEqualTo(1200.0);
         assertThat(decode("fpe2", 0x1F, 0x42)).isEqualTo(2000.5);
+        // Both fraction bits kept: 0x1F43 = 8003 -> 8003 / 4 = 2000.75 (truncating to an integer would read 2000).
+        assertThat(decode("fpe2", 0x1F, 0x43)).isEqualTo(2000.75);
         assertThat(decode("sp78", 0x34, 0xC0)).isEqualTo(52.75);
         assertThat(decode("sp78", 0xFF, 0x80)).isEqualTo(-0.5);
         assertThat(decode("ioft", 0x00, 0x80, 0x0C, 0x00, 0x00, 0x00, 0x00, 0x00)).isEqualTo(12.5);
@@ -187,6 +189,37 @@ class SmcTest {
         f.commands.clear();
         s.sample();
         assertThat(f.commands).containsExactly(5, 5, 5);
+    }
+
+    /**
+     * A power-gated cluster's fixed values and the CPU die aggregates. IEEE 754 single, little-endian, worked
+     * out by hand: 4.6 = 1.15 x 2^2 -> 0x40933333; 9.8 = 1.225 x 2^3 -> 0x411CCCCD; 15.0 = 1.875 x 2^3 ->
+     * 0x41700000; 14.5 = 1.8125 x 2^3 -> 0x41680000; 45.5 -> 0x42360000; 48.25 = 1.5078125 x 2^5 -> 0x42410000;
+     * 61.5 = 1.921875 x 2^5 -> 0x42760000.
+     */
+    @Test
+    void gatedClusterSentinelsAreDroppedAndTheDieAggregatesAreRead() throws Exception {
+        FixtureSmc f = new FixtureSmc()
+                .with("Tp01", "flt ", 0x33, 0x33, 0x93, 0x40)     // 4.6 Cel: a gated cluster's fixed value
+                .with("Tp05", "flt ", 0xCD, 0xCC, 0x1C, 0x41)     // 9.8 Cel: the same
+                .with("Tp09", "flt ", 0x00, 0x00, 0x68, 0x41)     // 14.5 Cel: below 15
+                .with("Tp0D", "flt ", 0x00, 0x00, 0x70, 0x41)     // 15.0 Cel: kept
+                .with("Te04", "flt ", 0x00, 0x00, 0x36, 0x42)     // 45.5 Cel
+                .with("TCMb", "flt ", 0x00, 0x00, 0x41, 0x42)     // 48.25 Cel, die average
+                .with("TCMz", "flt ", 0x00, 0x00, 0x76, 0x42);    // 61.5 Cel, die maximum
+        List<Point> points = new MacSmcTemperatureSampler(Lazy.of("smc", () -> new Smc(f))).sample();
+        assertThat(points).extracting(p -> p.attributes().get(AttrKeys.HW_ID))
+                .containsExactly("smc_Tp0D", "smc_Te04", "smc_TCMb", "smc_TCMz");
+        assertThat(points).allMatch(p -> p.value() >= 15.0);
+        assertThat(value(points, HostMetrics.THERMAL_TEMPERATURE, AttrKeys.HW_ID, "smc_Tp0D")).isEqualTo(15.0);
+        assertThat(value(points, HostMetrics.THERMAL_TEMPERATURE, AttrKeys.HW_NAME, "cpu average")).isEqualTo(48.25);
+        assertThat(value(points, HostMetrics.THERMAL_TEMPERATURE, AttrKeys.HW_NAME, "cpu maximum")).isEqualTo(61.5);
+        new MetricHub().publish("host/temperature", points);
+
+        // A Mac whose SMC has no aggregates: the per-sensor series alone, nothing invented.
+        FixtureSmc old = new FixtureSmc().with("Tp01", "flt ", 0x00, 0x00, 0x36, 0x42);
+        assertThat(new MacSmcTemperatureSampler(Lazy.of("smc", () -> new Smc(old))).sample())
+                .extracting(p -> p.attributes().get(AttrKeys.HW_ID)).containsExactly("smc_Tp01");
     }
 
     @Test

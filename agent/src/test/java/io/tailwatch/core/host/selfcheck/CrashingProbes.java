@@ -30,6 +30,9 @@ public final class CrashingProbes implements NativeProbes {
                 NativeProbe.of("throws", () -> {
                     throw new IOException("library not found on this build");
                 }),
+                NativeProbe.of("wrong-layout", () -> {
+                    throw new NativeProbe.WrongLayout("channel CPU Energy has unit 'W', not an energy unit");
+                }),
                 NativeProbe.of("segv", () -> new Pointer(1).getInt(0)),
                 NativeProbe.of("halt", () -> Runtime.getRuntime().halt(7)),
                 NativeProbe.of("hang", () -> Thread.sleep(600_000)));

@@ -95,6 +95,31 @@ class NativeSelfCheckTest {
     }
 
     @Test
+    void aProbeThatReadsAWrongLayoutKeepsItsSamplerOutAndItsSiblingsRun() {
+        AtomicInteger rejectedCalls = new AtomicInteger();
+        Sampler clpc = CrashingProbes.sampler("power_clpc", "wrong-layout", rejectedCalls);
+        Sampler fine = CrashingProbes.sampler("power", "ok", new AtomicInteger());
+        Report r = new NativeSelfCheck(dir, "build A", PROBES).atBoot(NativeSelfCheck.probeIds(List.of(clpc, fine)));
+        assertThat(r.results().get("wrong-layout").status()).isEqualTo(Status.REJECTED);
+        assertThat(r.results().get("wrong-layout").detail()).contains("not an energy unit");
+        assertThat(r.results().get("ok").status()).isEqualTo(Status.PASSED);
+        List<Sampler> gated = NativeSelfCheck.gate(List.of(clpc, fine), r);
+        assertThat(gated.get(0)).isInstanceOf(BlockedSampler.class);
+        assertThat(gated.get(1)).isSameAs(fine);
+
+        MetricHub hub = new MetricHub();
+        try (HostSampling h = new HostSampling(gated, Duration.ofSeconds(10), Duration.ofSeconds(5), hub, Clock.systemUTC())) {
+            HostSnapshot snap = h.sampleOnce();
+            assertThat(rejectedCalls).hasValue(0);
+            assertThat(snap.results().get("power_clpc").error()).contains("wrong-layout").contains("do not fit");
+            assertThat(snap.results().get("power").success()).isTrue();
+        }
+        assertThat(hub.snapshot().points()).anyMatch(p -> p.metric() == SelfMetrics.SAMPLER_STATE
+                && "power_clpc".equals(p.attributes().get(AttrKeys.SAMPLER))
+                && SamplerState.REJECTED.value().equals(p.attributes().get(AttrKeys.SAMPLER_STATUS)));
+    }
+
+    @Test
     void aBlockedSamplerIsNeverCalledAndIsReportedWhileItsSiblingsRun() {
         AtomicInteger crashedCalls = new AtomicInteger();
         Sampler crashing = CrashingProbes.sampler("power", "segv", crashedCalls);
