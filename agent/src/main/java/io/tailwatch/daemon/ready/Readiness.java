@@ -24,7 +24,7 @@ public final class Readiness {
     }
 
     /** How long a reason keeps holding after its rule last held. */
-    public static final Duration HOLD = Duration.ofSeconds(2);
+    public static final Duration HOLD = Duration.ofSeconds(1);
     /** A latency reason raised above the SLO clears only below this share of it. */
     static final double CLEAR_SHARE = 0.8;
     /** Memory pressure level that is not ready (critical: the host compresses and swaps hard). */

@@ -175,7 +175,7 @@ class ReadinessTest {
         ReadinessInput loading = ReadinessInput.of(T0, EngineState.LOADING, SLO).withHost(0.0, 0.0, 0.5, 0.0, 1.0)
                 .withRefresh(Duration.ofSeconds(15), Duration.ZERO, Duration.ofSeconds(1));
         assertThat(Readiness.evaluate(loading, null).retryAfterSeconds()).isEqualTo(15);
-        assertThat(Readiness.evaluate(calm().withQueue(1, "t", 3, null, null), null).retryAfterSeconds()).isEqualTo(2);
+        assertThat(Readiness.evaluate(calm().withQueue(1, "t", 3, null, null), null).retryAfterSeconds()).isEqualTo(Readiness.HOLD.toSeconds());
     }
 
     @Test
@@ -184,6 +184,6 @@ class ReadinessTest {
         assertThat(v.reasons()).containsExactly(ReadyReason.QUEUE_FULL, ReadyReason.MEMORY_PRESSURE,
                 ReadyReason.GPU_MEMORY_NEAR_LIMIT, ReadyReason.THERMAL_LIMITED);
         assertThat(v.primary()).isEqualTo(ReadyReason.QUEUE_FULL);
-        assertThat(v.toJson("a")).containsEntry("verdict", "not_ready").containsEntry("retry_after_seconds", 2L);
+        assertThat(v.toJson("a")).containsEntry("verdict", "not_ready").containsEntry("retry_after_seconds", Readiness.HOLD.toSeconds());
     }
 }
