@@ -73,6 +73,8 @@ public final class Daemon implements AutoCloseable {
     private volatile AutoEngines auto;
     private volatile StatusHistory history;
     private volatile io.tailwatch.daemon.api.EngineRestartRoute restart;
+    /** Each engine's readiness verdict for routers (docs/routing.md). */
+    private io.tailwatch.daemon.ready.ReadinessMonitor readiness;
     private final java.util.concurrent.atomic.AtomicInteger reloads = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Instant lastReload;
     private volatile List<String> lastRestarted = List.of();
@@ -162,10 +164,15 @@ public final class Daemon implements AutoCloseable {
             }
 
             public Object status() {
-                return io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
+                return readiness.addTo(io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals));
             }
         });
         engines.addProbeListener(signals::onProbe);
+        readiness = io.tailwatch.daemon.ready.ReadinessMonitor.of(new io.tailwatch.daemon.ready.AgentInputs(() -> engines,
+                () -> signals, () -> proxies, () -> host, () -> baselines, () -> io.tailwatch.daemon.ready.AgentInputs.ttftSlo(config),
+                hub, clock));
+        hub.refreshBeforeReads(() -> hub.publish("ready", readiness.points()));
+        routes.add(app -> app.get(io.tailwatch.daemon.ready.ReadinessMonitor.PATH, readiness::answer));
         if (config.autoEngines()) {
             auto = newAuto(config);
             status.add(auto);
@@ -410,6 +417,12 @@ public final class Daemon implements AutoCloseable {
         if (web != null) {
             g = new BasicAuthGuard(web, token);
             server.withWebConfig(web, g);
+        }
+        try {
+            server.withReadOnlyToken(io.tailwatch.daemon.ready.ReadinessMonitor.readOnlyToken(env),
+                    io.tailwatch.daemon.ready.ReadinessMonitor::readyPath);
+        } catch (IllegalArgumentException e) {
+            throw new WebConfigFailure(e.getMessage());
         }
         server.start(c.server().host(), c.server().port());
         if (g != null) {

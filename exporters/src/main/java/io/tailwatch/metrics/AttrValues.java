@@ -61,7 +61,8 @@ public final class AttrValues {
             Map.entry(LoadWindow.class, AttrKeys.LOAD_WINDOW),
             Map.entry(PowerSource.class, AttrKeys.POWER_SOURCE),
             Map.entry(RailSource.class, AttrKeys.RAIL_SOURCE),
-            Map.entry(PowerExactness.class, AttrKeys.POWER_EXACTNESS));
+            Map.entry(PowerExactness.class, AttrKeys.POWER_EXACTNESS),
+            Map.entry(ReadyReason.class, AttrKeys.READY_REASON));
 
 
     /** The attribute key the values of {@code type} belong to. */
@@ -142,6 +143,15 @@ public final class AttrValues {
 
     /** {@code tailwatch.engine.signal.source}: where an engine's own figures are read. */
     public enum SignalSource implements AttrValue { LLAMACPP_SLOTS, PROMETHEUS, MLX_VLM_JSON, HEALTH_QUEUE, HEADER_ESTIMATE }
+
+    /**
+     * {@code tailwatch.engine.ready.reason}: why an engine cannot take one more request within its SLO
+     * (docs/routing.md); {@code none} on the ready series of an engine that can.
+     */
+    public enum ReadyReason implements AttrValue {
+        QUEUE_FULL, QUEUE_WAIT_OVER_SLO, TTFT_OVER_SLO, MEMORY_PRESSURE, SWAP_GROWING, GPU_MEMORY_NEAR_LIMIT,
+        THERMAL_LIMITED, LOADING, DOWN, UNKNOWN, NONE
+    }
 
     // ---- probes ----------------------------------------------------------------------------
 

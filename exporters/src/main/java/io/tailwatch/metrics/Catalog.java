@@ -18,6 +18,7 @@ public final class Catalog {
         all.addAll(EngineMetrics.ALL);
         all.addAll(ProbeMetrics.ALL);
         all.addAll(EngineSideMetrics.ALL);
+        all.addAll(ReadinessMetrics.ALL);
         all.addAll(ProxyMetrics.ALL);
         all.addAll(EnergyMetrics.ALL);
         all.addAll(AlertMetrics.ALL);

@@ -81,7 +81,8 @@ public final class ApiServer implements AutoCloseable {
             "/api/v1/status", "the agent's state as JSON (bearer token when one is configured)",
             "/api/v1/alerts", "alert instances as JSON (bearer token when one is configured)",
             "/api/v1/history", "the status page's last hour of moving signals as JSON (bearer token when one is configured)",
-            "/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)");
+            "/api/v1/engines/{name}/restart", "POST: runbook restart of an engine (needs its token)",
+            "/api/v1/engines/{name}/ready", "200 when the engine can take one more request within its SLO, 503 with the reasons when not (docs/routing.md)");
     /** Marks a registered route that {@link #ENDPOINTS} does not describe. */
     public static final String UNDESCRIBED = "(undescribed)";
 
@@ -192,7 +193,7 @@ public final class ApiServer implements AutoCloseable {
             byte[] expected = authToken.getBytes(StandardCharsets.UTF_8);
             app.before("/api/*", ctx -> {
                 byte[] got = bearer(ctx.header("Authorization")).getBytes(StandardCharsets.UTF_8);
-                if (!MessageDigest.isEqual(expected, got)) {
+                if (!MessageDigest.isEqual(expected, got) && !readOnly.allows(ctx.method().name(), ctx.path(), got)) {
                     ctx.header("WWW-Authenticate", "Bearer");
                     json(ctx.status(401), Map.of("error", "missing or wrong bearer token"));
                     ctx.skipRemainingHandlers();
@@ -211,6 +212,23 @@ public final class ApiServer implements AutoCloseable {
         for (Consumer<RoutesConfig> r : extraRoutes) {
             r.accept(app);
         }
+    }
+
+    /** A second token that opens only some GET routes (a router's health checks), or none. */
+    private record ReadOnlyToken(byte[] token, java.util.function.Predicate<String> paths) {
+        static final ReadOnlyToken NONE = new ReadOnlyToken(null, p -> false);
+
+        boolean allows(String method, String path, byte[] got) {
+            return token != null && method.equals("GET") && paths.test(path) && MessageDigest.isEqual(token, got);
+        }
+    }
+
+    private volatile ReadOnlyToken readOnly = ReadOnlyToken.NONE;
+
+    /** Accepts {@code token} for GET requests to the paths {@code paths} admits, beside the server's own; call before {@link #start}. */
+    public ApiServer withReadOnlyToken(String token, java.util.function.Predicate<String> paths) {
+        readOnly = token == null ? ReadOnlyToken.NONE : new ReadOnlyToken(token.getBytes(StandardCharsets.UTF_8), paths);
+        return this;
     }
 
     public static void json(Context ctx, Object body) {

@@ -157,6 +157,22 @@ public final class EngineWatch {
         return h.loading() ? "loading" : h.up() ? "up" : "down";
     }
 
+    /**
+     * The latest probe of an interactive scenario started within two of its intervals before {@code now}, or
+     * null (the readiness verdict's TTFT).
+     */
+    public ProbeResult recentInteractiveProbe(Instant now) {
+        ProbeResult best = null;
+        for (ScenarioState s : scenarios.values()) {
+            ProbeResult r = s.last;
+            if (s.config.interactive() && r != null && r.startedAt().plus(s.config.interval().multipliedBy(2)).isAfter(now)
+                    && (best == null || r.startedAt().isAfter(best.startedAt()))) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
     List<ScenarioState> scenarioStates() {
         return List.copyOf(scenarios.values());
     }
