@@ -11,15 +11,11 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Ranks the likely causes of the current symptoms, each with the figures that support it. */
 @Command(name = "diagnose", description = "Rank the likely causes of the current symptoms from the running agent's evidence.")
-public final class DiagnoseCommand extends PrintingCommand {
-
-    @Mixin
-    AgentOptions agent;
+public final class DiagnoseCommand extends AgentCommand {
 
     @Option(names = "--engine", paramLabel = "NAME", description = "Only this engine's windows and health.")
     String engine;
@@ -28,40 +24,31 @@ public final class DiagnoseCommand extends PrintingCommand {
     boolean json;
 
     @Override
-    protected int run(PrintWriter out, PrintWriter err) {
-        AgentClient client = agent.client();
-        if (client == null) {
+    protected int run(AgentClient client, PrintWriter out, PrintWriter err) throws IOException {
+        JsonNode status = client.get("/api/v1/status");
+        Signals s = AgentStatus.signals(status);
+        if (engine != null && s.engine(engine) == null && s.windows().stream().noneMatch(w -> w.engine().equals(engine))) {
+            err.println("--engine: the agent reports no engine named '" + engine + "'");
             return TailwatchCommand.EXIT_CONFIG;
         }
-        try {
-            JsonNode status = client.get("/api/v1/status");
-            Signals s = AgentStatus.signals(status);
-            if (engine != null && s.engine(engine) == null && s.windows().stream().noneMatch(w -> w.engine().equals(engine))) {
-                err.println("--engine: the agent reports no engine named '" + engine + "'");
-                return TailwatchCommand.EXIT_CONFIG;
-            }
-            List<Diagnosis.Cause> causes = Diagnosis.rank(s, engine, AgentStatus.recentFailures(status));
-            if (json) {
-                out.println(Json.write(java.util.Map.of("causes", causes)));
-                return TailwatchCommand.EXIT_OK;
-            }
-            if (causes.isEmpty()) {
-                out.println("No symptoms: swap, pressure, thermal, engine health and probe windows look normal.");
-                return TailwatchCommand.EXIT_OK;
-            }
-            int i = 1;
-            for (Diagnosis.Cause c : causes) {
-                out.printf(Locale.ROOT, "%d. [%.2f] %s%n", i++, c.score(), c.title());
-                for (String f : c.figures()) {
-                    out.println("     evidence: " + f);
-                }
-                out.println("     do: " + c.action());
-                out.println("     runbook: " + c.runbook());
-            }
+        List<Diagnosis.Cause> causes = Diagnosis.rank(s, engine, AgentStatus.recentFailures(status));
+        if (json) {
+            out.println(Json.write(java.util.Map.of("causes", causes)));
             return TailwatchCommand.EXIT_OK;
-        } catch (IOException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_FAILURE;
         }
+        if (causes.isEmpty()) {
+            out.println("No symptoms: swap, pressure, thermal, engine health and probe windows look normal.");
+            return TailwatchCommand.EXIT_OK;
+        }
+        int i = 1;
+        for (Diagnosis.Cause c : causes) {
+            out.printf(Locale.ROOT, "%d. [%.2f] %s%n", i++, c.score(), c.title());
+            for (String f : c.figures()) {
+                out.println("     evidence: " + f);
+            }
+            out.println("     do: " + c.action());
+            out.println("     runbook: " + c.runbook());
+        }
+        return TailwatchCommand.EXIT_OK;
     }
 }

@@ -10,40 +10,27 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** One screen of the running agent: alerts, host signals, engines, probe windows, worst first. */
 @Command(name = "status", description = "Show the running agent's alerts, host signals, engines and probe windows, worst first.")
-public final class StatusCommand extends PrintingCommand {
-
-    @Mixin
-    AgentOptions agent;
+public final class StatusCommand extends AgentCommand {
 
     @Option(names = "--json", description = "Print the raw status and alerts as JSON.")
     boolean json;
 
     @Override
-    protected int run(PrintWriter out, PrintWriter err) {
-        AgentClient client = agent.client();
-        if (client == null) {
-            return TailwatchCommand.EXIT_CONFIG;
+    protected int run(AgentClient client, PrintWriter out, PrintWriter err) throws IOException {
+        JsonNode status = client.get("/api/v1/status");
+        JsonNode alerts = client.get("/api/v1/alerts");
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("status", status);
+            doc.put("alerts", alerts.path("alerts"));
+            out.println(Json.write(doc));
+        } else {
+            out.print(StatusScreen.render(agent.baseUrl.toString(), status, alerts, AgentStatus.signals(status)));
         }
-        try {
-            JsonNode status = client.get("/api/v1/status");
-            JsonNode alerts = client.get("/api/v1/alerts");
-            if (json) {
-                Map<String, Object> doc = new LinkedHashMap<>();
-                doc.put("status", status);
-                doc.put("alerts", alerts.path("alerts"));
-                out.println(Json.write(doc));
-            } else {
-                out.print(StatusScreen.render(agent.baseUrl.toString(), status, alerts, AgentStatus.signals(status)));
-            }
-            return TailwatchCommand.EXIT_OK;
-        } catch (IOException e) {
-            err.println(e.getMessage());
-            return TailwatchCommand.EXIT_FAILURE;
-        }
+        return TailwatchCommand.EXIT_OK;
     }
 }

@@ -123,7 +123,7 @@ public final class Daemon implements AutoCloseable {
 
     public Daemon start() {
         // One agent = one data directory (per user) and one listen address, as configured (not the bound port).
-        String agentKey = io.tailwatch.core.config.AlertsConfig.defaultDataDir(env) + "|"
+        String agentKey = io.tailwatch.core.config.DataDir.of(env) + "|"
                 + io.tailwatch.core.config.HostPort.format(config.server().host(), config.server().port());
         resource = ResourceInfo.withEnvironment(ResourceInfo.detect(agentKey), env);
         prometheus = new PrometheusExporter(resource);
@@ -259,7 +259,7 @@ public final class Daemon implements AutoCloseable {
         if (nativeProbes != null && !probeIds.isEmpty()) {
             // A native sampler's first call on a new OS build runs in a child first; one that crashed it is kept out.
             if (selfCheck.results().isEmpty()) {
-                selfCheck = new NativeSelfCheck(dataDir(env), NativeSelfCheck.osBuild() + "; tailwatch " + ResourceInfo.version(),
+                selfCheck = new NativeSelfCheck(io.tailwatch.core.config.DataDir.of(env), NativeSelfCheck.osBuild() + "; tailwatch " + ResourceInfo.version(),
                         nativeProbes).atBoot(probeIds);
             }
             running = NativeSelfCheck.gate(running, selfCheck);
@@ -648,15 +648,6 @@ public final class Daemon implements AutoCloseable {
     /** What the native self-check found at start ({@link NativeSelfCheck.Report#NONE} when none ran). */
     public NativeSelfCheck.Report selfCheck() {
         return selfCheck;
-    }
-
-    /** The data directory: {@code TAILWATCH_DATA_DIR} when set, else the platform's default. */
-    static java.nio.file.Path dataDir(Map<String, String> env) {
-        String override = env.get("TAILWATCH_DATA_DIR");
-        if (override != null && !override.isBlank()) {
-            return java.nio.file.Path.of(override);
-        }
-        return io.tailwatch.core.config.AlertsConfig.defaultDataDir(env);
     }
 
     /** Adds HTTP routes; call before {@link #start()}. */

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -75,7 +74,7 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
         Map<String, String> labels = labels(s);
         Section b = s.section("baseline");
         Path file = b.path("file", "");
-        Path baselineFile = file == null ? defaultDataDir(s.env()).resolve("baselines.json") : file;
+        Path baselineFile = file == null ? DataDir.of(s.env()).resolve("baselines.json") : file;
         int minSamples = b.integer("min_samples", 20, 1, 100_000);
         b.finish();
         s.finish();
@@ -180,22 +179,5 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
             return null;
         }
         return base;
-    }
-
-    /**
-     * Where the agent keeps its small state files: ~/Library/Application Support/tailwatch on macOS,
-     * $XDG_DATA_HOME/tailwatch or ~/.local/share/tailwatch elsewhere.
-     */
-    public static Path defaultDataDir(Map<String, String> env) {
-        String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        if (os.contains("mac")) {
-            return Path.of(home, "Library", "Application Support", "tailwatch");
-        }
-        String xdg = env.get("XDG_DATA_HOME");
-        if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
-            return Path.of(xdg, "tailwatch");
-        }
-        return Path.of(home, ".local", "share", "tailwatch");
     }
 }

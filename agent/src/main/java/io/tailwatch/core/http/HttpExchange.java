@@ -4,15 +4,26 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
@@ -31,6 +42,11 @@ import javax.net.ssl.SSLSocketFactory;
  * return, so it cannot cut a stalled stream at a deadline. TLS is loaded here only for an
  * {@code https} URL.
  *
+ * <p>A host name is looked up when the exchange starts, inside its connect budget and deadline, on a
+ * small shared pool of lookup threads ({@link #MAX_LOOKUPS}): the JDK's lookup cannot be interrupted,
+ * so a resolver that never answers holds one of those threads, never the caller, and {@link #close}
+ * ends the wait at once. An IP literal (the usual loopback engine URL) needs no lookup and no thread.
+ *
  * <p>Bounds: status line and each header line at most 8 KiB, at most 100 headers, chunk-size lines
  * at most 8 KiB. Faults surface as exceptions a caller can classify: {@link java.net.ConnectException}
  * (refused), {@link ConnectTimeout}, {@link DeadlineExceeded}, {@link ProtocolException} (not HTTP,
@@ -39,6 +55,38 @@ import javax.net.ssl.SSLSocketFactory;
 public final class HttpExchange implements Closeable {
     static final int MAX_LINE = 8 * 1024;
     static final int MAX_HEADERS = 100;
+    /**
+     * Name lookups in flight at once, across all exchanges. Each holds a thread until the system's
+     * resolver returns; past this many a further lookup fails at once instead of starting a thread.
+     */
+    static final int MAX_LOOKUPS = 4;
+
+    /** Looks up the address of a host name; it may block for as long as the system's resolver does. */
+    @FunctionalInterface
+    public interface Resolver {
+        /** The JVM's resolver (its cache, /etc/hosts, DNS). */
+        Resolver SYSTEM = InetAddress::getByName;
+
+        InetAddress resolve(String host) throws UnknownHostException;
+    }
+
+    /** The lookup threads, made on the first name lookup; idle ones end after 30 s. */
+    private static final class Lookups {
+        static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(0, MAX_LOOKUPS, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "tailwatch-resolve");
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    /** Name lookups holding a lookup thread now (returned or not to the exchange that asked). */
+    static int lookupsInFlight() {
+        return Lookups.POOL.getActiveCount();
+    }
+
+    /** An IPv4 dotted quad, which InetAddress parses without a lookup (an IPv6 literal has a ':'). */
+    private static final Pattern IPV4_LITERAL = Pattern.compile("((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
 
     /** The connection was not established within the connect timeout. */
     public static final class ConnectTimeout extends SocketTimeoutException {
@@ -74,8 +122,10 @@ public final class HttpExchange implements Closeable {
     private final String host;       // as in the URL (IPv6 in brackets), for the Host header
     private final String bareHost;   // for the socket
     private final int port;
-    /** Resolved when the exchange is prepared, as curl resolves before its clock starts ("Trying ..."). */
-    private final InetSocketAddress address;
+    /** Looks the host up when the exchange starts, within its deadline. */
+    private final Resolver resolver;
+    /** The lookup in flight, so that {@link #close} can end the wait for it. */
+    private volatile Future<InetAddress> lookup;
     private final boolean tls;
     private final SSLSocketFactory tlsFactory;
     private final Socket raw = new Socket();
@@ -89,8 +139,8 @@ public final class HttpExchange implements Closeable {
     private long responseAt = -1;
     private long lastReadAt = -1;
 
-    private HttpExchange(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers, byte[] body)
-            throws ProtocolException {
+    private HttpExchange(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers, byte[] body,
+                         Resolver resolver) throws ProtocolException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         this.tls = scheme.equals("https");
         if (!tls && !scheme.equals("http")) {
@@ -104,7 +154,7 @@ public final class HttpExchange implements Closeable {
         this.bareHost = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         this.port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
         this.tlsFactory = tlsFactory;
-        this.address = new InetSocketAddress(bareHost, port);
+        this.resolver = resolver;
         this.request = encodeRequest(uri, host, port, tls, method, headers, body);
     }
 
@@ -135,21 +185,35 @@ public final class HttpExchange implements Closeable {
      */
     static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers,
                                 byte[] body) throws ProtocolException {
-        return new HttpExchange(uri, tlsFactory, method, headers, body);
+        return prepare(uri, tlsFactory, method, headers, body, Resolver.SYSTEM);
     }
 
-    /** Connect, send, read the response head; on any failure the connection is closed. */
+    /** As above, looking host names up with {@code resolver}. */
+    static HttpExchange prepare(URI uri, SSLSocketFactory tlsFactory, String method, Map<String, String> headers,
+                                byte[] body, Resolver resolver) throws ProtocolException {
+        return new HttpExchange(uri, tlsFactory, method, headers, body, resolver);
+    }
+
+    /**
+     * Look up, connect, send, read the response head; on any failure the connection is closed. The
+     * lookup and the connect share the connect timeout, and both end at the deadline.
+     */
     void start(int connectTimeoutMillis, long deadlineNanos) throws IOException {
         try {
+            long begun = System.nanoTime();
+            long connectBy = begun + connectTimeoutMillis * 1_000_000L;
+            boolean deadlineFirst = deadlineNanos - connectBy < 0;
+            long stopAt = deadlineFirst ? deadlineNanos : connectBy;
+            InetSocketAddress address = new InetSocketAddress(lookUp(stopAt, deadlineFirst, connectTimeoutMillis), port);
             raw.setTcpNoDelay(true);
-            int connectMillis = (int) Math.min(connectTimeoutMillis, Math.max(1, millisLeft(deadlineNanos)));
+            int connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, millisLeft(stopAt)));
             try {
                 raw.connect(address, connectMillis);
             } catch (SocketTimeoutException e) {
-                if (System.nanoTime() - deadlineNanos >= 0 && connectMillis < connectTimeoutMillis) {
+                if (deadlineFirst) {
                     throw new DeadlineExceeded("no connection to " + bareHost + ":" + port + " before the deadline");
                 }
-                throw new ConnectTimeout("no connection to " + bareHost + ":" + port + " within " + connectMillis + " ms");
+                throw new ConnectTimeout("no connection to " + bareHost + ":" + port + " within " + connectTimeoutMillis + " ms");
             }
             Socket s = raw;
             if (tls) {
@@ -168,6 +232,47 @@ public final class HttpExchange implements Closeable {
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
+        }
+    }
+
+    /** The host's address, looked up before {@code stopAt} (an IP literal at once, on this thread). */
+    private InetAddress lookUp(long stopAt, boolean deadlineFirst, int connectTimeoutMillis) throws IOException {
+        if (bareHost.indexOf(':') >= 0 || IPV4_LITERAL.matcher(bareHost).matches()) {
+            return InetAddress.getByName(bareHost);
+        }
+        Future<InetAddress> f;
+        try {
+            f = Lookups.POOL.submit(() -> resolver.resolve(bareHost));
+        } catch (RejectedExecutionException e) {
+            throw new UnknownHostException(bareHost + ": not looked up, " + MAX_LOOKUPS
+                    + " earlier lookups have not returned (the system's resolver is not answering)");
+        }
+        lookup = f;
+        try {
+            if (closed) {
+                throw new java.net.SocketException("exchange closed");
+            }
+            long left = stopAt - System.nanoTime();
+            return f.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (deadlineFirst) {
+                throw new DeadlineExceeded("no address for " + bareHost + " before the deadline");
+            }
+            throw new ConnectTimeout("no address for " + bareHost + " within " + connectTimeoutMillis + " ms");
+        } catch (CancellationException e) {
+            throw new java.net.SocketException("exchange closed");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted looking up " + bareHost);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof UnknownHostException u) {
+                throw u;
+            }
+            throw new UnknownHostException(bareHost + ": " + c);
+        } finally {
+            f.cancel(true);
+            lookup = null;
         }
     }
 
@@ -544,6 +649,10 @@ public final class HttpExchange implements Closeable {
     @Override
     public void close() {
         closed = true;
+        Future<InetAddress> f = lookup;
+        if (f != null) {
+            f.cancel(true);
+        }
         try {
             Socket s = socket;
             if (s != null && s != raw) {

@@ -27,8 +27,8 @@ final class StreamingCall {
     /** {@code inFlight} (may be null) holds the exchange while it runs, so that another thread can close it. */
     static Measurement run(HttpTransport.Request request, Duration connectTimeout, StreamParser parser,
                            Duration firstToken, Duration total, java.util.Set<HttpExchange> inFlight) {
-        // The deadlines run from before the request is prepared (its address looked up, its bytes
-        // encoded); the measurement's clock starts after that, as curl's does.
+        // The deadlines run from before the request is prepared (its bytes encoded); the measurement's
+        // clock starts after that. A host name is looked up when the exchange starts, inside the deadline.
         long start = System.nanoTime();
         long firstDeadline = start + Math.min(firstToken.toNanos(), total.toNanos());
         long totalDeadline = start + total.toNanos();

@@ -1,13 +1,11 @@
 package io.tailwatch.core.tls;
 
-import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * Client side for the CLI talking to its own agent: trusts exactly the certificate the agent's web
@@ -19,46 +17,12 @@ public final class PinnedTls {
     }
 
     public static SSLContext trusting(X509Certificate pinned) {
-        X509ExtendedTrustManager tm = new X509ExtendedTrustManager() {
-            private void check(X509Certificate[] chain) throws CertificateException {
+        OneSidedTrustManager tm = new OneSidedTrustManager(OneSidedTrustManager.Peer.SERVER) {
+            @Override
+            protected void check(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
                 if (chain == null || chain.length == 0 || !chain[0].equals(pinned)) {
                     throw new CertificateException("the agent's certificate is not the one in its web config (rotated since?)");
                 }
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-                check(chain);
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-                check(chain);
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-                check(chain);
-            }
-
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-                throw new CertificateException("client side only");
-            }
-
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-                throw new CertificateException("client side only");
-            }
-
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-                throw new CertificateException("client side only");
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
             }
         };
         try {

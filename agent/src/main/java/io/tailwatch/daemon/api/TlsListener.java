@@ -179,12 +179,13 @@ public final class TlsListener {
      * Client certificates as client_auth_type says: checked against client_ca_file for the Verify* types,
      * any certificate for RequireAnyClientCert and RequestClientCert (as Go does), then client_allowed_sans.
      */
-    private static final class LiveTrustManager extends X509ExtendedTrustManager {
+    private static final class LiveTrustManager extends io.tailwatch.core.tls.OneSidedTrustManager {
         private final LiveWebConfig live;
         private WebConfig.Tls builtFor;
         private X509ExtendedTrustManager delegate;
 
         LiveTrustManager(LiveWebConfig live) {
+            super(Peer.CLIENT);
             this.live = live;
         }
 
@@ -208,7 +209,8 @@ public final class TlsListener {
             return delegate;
         }
 
-        private void check(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+        @Override
+        protected void check(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
             WebConfig.Tls tls = live.current().tls();
             if (tls.verifiesClientCert()) {
                 tm(tls).checkClientTrusted(chain, authType, engine);
@@ -228,36 +230,6 @@ public final class TlsListener {
                 }
             }
             return false;
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-            check(chain, authType, engine);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-            check(chain, authType, null);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            check(chain, authType, null);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-            throw new CertificateException("server side only");
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
-            throw new CertificateException("server side only");
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            throw new CertificateException("server side only");
         }
 
         @Override

@@ -36,7 +36,7 @@ public final class Doctor {
     /** {@code withSudo}: also compare power and GPU frequency with {@code sudo -n powermetrics} (macOS). */
     public static DoctorReport run(Config config, ToolRunner tools, boolean withSudo) {
         return checked(config, HostSources.forThisHost(config), HostSources.nativeProbesClass(),
-                dataDir(System.getenv()), tools, HostSources.isMac(), withSudo);
+                io.tailwatch.core.config.DataDir.of(System.getenv()), tools, HostSources.isMac(), withSudo);
     }
 
     /**
@@ -55,14 +55,6 @@ public final class Doctor {
                 .afresh(ids);
         List<Sampler> gated = NativeSelfCheck.gate(samplers, report);
         return run(config, gated, tools, mac, withSudo).withChecksFirst(SelfCheckChecks.of(report, samplers));
-    }
-
-    static Path dataDir(Map<String, String> env) {
-        String override = env.get("TAILWATCH_DATA_DIR");
-        if (override != null && !override.isBlank()) {
-            return Path.of(override);
-        }
-        return io.tailwatch.core.config.AlertsConfig.defaultDataDir(env);
     }
 
     public static DoctorReport run(Config config, List<Sampler> samplers, ToolRunner tools, boolean mac) {

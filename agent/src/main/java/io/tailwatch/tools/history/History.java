@@ -1,5 +1,6 @@
 package io.tailwatch.tools.history;
 
+import io.tailwatch.core.config.DataDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
@@ -35,27 +35,13 @@ public final class History implements AutoCloseable {
         this.conn = conn;
     }
 
-    /**
-     * Where the history lives: {@code TAILWATCH_DATA_DIR} when set; on macOS
-     * {@code ~/Library/Application Support/tailwatch/}; elsewhere {@code $XDG_DATA_HOME/tailwatch/}
-     * (default {@code ~/.local/share/tailwatch/}).
-     */
+    /** Where the history lives: {@code history.db} in the data directory ({@link DataDir}). */
     public static Path defaultPath(Map<String, String> env, String osName, String userHome) {
-        String override = env.get("TAILWATCH_DATA_DIR");
-        if (override != null && !override.isBlank()) {
-            return Path.of(override).resolve(FILE_NAME);
-        }
-        if (osName.toLowerCase(Locale.ROOT).startsWith("mac")) {
-            return Path.of(userHome, "Library", "Application Support", "tailwatch", FILE_NAME);
-        }
-        String xdg = env.get("XDG_DATA_HOME");
-        Path base = xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute() ? Path.of(xdg)
-                : Path.of(userHome, ".local", "share");
-        return base.resolve("tailwatch").resolve(FILE_NAME);
+        return DataDir.of(env, osName, userHome).resolve(FILE_NAME);
     }
 
     public static Path defaultPath() {
-        return defaultPath(System.getenv(), System.getProperty("os.name", ""), System.getProperty("user.home"));
+        return DataDir.of(System.getenv()).resolve(FILE_NAME);
     }
 
     /** Opens (creating when absent) the history file; waits up to {@code busyTimeout} for another writer. */

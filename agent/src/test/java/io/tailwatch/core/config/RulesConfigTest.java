@@ -124,12 +124,4 @@ class RulesConfigTest {
         assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'alertname' is set by each rule"));
         assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'bad-name' is not a label name"));
     }
-
-    @Test
-    void dataDirFollowsXdgOnLinux() {
-        org.junit.jupiter.api.Assumptions.assumeFalse(System.getProperty("os.name").toLowerCase().contains("mac"));
-        assertThat(AlertsConfig.defaultDataDir(Map.of("HOME", "/home/op"))).isEqualTo(Path.of("/home/op/.local/share/tailwatch"));
-        assertThat(AlertsConfig.defaultDataDir(Map.of("HOME", "/home/op", "XDG_DATA_HOME", "/data")))
-                .isEqualTo(Path.of("/data/tailwatch"));
-    }
 }

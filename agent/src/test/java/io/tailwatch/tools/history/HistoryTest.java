@@ -36,6 +36,16 @@ class HistoryTest {
                 .isEqualTo(Path.of("/srv/tw/history.db"));
     }
 
+    /** The history and the alert baselines share one data directory, moved by TAILWATCH_DATA_DIR. */
+    @Test
+    void history_and_baselines_share_the_data_directory() throws Exception {
+        Map<String, String> env = Map.of("TAILWATCH_DATA_DIR", "/srv/tw", "HOME", "/home/op");
+        Path baselines = io.tailwatch.core.config.Config.parse("", "empty", env).alerts().baselineFile();
+        Path history = History.defaultPath(env, System.getProperty("os.name", ""), "/home/op");
+        assertThat(history).isEqualTo(Path.of("/srv/tw/history.db"));
+        assertThat(history.getParent()).isEqualTo(baselines.getParent());
+    }
+
     @Test
     void stores_lists_and_filters_runs_across_reopen() throws Exception {
         Path db = dir.resolve("sub/history.db");

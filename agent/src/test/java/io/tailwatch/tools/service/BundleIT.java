@@ -110,6 +110,65 @@ class BundleIT {
         }
     }
 
+    /**
+     * The jar keeps sqlite-jdbc's native library for macOS and 64-bit Linux only, and the one for this
+     * host loads from it: a run written to history.db through the jar's classes is read back by the
+     * bundle's own {@code history} command.
+     */
+    @Test
+    void keeps_only_the_macos_and_linux_sqlite_natives_and_history_db_round_trips() throws Exception {
+        Path jar = home.resolve("lib/tailwatch.jar");
+        java.util.Set<String> natives = new java.util.TreeSet<>();
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+            zip.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.startsWith("org/sqlite/native/") && !n.endsWith("/"))
+                    .forEach(natives::add);
+        }
+        assertThat(natives).containsExactlyInAnyOrder(
+                "org/sqlite/native/Mac/aarch64/libsqlitejdbc.dylib",
+                "org/sqlite/native/Mac/x86_64/libsqlitejdbc.dylib",
+                "org/sqlite/native/Linux/x86_64/libsqlitejdbc.so",
+                "org/sqlite/native/Linux/aarch64/libsqlitejdbc.so",
+                "org/sqlite/native/Linux-Musl/x86_64/libsqlitejdbc.so",
+                "org/sqlite/native/Linux-Musl/aarch64/libsqlitejdbc.so");
+
+        Path db = dir.resolve("data/history.db");
+        Path writer = dir.resolve("WriteRun.java");
+        Files.writeString(writer, """
+                import io.tailwatch.tools.history.History;
+                import io.tailwatch.tools.history.RunRecord;
+                import java.nio.file.Path;
+                import java.time.Instant;
+
+                public class WriteRun {
+                    public static void main(String[] args) throws Exception {
+                        Instant t = Instant.parse("2026-01-02T03:04:05Z");
+                        try (History h = History.open(Path.of(args[0]))) {
+                            h.record(new RunRecord(0, "bench", t, t.plusSeconds(60), "host-a", "ollama", "qwen3:14b",
+                                    42.5, "tok/s", "stable", "{}"));
+                        }
+                        System.out.println("native=" + org.sqlite.SQLiteJDBCLoader.isNativeMode());
+                    }
+                }
+                """);
+        // A private temporary directory: the native library is unpacked from this jar, not found from an
+        // earlier run.
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Done w = exec(Map.of(), java, "-Djava.io.tmpdir=" + tmp, "-cp", jar.toString(), writer.toString(), db.toString());
+        assertThat(w.exit()).as(w.out()).isZero();
+        assertThat(w.out()).contains("native=true");
+
+        Done r = exec(Map.of("TAILWATCH_CDS", "off", "TAILWATCH_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp),
+                home.resolve("bin/tailwatch").toString(), "history", "--history-db", db.toString(), "--json");
+        assertThat(r.exit()).as(r.out()).isZero();
+        com.fasterxml.jackson.databind.JsonNode rows = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).path("model").asText()).isEqualTo("qwen3:14b");
+        assertThat(rows.get(0).path("engine").asText()).isEqualTo("ollama");
+        assertThat(rows.get(0).path("headline").asDouble()).isEqualTo(42.5);
+    }
+
     @Test
     void launcher_runs_the_version_command_with_a_real_jdk() throws Exception {
         Done d = exec(Map.of(), home.resolve("bin/tailwatch").toString(), "--version");
