@@ -166,6 +166,11 @@ public final class Daemon implements AutoCloseable {
             }
         });
         engines.addProbeListener(signals::onProbe);
+        engines.trafficModels(name -> {
+            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+            io.tailwatch.daemon.proxy.EngineProxy px = p == null ? null : p.proxy(name);
+            return px == null ? null : px.meter().mostUsedModel();
+        });
         if (config.autoEngines()) {
             auto = newAuto(config);
             status.add(auto);
