@@ -33,9 +33,24 @@ public final class SimulateCommand extends PrintingCommand {
     @Option(names = "--tokens-per-second", defaultValue = "35", paramLabel = "R", description = "Decode speed (default: ${DEFAULT-VALUE}).")
     double tokensPerSecond;
 
-    @Option(names = "--slots", defaultValue = "1", paramLabel = "N",
-            description = "Requests generated at once; the rest queue without response headers (default: ${DEFAULT-VALUE}).")
-    int slots;
+    @Option(names = "--slots", paramLabel = "N",
+            description = {"The serial server: N requests generated at once, the rest queue without response headers",
+                    "(llama.cpp, Ollama, and mlx_lm.server before 0.28; default 1). With the mlx_lm flavour it selects",
+                    "that older server instead of the batching one."})
+    Integer slots;
+
+    @Option(names = "--decode-concurrency", defaultValue = "32", paramLabel = "N",
+            description = {"mlx_lm flavour (0.28 and later, the default without --slots): requests decoded in one batch;",
+                    "only requests with equal model strings share it (default: ${DEFAULT-VALUE})."})
+    int decodeConcurrency;
+
+    @Option(names = "--hub-models", split = ",", paramLabel = "ID",
+            description = {"Batching mlx_lm flavour: the Hugging Face cache /v1/models lists before the served model;",
+                    "a request naming one loads it (default: three small mlx-community models)."})
+    java.util.List<String> hubModels;
+
+    @Option(names = "--no-hub", description = "Batching mlx_lm flavour: no hub directory, so /v1/models answers 200 with an empty body.")
+    boolean noHub;
 
     @Option(names = "--error-rate", defaultValue = "0.0", paramLabel = "P", description = "Share of requests answered HTTP 500 (default: ${DEFAULT-VALUE}).")
     double errorRate;
@@ -48,11 +63,13 @@ public final class SimulateCommand extends PrintingCommand {
     Duration stall;
 
     @Option(names = "--load-time", defaultValue = "0s", converter = DurationConverter.class, paramLabel = "D",
-            description = "Model load time: ollama on the first request, openai at start with /health 503 meanwhile (default: ${DEFAULT-VALUE}).")
+            description = {"Model load time: ollama on the first request; openai at start (llama.cpp and the serial mlx_lm answer",
+                    "/health 503 meanwhile, the batching mlx_lm says ok and holds requests), and per model swap (default: ${DEFAULT-VALUE})."})
     Duration loadTime;
 
     @Option(names = "--flavor", paramLabel = "NAME", description = "With --api openai: whose identity endpoints to answer: "
-            + "mlx_lm (default), llamacpp (/props), lmstudio (/api/v0/models) or vllm (/version), as tailwatch detect sees them.")
+            + "mlx_lm (default: mlx_lm.server 0.28 and later, batching; with --slots the older serial one), llamacpp (/props), "
+            + "lmstudio (/api/v0/models) or vllm (/version), as tailwatch detect sees them.")
     String flavor;
 
     @Option(names = "--seed", paramLabel = "N", description = "Random seed for errors and stalls (default: time based).")
@@ -65,8 +82,12 @@ public final class SimulateCommand extends PrintingCommand {
         try {
             hp = HostPort.parse(listen);
             SimulatorOptions d = SimulatorOptions.defaults(api);
-            o = new SimulatorOptions(model == null ? d.model() : model, ttft, tokensPerSecond, slots, errorRate,
-                    stallRate, stall, loadTime, seed == null ? d.seed() : seed);
+            o = new SimulatorOptions(model == null ? d.model() : model, ttft, tokensPerSecond, slots == null ? 1 : slots,
+                    errorRate, stallRate, stall, loadTime, seed == null ? d.seed() : seed);
+            if ("openai".equals(api) && (flavor == null || "mlx_lm".equals(flavor)) && slots == null) {
+                o = o.withBatching(decodeConcurrency, noHub ? null
+                        : hubModels == null ? SimulatorOptions.DEFAULT_HUB_MODELS : hubModels);
+            }
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;

@@ -173,6 +173,11 @@ public final class Daemon implements AutoCloseable {
                 hub, clock));
         hub.refreshBeforeReads(() -> hub.publish("ready", readiness.points()));
         routes.add(app -> app.get(io.tailwatch.daemon.ready.ReadinessMonitor.PATH, readiness::answer));
+        engines.trafficModels(name -> {
+            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+            io.tailwatch.daemon.proxy.EngineProxy px = p == null ? null : p.proxy(name);
+            return px == null ? null : px.meter().mostUsedModel();
+        });
         if (config.autoEngines()) {
             auto = newAuto(config);
             status.add(auto);

@@ -189,13 +189,14 @@ public final class AttrValues {
     /**
      * {@code tailwatch.proxy.outcome}: how a request through an engine's proxy ended: ok (the engine
      * answered 2xx and the body reached the client), http_error (the engine answered 4xx/5xx, passed on),
-     * stream_error (an error inside a 200 stream), upstream_unreachable (no connection to the engine: 502),
+     * stream_error (an error inside a 200 stream), cut (a 200 stream that ended without its end marker, SSE
+     * {@code data: [DONE]} or NDJSON {@code done: true}: the engine stopped mid-answer), upstream_unreachable (no connection to the engine: 502),
      * upstream_timeout (the engine went silent past the idle timeout, or the request past its timeout),
      * upstream_failed (the engine's connection broke mid-answer), client_disconnect (the client left first;
      * the engine's request is closed at once), rejected (the proxy refused the request: too large, bad auth).
      */
     public enum ProxyOutcome implements AttrValue {
-        OK, HTTP_ERROR, STREAM_ERROR, UPSTREAM_UNREACHABLE, UPSTREAM_TIMEOUT, UPSTREAM_FAILED, CLIENT_DISCONNECT, REJECTED
+        OK, HTTP_ERROR, STREAM_ERROR, CUT, UPSTREAM_UNREACHABLE, UPSTREAM_TIMEOUT, UPSTREAM_FAILED, CLIENT_DISCONNECT, REJECTED
     }
 
     /**

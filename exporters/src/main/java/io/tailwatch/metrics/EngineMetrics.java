@@ -27,14 +27,17 @@ public final class EngineMetrics {
             ENGINE);
 
     public static final MetricDef LOADING = MetricDef.gauge("tailwatch.engine.loading", "{bool}",
-            "1 while the engine reports that it is loading a model (e.g. llama.cpp 503 'Loading model').", ENGINE);
+            "1 while the engine reports that it is loading a model (e.g. llama.cpp 503 'Loading model'), or, for mlx_lm.server (whose /health says ok while it loads), from a probe that timed out before its first answer since it came up until that answer.", ENGINE);
 
     public static final MetricDef INFO = MetricDef.gauge("tailwatch.engine.info", "{info}",
             "Always 1; carries the engine's API flavour, detected server kind and version.", ENGINE,
             oneOf(AttrKeys.ENGINE_API, "Wire API", EngineApi.class), free(AttrKeys.ENGINE_VERSION, "Version the engine reports, or unknown"));
 
     public static final MetricDef MODELS_LOADED = MetricDef.gauge("tailwatch.engine.models.loaded", "{model}",
-            "Models the engine reports as loaded.", ENGINE);
+            "Models the engine reports as loaded (Ollama /api/ps, LM Studio's loaded state; a server of one model: its list).", ENGINE);
+
+    public static final MetricDef MODELS_LISTED = MetricDef.gauge("tailwatch.engine.models.listed", "{model}",
+            "Models the engine's model list names without telling which it holds (mlx_lm.server: every mlx model of its Hugging Face cache, then the served one); tailwatch.engine.models.loaded is absent for it.", ENGINE);
 
     public static final MetricDef MODEL_MEMORY = MetricDef.upDownCounter("tailwatch.model.memory.usage", "By",
             "Memory a loaded model occupies, as the engine reports it (Ollama size and size_vram).", ENGINE, MODEL,
@@ -56,6 +59,6 @@ public final class EngineMetrics {
     public static final MetricDef GPU_MEMORY_SHARE = MetricDef.gauge("tailwatch.model.gpu_memory.share", "1",
             "macOS: the model's footprint plus its current context's KV cache over the GPU working-set limit (hw.gpu.memory.limit). Footprint: the engine's own figure (Ollama size, which holds its context's KV already, so none is added) or else the engine processes' physical footprint. Absent without a limit.", ENGINE, MODEL);
 
-    public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODEL_MEMORY, MODEL_CONTEXT,
+    public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODELS_LISTED, MODEL_MEMORY, MODEL_CONTEXT,
             KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM, GPU_MEMORY_SHARE);
 }

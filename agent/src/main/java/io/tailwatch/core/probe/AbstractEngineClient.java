@@ -89,7 +89,12 @@ abstract class AbstractEngineClient implements EngineClient {
         }
         HttpTransport.Request req = streamRequest(r, model, PromptFactory.prompt(r.promptTokens()));
         Measurement m = StreamingCall.run(req, connectTimeout, parser(), firstLeft, left, open);
+        measured(m);
         return result(m, started, model, r);
+    }
+
+    /** What a client learns about its engine from a probe's answer (the OpenAI client: the version in system_fingerprint). */
+    protected void measured(Measurement m) {
     }
 
     static ProbeResult result(Measurement m, Instant started, String model, ProbeRequest r) {

@@ -11,6 +11,13 @@ import java.time.Duration;
  * {@link EngineClients#create}.
  */
 public interface EngineClient extends AutoCloseable {
+    /**
+     * The model a probe names when it should be served by whatever the engine serves by default: it goes out
+     * without a {@code model} field (what mlx_lm.server's own clients send when they name none; its answers then
+     * echo this very string), so the engine neither loads another model nor starts a batch of its own for it.
+     */
+    String UNNAMED_MODEL = "default_model";
+
     /** Sends one streaming request and measures it; never throws for engine faults. */
     ProbeResult probe(ProbeRequest request);
 

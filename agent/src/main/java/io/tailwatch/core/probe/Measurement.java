@@ -33,6 +33,8 @@ final class Measurement {
     Double serverDecodeRate;
     Double loadSeconds;
     String responseModel;
+    /** The answer's system_fingerprint (mlx_lm: its mlx-lm and mlx versions, platform and GPU), at most 200 chars. */
+    String fingerprint;
 
     /** False for a tap on traffic passing through: no list of gaps is kept (its state stays a few fields). */
     private final boolean keepGaps;

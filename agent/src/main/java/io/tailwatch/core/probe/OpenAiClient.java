@@ -23,6 +23,16 @@ final class OpenAiClient extends AbstractEngineClient {
     private volatile boolean noLmStudio;
     /** The version the engine reported (llama.cpp build, vLLM version), read once while it stays up. */
     private volatile String version;
+    /** mlx_lm's version from an answer's system_fingerprint (it has no version endpoint); null before one. */
+    private volatile String fingerprintVersion;
+    /**
+     * mlx_lm: the last model-list answer and when it was read. Its /v1/models scans the Hugging Face cache at
+     * every call (130-175 ms of the server's CPU with 200 repositories), so liveness is /health and the list
+     * is read every {@link #MLX_MODEL_LIST_EVERY} at most.
+     */
+    private volatile EngineHealth lastMlxList;
+    private volatile long lastMlxListAt;
+    static final Duration MLX_MODEL_LIST_EVERY = Duration.ofSeconds(60);
 
     OpenAiClient(URI base, String apiKey, Duration connectTimeout) {
         super(base, apiKey, connectTimeout);
@@ -38,6 +48,7 @@ final class OpenAiClient extends AbstractEngineClient {
         long end = System.nanoTime() + deadline.toNanos();
         Instant at = Instant.now();
         boolean loading = false;
+        boolean healthOk = false;
         String provider = null;
         if (!noHealth) {
             HttpTransport.JsonReply h = get("/health", deadline);
@@ -51,14 +62,21 @@ final class OpenAiClient extends AbstractEngineClient {
                 noHealth = true;
             } else if (h.status() == 503) {
                 loading = true; // llama.cpp answers 503 "Loading model" until the weights are in
-            } else if (h.ok() && h.body() != null) {
-                String status = h.body().path("status").asText("");
-                if (status.equals("healthy") || h.body().has("loaded_model")) {
+            } else if (h.ok()) {
+                healthOk = true;
+                String status = h.body() == null ? "" : h.body().path("status").asText("");
+                if (status.equals("healthy") || h.body() != null && h.body().has("loaded_model")) {
                     provider = "mlx_vlm";
                 }
             } else if (h.status() >= 500) {
                 return EngineHealth.down(at, "openai", "/health: " + describe(h));
             }
+        }
+        EngineHealth cached = lastMlxList;
+        if (healthOk && provider == null && cached != null
+                && System.nanoTime() - lastMlxListAt < MLX_MODEL_LIST_EVERY.toNanos()) {
+            return new EngineHealth(at, true, false, fingerprintVersion, cached.provider(), cached.models(),
+                    cached.inventoryKnown(), null, cached.limit(), cached.modelsTotal());
         }
         HttpTransport.JsonReply models = get("/v1/models", left(end));
         if (models.status() == 0) {
@@ -74,6 +92,12 @@ final class OpenAiClient extends AbstractEngineClient {
                     null);
         }
         if (!models.ok() || models.body() == null || !models.body().path("data").isArray()) {
+            if (healthOk) {
+                // Its health answers: it is up. mlx_lm without a hub directory answers /v1/models with an empty
+                // body; the models are unknown (not none), and a probe names none.
+                return remember(new EngineHealth(at, true, false, versionOf(provider, end),
+                        provider == null ? "mlx_lm" : provider, List.of(), false, null));
+            }
             return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
         }
         List<LoadedModel> served = new ArrayList<>();
@@ -115,7 +139,53 @@ final class OpenAiClient extends AbstractEngineClient {
             limit = total + " models, over the bound of " + EngineHealth.MAX_MODELS + "; the first "
                     + EngineHealth.MAX_MODELS + " kept";
         }
-        return new EngineHealth(at, true, false, version(provider, end), provider, served, complete, null, limit, total);
+        return remember(new EngineHealth(at, true, false, versionOf(provider, end), provider, served, complete, null,
+                limit, total));
+    }
+
+    /** Keeps mlx_lm's model list for {@link #MLX_MODEL_LIST_EVERY}. */
+    private EngineHealth remember(EngineHealth h) {
+        if ("mlx_lm".equals(h.provider())) {
+            lastMlxList = h;
+            lastMlxListAt = System.nanoTime();
+        } else {
+            lastMlxList = null;
+        }
+        return h;
+    }
+
+    private String versionOf(String provider, long end) {
+        return "mlx_lm".equals(provider) ? fingerprintVersion : version(provider, end);
+    }
+
+    /**
+     * mlx_lm's {@code system_fingerprint}, {@code <mlx-lm version>-<mlx version>-<platform>-<GPU arch>}: the
+     * version as "0.32.0 (mlx 0.32.1, applegpu_g15s)" (the GPU architecture only when it is Apple's), or null
+     * when it is not of that form.
+     */
+    static String mlxVersion(String fingerprint) {
+        if (fingerprint == null) {
+            return null;
+        }
+        String[] parts = fingerprint.split("-");
+        java.util.regex.Pattern ver = java.util.regex.Pattern.compile("\\d+(\\.\\d+){1,3}([a-z0-9.]*)");
+        if (parts.length < 3 || !ver.matcher(parts[0]).matches() || !ver.matcher(parts[1]).matches()) {
+            return null;
+        }
+        String gpu = parts[parts.length - 1];
+        return parts[0] + " (mlx " + parts[1] + (gpu.startsWith("applegpu") ? ", " + gpu : "") + ")";
+    }
+
+    @Override
+    protected void measured(Measurement m) {
+        String fp;
+        synchronized (m) {
+            fp = m.fingerprint;
+        }
+        String v = mlxVersion(fp);
+        if (v != null) {
+            fingerprintVersion = v;
+        }
     }
 
     /** The engine's version as it reports it: llama.cpp's /props build_info, vLLM's /version; null elsewhere. */
@@ -226,15 +296,26 @@ final class OpenAiClient extends AbstractEngineClient {
         return out;
     }
 
+    /**
+     * The first listed model; but for mlx_lm (whose list names its whole Hugging Face cache first, and which
+     * loads any model a request names) and for a server whose list cannot be read, {@link #UNNAMED_MODEL}: the
+     * probe names none and is served by the model the server serves.
+     */
     @Override
     public String defaultModel(Duration deadline) {
         EngineHealth h = health(deadline);
+        if (h.up() && ("mlx_lm".equals(h.provider()) || !h.inventoryKnown())) {
+            return UNNAMED_MODEL;
+        }
         return h.models().isEmpty() ? null : h.models().get(0).name();
     }
 
     @Override
     protected HttpTransport.Request streamRequest(ProbeRequest r, String model, String prompt) {
         ObjectNode body = chatBody(model, prompt);
+        if (UNNAMED_MODEL.equals(model)) {
+            body.remove("model");
+        }
         // mlx_lm.server reads include_usage directly: always send the key.
         body.putObject("stream_options").put("include_usage", true);
         body.put("max_tokens", r.maxTokens());

@@ -78,6 +78,10 @@ final class OpenAiStreamParser implements StreamParser {
             if (n.hasNonNull("model")) {
                 m.responseModel = n.get("model").asText();
             }
+            JsonNode fp = n.get("system_fingerprint");
+            if (m.fingerprint == null && fp != null && fp.isTextual() && fp.asText().length() <= 200) {
+                m.fingerprint = fp.asText();
+            }
             JsonNode usage = n.get("usage");
             if (usage != null && usage.isObject()) {
                 Long in = count(usage.get("prompt_tokens"), "prompt_tokens");

@@ -50,8 +50,25 @@ public final class EngineMonitor implements AutoCloseable {
         this.clock = clock;
         this.windowMax = windowMax;
         for (EngineConfig e : engines) {
-            watches.add(new EngineWatch(e, hub, host, clock, windowMax));
+            watches.add(wire(new EngineWatch(e, hub, host, clock, windowMax)));
         }
+    }
+
+    /** Engine name to the model string its proxied traffic uses most (null: none seen); see {@link EngineWatch#probeModel}. */
+    private volatile java.util.function.Function<String, String> trafficModels = name -> null;
+
+    /** Where every watch, now and later, finds its engine's traffic's most used model string. */
+    public void trafficModels(java.util.function.Function<String, String> byEngine) {
+        this.trafficModels = byEngine;
+        for (EngineWatch w : watches) {
+            wire(w);
+        }
+    }
+
+    private EngineWatch wire(EngineWatch w) {
+        String name = w.config().name();
+        w.trafficModel(() -> trafficModels.apply(name));
+        return w;
     }
 
     public List<EngineWatch> watches() {
@@ -89,7 +106,7 @@ public final class EngineMonitor implements AutoCloseable {
         if (closed || watch(e.name()) != null) {
             return false;
         }
-        EngineWatch w = new EngineWatch(e, hub, host, clock, windowMax);
+        EngineWatch w = wire(new EngineWatch(e, hub, host, clock, windowMax));
         watches.add(w);
         if (started) {
             LOG.info("watching engine {} ({} {})", e.name(), e.api(), io.tailwatch.core.logging.Redact.url(e.url()));

@@ -82,6 +82,17 @@ public final class EngineWatch {
     private volatile Instant loadingSince;
     /** No longer watched (a reload dropped it): nothing more is published. */
     private volatile boolean retired;
+    /**
+     * Whether the engine has answered a probe since it came up (false again after it was down). An mlx_lm
+     * server answers /health ok while it loads its model; until its first answer it is starting, and its
+     * probes (time-outs, and the first answer after them, which holds the load) are not recorded.
+     */
+    private volatile boolean answeredSinceUp;
+    private volatile boolean failedWhileStarting;
+    /** When a probe first timed out before the engine's first answer; the start is bounded by health.loading_limit. */
+    private volatile Instant startingSince;
+    /** The model string the proxied traffic to this engine uses most (null: no traffic seen); set by the daemon. */
+    private volatile Supplier<String> trafficModel;
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -154,7 +165,7 @@ public final class EngineWatch {
         if (!reached) {
             return "never_reachable";
         }
-        return h.loading() ? "loading" : h.up() ? "up" : "down";
+        return h.loading() || seenStarting(h) ? "loading" : h.up() ? "up" : "down";
     }
 
     /**
@@ -188,6 +199,11 @@ public final class EngineWatch {
         EngineHealth h = pastLoadingLimit(client.health(config.healthTimeout()));
         EngineHealth before = health;
         health = h;
+        if (!h.up() && !h.needsKey()) {
+            answeredSinceUp = false; // down: it restarts, and loads again
+            failedWhileStarting = false;
+            startingSince = null;
+        }
         if (h.up() || h.needsKey()) {
             reached = true; // an engine that refuses the key has answered: it is there
         }
@@ -289,19 +305,79 @@ public final class EngineWatch {
             }
             String model = config.model();
             if (model == null) {
-                model = h.models().isEmpty() ? null : h.models().get(0).name();
+                model = probeModel(h);
             }
             if (model == null) {
                 return skip(SkipReason.NO_MODEL);
             }
             EngineConfig.Scenario sc = s.config;
+            boolean wasStarting = starting(h);
             ProbeResult r = client.probe(new ProbeRequest(model, sc.promptTokens(), sc.maxTokens(), sc.temperature(),
                     sc.firstTokenTimeout(), sc.totalTimeout()));
+            if (r.success()) {
+                answeredSinceUp = true;
+            }
+            boolean timedOut = !r.success() && (io.tailwatch.core.http.ProbeErrors.FIRST_TOKEN_TIMEOUT.equals(r.errorType())
+                    || io.tailwatch.core.http.ProbeErrors.TOTAL_TIMEOUT.equals(r.errorType()));
+            if (wasStarting && (timedOut || r.success() && failedWhileStarting)) {
+                // Loading: a time-out is the load, and so is the first answer after time-outs. Not paged, not in
+                // the windows, baselines or queue estimate. Any other failure is recorded as it is.
+                failedWhileStarting = timedOut;
+                if (timedOut && startingSince == null) {
+                    startingSince = clock.instant();
+                }
+                LOG.info("engine {} is still starting (no answer since it came up): probe {} not recorded ({})",
+                        config.name(), s.config.name(), r.success() ? "the first answer, which held the load"
+                                : io.tailwatch.core.logging.LogGuard.value(r.errorType()));
+                publishEngine();
+                return null;
+            }
             record(s, model, r);
+            if (wasStarting) {
+                publishEngine();
+            }
             return r;
         } finally {
             inFlight.set(false);
         }
+    }
+
+    /**
+     * The model a probe names when the config names none. An mlx_lm server lists its whole Hugging Face cache
+     * and loads any listed model a request names (dropping the one it serves), and batches only requests with
+     * equal model strings: its probe names the model string the proxied traffic uses most, else none at all
+     * ({@link EngineClient#UNNAMED_MODEL}: served by the model the server serves). So does a probe of an
+     * OpenAI-compatible engine whose model list cannot be read. Other engines: the first loaded model.
+     */
+    String probeModel(EngineHealth h) {
+        boolean openai = io.tailwatch.core.probe.EngineApi.OPENAI == io.tailwatch.core.probe.EngineApi.of(config.api());
+        if (openai && ("mlx_lm".equals(h.provider()) || !h.inventoryKnown())) {
+            Supplier<String> t = trafficModel;
+            String used = t == null ? null : t.get();
+            return used != null && !used.isBlank() ? used : io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL;
+        }
+        return h.models().isEmpty() ? null : h.models().get(0).name();
+    }
+
+    /** Where the proxied traffic's most used model string comes from (the daemon wires the engine's proxy here). */
+    public void trafficModel(Supplier<String> mostUsed) {
+        this.trafficModel = mostUsed;
+    }
+
+    /**
+     * Starting: an mlx_lm server (whose /health says ok while it loads) that has not answered a probe since it
+     * came up, with scenarios to probe it.
+     */
+    boolean starting(EngineHealth h) {
+        Instant since = startingSince;
+        return h != null && h.up() && !h.loading() && "mlx_lm".equals(h.provider()) && !answeredSinceUp
+                && !scenarios.isEmpty()
+                && (since == null || Duration.between(since, clock.instant()).compareTo(config.loadingLimit()) <= 0);
+    }
+
+    /** Seen starting: an mlx_lm probe timed out before the engine's first answer (reported as loading). */
+    boolean seenStarting(EngineHealth h) {
+        return failedWhileStarting && starting(h);
     }
 
     private ProbeResult skip(SkipReason reason) {
@@ -450,11 +526,13 @@ public final class EngineWatch {
             }
             points.add(Point.of(EngineMetrics.REACHED, reached ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.KEY_REFUSED, h.needsKey() ? 1 : 0, AttrKeys.ENGINE, e));
-            points.add(Point.of(EngineMetrics.LOADING, h.loading() ? 1 : 0, AttrKeys.ENGINE, e));
+            points.add(Point.of(EngineMetrics.LOADING, h.loading() || seenStarting(h) ? 1 : 0, AttrKeys.ENGINE, e));
             points.add(Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, e, AttrKeys.ENGINE_API, config.api(), AttrKeys.ENGINE_VERSION,
                     h.version() == null ? "unknown" : h.version()));
             if (h.up() && !h.loading() && h.inventoryKnown()) {
-                points.add(Point.of(EngineMetrics.MODELS_LOADED, h.modelsTotal(), AttrKeys.ENGINE, e));
+                // mlx_lm's list is its Hugging Face cache, not what it holds: listed, and loaded left unknown.
+                points.add(Point.of("mlx_lm".equals(h.provider()) ? EngineMetrics.MODELS_LISTED : EngineMetrics.MODELS_LOADED,
+                        h.modelsTotal(), AttrKeys.ENGINE, e));
             }
             HostSnapshot snap = host.get();
             for (LoadedModel m : h.models()) {

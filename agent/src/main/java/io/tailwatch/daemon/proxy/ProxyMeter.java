@@ -46,6 +46,9 @@ public final class ProxyMeter {
     /** Per lane, the requests that ended while the lane had an SLO (the lifetime goodput's denominator). */
     private final Map<String, LongAdder> judged = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> byLane = new ConcurrentHashMap<>();
+    /** Completed generations by the model string the engine's answer echoes (at most {@link #MAX_MODELS} strings). */
+    private final Map<String, LongAdder> byModel = new ConcurrentHashMap<>();
+    static final int MAX_MODELS = 32;
     private volatile Lanes lanes = Lanes.NONE;
     private final Map<String, LaneWindow> windows = new ConcurrentHashMap<>();
     private final java.util.Set<Exchange> active = ConcurrentHashMap.newKeySet();
@@ -104,6 +107,20 @@ public final class ProxyMeter {
         return engine;
     }
 
+    /** The model string of most completed generations so far (as the engine's answers echo it), or null before one. */
+    public String mostUsedModel() {
+        String best = null;
+        long most = 0;
+        for (Map.Entry<String, LongAdder> e : byModel.entrySet()) {
+            long n = e.getValue().sum();
+            if (n > most) {
+                most = n;
+                best = e.getKey();
+            }
+        }
+        return best;
+    }
+
     /** One request through the proxy, from its arrival to its end; finished exactly once. */
     public final class Exchange {
         final long t0;
@@ -148,7 +165,23 @@ public final class ProxyMeter {
         return x;
     }
 
-    private void finish(Exchange x, long end, ProxyOutcome outcome, String errorType) {
+    private void finish(Exchange x, long end, ProxyOutcome ended, String endedError) {
+        ProxyOutcome outcome = ended;
+        String errorType = endedError;
+        StreamTap endTap = x.tap;
+        if (outcome == ProxyOutcome.OK && endTap != null
+                && io.tailwatch.core.http.ProbeErrors.CUT.equals(endTap.streamError())) {
+            // A stream that ends without its end marker (SSE data: [DONE], NDJSON done: true) was cut, however
+            // cleanly its connection closed: mlx_lm's answers end with the close, a crash's too.
+            outcome = ProxyOutcome.CUT;
+            errorType = io.tailwatch.core.http.ProbeErrors.CUT;
+        }
+        if (outcome == ProxyOutcome.OK && x.generation && endTap != null && endTap.responseModel() != null) {
+            String m = endTap.responseModel();
+            if (byModel.containsKey(m) || byModel.size() < MAX_MODELS) {
+                byModel.computeIfAbsent(m, k -> new LongAdder()).increment();
+            }
+        }
         inFlight.decrementAndGet();
         active.remove(x);
         total.incrementAndGet();
@@ -184,8 +217,9 @@ public final class ProxyMeter {
         }
         StreamTap tap = x.tap;
         boolean streamed = tap != null && (tap.format() == StreamTap.Format.SSE || tap.format() == StreamTap.Format.NDJSON);
+        // Time to headers is queue wait only for a stream: a whole answer's headers come with its end.
         LaneWindow.Ended e = new LaneWindow.Ended(x.t0, end, streamed && x.generation ? tap.firstContentNanos() : -1,
-                x.headersAt, x.generation, met);
+                streamed ? x.headersAt : -1, x.generation, met);
         // Atomic with the removal of an emptied window in windowViews: a request never lands in a dropped one.
         windows.compute(lane, (k, w) -> {
             LaneWindow into = w == null ? new LaneWindow() : w;

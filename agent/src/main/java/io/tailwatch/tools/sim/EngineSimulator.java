@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import io.tailwatch.core.probe.EngineApi;
+import io.tailwatch.core.probe.EngineFlavor;
 
 /**
  * A fake LLM engine speaking the real wire formats, for fire drills, demos and tests. Generation
@@ -52,8 +54,15 @@ public final class EngineSimulator implements AutoCloseable {
     private volatile String requiredKey;
     private final SimulatorOptions options;
     private final HttpServer server;
+    /** The batching mlx_lm flavour's HTTP/1.0 server (then {@code server} is null). */
+    private volatile Http10Server http10;
     private final ThreadPoolExecutor executor;
     private final Semaphore slots;
+    /** The batching flavour's admission into its batch (null for the serial servers). */
+    private final BatchAdmission batch;
+    /** The model the batching flavour holds in memory (null after an unknown name dropped it). */
+    private volatile String currentModel;
+    private final AtomicLong modelLoads = new AtomicLong();
     private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicInteger active = new AtomicInteger();
     private final AtomicInteger maxActive = new AtomicInteger();
@@ -81,6 +90,8 @@ public final class EngineSimulator implements AutoCloseable {
         this.server = server;
         this.executor = executor;
         this.slots = new Semaphore(options.slots(), true);
+        this.batch = options.batching() ? new BatchAdmission(options.batch()) : null;
+        this.currentModel = options.model();
         this.random = new Random(options.seed());
     }
 
@@ -92,8 +103,12 @@ public final class EngineSimulator implements AutoCloseable {
         return start(api, "ollama".equals(api) ? "ollama" : "mlx_lm", host, port, options);
     }
 
-    /** The OpenAI-compatible engines, each answering its own identity endpoints (for discovery). */
-    public static final java.util.List<String> FLAVORS = java.util.List.of("mlx_lm", "llamacpp", "lmstudio", "vllm");
+    /**
+     * The OpenAI-compatible engines, each answering its own identity endpoints (for discovery): the kinds of
+     * {@link EngineFlavor} that speak the OpenAI API, but for the generic one.
+     */
+    public static final java.util.List<String> FLAVORS = java.util.Arrays.stream(EngineFlavor.values())
+            .filter(f -> f.api() == EngineApi.OPENAI && f != EngineFlavor.OPENAI).map(EngineFlavor::kind).toList();
 
     /**
      * Starts a simulator whose identity endpoints are those of {@code flavor}: for api openai one of
@@ -108,7 +123,11 @@ public final class EngineSimulator implements AutoCloseable {
         if ("openai".equals(api) ? !FLAVORS.contains(flavor) : !"ollama".equals(flavor)) {
             throw new IllegalArgumentException("flavor must be one of " + FLAVORS + " for api openai, ollama for api ollama");
         }
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
+        if (options.batching() && !"mlx_lm".equals(flavor)) {
+            throw new IllegalArgumentException("only the mlx_lm flavour batches (decode concurrency); the others have slots");
+        }
+        boolean http10 = options.batching();
+        HttpServer server = http10 ? null : HttpServer.create(new InetSocketAddress(host, port), 64);
         ThreadPoolExecutor ex = new ThreadPoolExecutor(2, 128, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "tailwatch-sim");
             t.setDaemon(true);
@@ -116,9 +135,8 @@ public final class EngineSimulator implements AutoCloseable {
         });
         EngineSimulator sim = new EngineSimulator(api, options, server, ex);
         sim.flavor = flavor;
-        server.setExecutor(ex);
         Wire wire = "ollama".equals(api) ? new OllamaWire(sim) : new OpenAiWire(sim);
-        server.createContext("/", x -> {
+        com.sun.net.httpserver.HttpHandler handler = x -> {
             try (x) {
                 if (sim.refusesKey(x)) {
                     // llama-server's answer to a missing or wrong key
@@ -136,8 +154,20 @@ public final class EngineSimulator implements AutoCloseable {
                     // already answering
                 }
             }
-        });
-        server.start();
+        };
+        if (http10) {
+            sim.http10 = Http10Server.start(host, port, ex, x -> {
+                try {
+                    handler.handle(x);
+                } catch (IOException e) {
+                    // the client went away
+                }
+            });
+        } else {
+            server.setExecutor(ex);
+            server.createContext("/", handler);
+            server.start();
+        }
         if ("openai".equals(api) && options.loadTime().toNanos() > 0) {
             Thread t = new Thread(() -> {
                 sleepUntil(System.nanoTime() + options.loadTime().toNanos());
@@ -152,7 +182,8 @@ public final class EngineSimulator implements AutoCloseable {
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        Http10Server h = http10;
+        return h != null ? h.port() : server.getAddress().getPort();
     }
 
     /**
@@ -193,6 +224,26 @@ public final class EngineSimulator implements AutoCloseable {
         return loaded;
     }
 
+    /** True for the continuous-batching mlx_lm.server of 0.28 and later. */
+    boolean batching() {
+        return batch != null;
+    }
+
+    /** How many times the batching flavour loaded a model other than the one it held (swaps; the start-up load not counted). */
+    public long modelLoads() {
+        return modelLoads.get();
+    }
+
+    /** The model the batching flavour holds now (the one it was started with until a request named another). */
+    public String currentModel() {
+        return currentModel;
+    }
+
+    /** The batching flavour: a request named a model it does not know; it has dropped the one it held. */
+    void dropModel() {
+        currentModel = null;
+    }
+
     /** Requests that reached generation so far. */
     public long served() {
         return served.get();
@@ -220,7 +271,12 @@ public final class EngineSimulator implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
+        Http10Server h = http10;
+        if (h != null) {
+            h.close();
+        } else {
+            server.stop(0);
+        }
         executor.shutdownNow();
     }
 
@@ -327,14 +383,28 @@ public final class EngineSimulator implements AutoCloseable {
      * false (and sends 503) when too many requests already wait.
      */
     boolean generate(HttpExchange x, JsonNode body, int maxTokens, Emitter emitter) throws IOException {
+        return generate(x, body, maxTokens, emitter, options.model());
+    }
+
+    /**
+     * As {@link #generate(HttpExchange, JsonNode, int, Emitter)}; the batching flavour admits the request into
+     * the running batch only when its {@code model} string equals the batch's (absent: ""), and generates
+     * with {@code model} (loading it first when it holds another).
+     */
+    boolean generate(HttpExchange x, JsonNode body, int maxTokens, Emitter emitter, String model) throws IOException {
         long received = System.nanoTime();
         if (waiting.incrementAndGet() > MAX_WAITING) {
             waiting.decrementAndGet();
             sendJson(x, 503, "{\"error\":\"server busy, please try again.  maximum pending requests exceeded\"}");
             return false;
         }
+        String key = body.path("model").isTextual() ? body.path("model").asText() : "";
         try {
-            slots.acquire();
+            if (batch != null) {
+                batch.admit(key, () -> loaded);
+            } else {
+                slots.acquire();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             waiting.decrementAndGet();
@@ -347,7 +417,7 @@ public final class EngineSimulator implements AutoCloseable {
         try {
             long headersAt = System.nanoTime();
             emitter.start();
-            long loadNanos = load(emitter);
+            long loadNanos = batch != null ? swapTo(model) : load(emitter);
             long afterLoad = System.nanoTime();
             // TTFT counts from the slot taking the request, or from the end of a real load.
             long prefillStart = afterLoad - headersAt > 1_000_000L ? afterLoad : headersAt;
@@ -396,7 +466,73 @@ public final class EngineSimulator implements AutoCloseable {
             return true;
         } finally {
             active.decrementAndGet();
-            slots.release();
+            if (batch != null) {
+                batch.leave();
+            } else {
+                slots.release();
+            }
+        }
+    }
+
+    /**
+     * The batching flavour holds one model: a request for another (its batch has drained: the strings
+     * differ) drops it and loads that one, taking the load time.
+     */
+    private long swapTo(String model) {
+        if (model.equals(currentModel)) {
+            return 0;
+        }
+        long start = System.nanoTime();
+        synchronized (loadLock) {
+            if (!model.equals(currentModel)) {
+                sleepUntil(start + Math.max(options.loadTime().toNanos(), 50_000_000L));
+                currentModel = model;
+                modelLoads.incrementAndGet();
+            }
+        }
+        return System.nanoTime() - start;
+    }
+
+    /**
+     * mlx_lm.server's admission since 0.28.4: first come, first served, up to {@code capacity} requests in
+     * the batch at once, and only while their {@code model} strings equal the batch's; a request with another
+     * string waits until the batch has drained, and the ones behind it wait too. Nothing is admitted while
+     * the model loads at start.
+     */
+    static final class BatchAdmission {
+        private final int capacity;
+        private final Deque<Object> queue = new ArrayDeque<>();
+        private String key;
+        private int running;
+
+        BatchAdmission(int capacity) {
+            this.capacity = capacity;
+        }
+
+        synchronized void admit(String k, java.util.function.BooleanSupplier loaded) throws InterruptedException {
+            Object me = new Object();
+            queue.addLast(me);
+            try {
+                while (!(queue.peekFirst() == me && loaded.getAsBoolean()
+                        && (running == 0 || k.equals(key) && running < capacity))) {
+                    wait(20);
+                }
+            } catch (InterruptedException e) {
+                queue.remove(me);
+                notifyAll();
+                throw e;
+            }
+            queue.removeFirst();
+            if (running == 0) {
+                key = k;
+            }
+            running++;
+            notifyAll();
+        }
+
+        synchronized void leave() {
+            running--;
+            notifyAll();
         }
     }
 

@@ -13,12 +13,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * "Loading model" while loading), and /v1/chat/completions, streamed as SSE with a role chunk,
  * ": keepalive N/M" comments during prefill, content deltas, a finish chunk, a usage chunk with
  * {@code choices: []} when include_usage is asked for, and {@code data: [DONE]}.
+ *
+ * <p>The batching mlx_lm flavour ({@link SimulatorOptions#batching()}) answers as mlx_lm.server 0.28 and
+ * later: /health ok while the model loads, /v1/models listing the Hugging Face cache first (shuffled) then
+ * the served model, or 200 with an empty body without a hub; a request naming another listed model makes it
+ * load that one; no role-only first chunk; a lone token held back and sent with the next (chunks are not
+ * tokens); {@code system_fingerprint} as mlx-lm writes it; with {@code "stream_options": {}} the stream
+ * ends after the finish chunk without {@code [DONE]} (the server's KeyError).
  */
 final class OpenAiWire implements EngineSimulator.Wire {
     private static final AtomicLong IDS = new AtomicLong();
     /** GGUF size the llamacpp flavour reports in /v1/models meta.size (an 8B model at Q4_K_M). */
     static final long SIM_GGUF_BYTES = 4_912_898_304L;
+    /** mlx_lm's system_fingerprint: mlx-lm version, mlx version, platform, GPU architecture. */
+    static final String MLX_FINGERPRINT = "0.32.0-0.32.1-macOS-15.6.1-arm64-arm-64bit-applegpu_g15s";
     private final EngineSimulator sim;
+    private final java.util.Random shuffle = new java.util.Random(17);
 
     OpenAiWire(EngineSimulator sim) {
         this.sim = sim;
@@ -56,13 +66,17 @@ final class OpenAiWire implements EngineSimulator.Wire {
             case "/health" -> {
                 if ("ollama".equals(sim.api())) {
                     sim.sendText(x, 404, "404 page not found");
-                } else if (sim.loaded()) {
+                } else if (sim.loaded() || sim.batching()) {
                     sim.sendJson(x, 200, "{\"status\":\"ok\"}");
                 } else {
                     sim.sendJson(x, 503, "{\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}");
                 }
             }
             case "/v1/models" -> {
+                if (sim.batching()) {
+                    mlxModels(x);
+                    return;
+                }
                 ObjectNode root = EngineSimulator.JSON.createObjectNode();
                 root.put("object", "list");
                 ObjectNode m = root.putArray("data").addObject();
@@ -99,8 +113,47 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     chat(x);
                 }
             }
-            default -> sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+            default -> {
+                if (sim.batching()) {
+                    sim.sendText(x, 404, "Not Found");
+                } else {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                }
+            }
         }
+    }
+
+    /** mlx_lm.server's list: the cache's models in no fixed order, then the served one; no hub: 200, empty body. */
+    private void mlxModels(HttpExchange x) throws IOException {
+        java.util.List<String> hub = sim.options().hubModels();
+        if (hub == null) {
+            sim.sendJson(x, 200, "");
+            return;
+        }
+        java.util.List<String> ids = new java.util.ArrayList<>(hub);
+        synchronized (shuffle) {
+            java.util.Collections.shuffle(ids, shuffle);
+        }
+        if (!ids.contains(sim.options().model())) {
+            ids.add(sim.options().model());
+        }
+        ObjectNode root = EngineSimulator.JSON.createObjectNode();
+        root.put("object", "list");
+        com.fasterxml.jackson.databind.node.ArrayNode data = root.putArray("data");
+        for (String id : ids) {
+            data.addObject().put("id", id).put("object", "model").put("created", 1_767_600_000L);
+        }
+        sim.sendJson(x, 200, root.toString());
+    }
+
+    /** The model a batching mlx_lm request is served by: its own name, the start model for none or default_model. */
+    private String mlxModel(JsonNode body) {
+        String named = body.path("model").isTextual() ? body.path("model").asText() : null;
+        if (named == null || named.equals("default_model")) {
+            return sim.options().model();
+        }
+        java.util.List<String> hub = sim.options().hubModels();
+        return named.equals(sim.options().model()) || hub != null && hub.contains(named) ? named : null;
     }
 
     private static String error(String message, String type) {
@@ -115,8 +168,15 @@ final class OpenAiWire implements EngineSimulator.Wire {
 
     private void chat(HttpExchange x) throws IOException {
         JsonNode body = sim.readBody(x);
-        String model = body.path("model").asText(sim.options().model());
-        if (!sim.options().model().equals(model) && !"default_model".equals(model)) {
+        boolean mlx = sim.batching();
+        String model = mlx ? body.path("model").asText("default_model") : body.path("model").asText(sim.options().model());
+        String serveWith = mlx ? mlxModel(body) : sim.options().model();
+        if (serveWith == null) {
+            sim.dropModel(); // mlx_lm drops the model it holds before it finds the name unknown
+            sim.sendJson(x, 404, error("The model `" + model + "` does not exist.", "invalid_request_error"));
+            return;
+        }
+        if (!mlx && !sim.options().model().equals(model) && !"default_model".equals(model)) {
             sim.sendJson(x, 404, error("The model `" + model + "` does not exist.", "invalid_request_error"));
             return;
         }
@@ -126,6 +186,9 @@ final class OpenAiWire implements EngineSimulator.Wire {
         }
         boolean stream = body.path("stream").asBoolean(false);
         boolean usage = body.path("stream_options").path("include_usage").asBoolean(false);
+        // mlx_lm reads stream_options["include_usage"]: an object without the key raises after the finish chunk
+        boolean raises = mlx && body.path("stream_options").isObject() && !body.path("stream_options").has("include_usage");
+        StringBuilder held = new StringBuilder();
         int max = body.path("max_completion_tokens").asInt(body.path("max_tokens").asInt(100));
         if (max <= 0) {
             max = 100;
@@ -144,6 +207,9 @@ final class OpenAiWire implements EngineSimulator.Wire {
                 x.getResponseHeaders().set("Cache-Control", "no-cache");
                 x.sendResponseHeaders(200, 0);
                 out[0] = x.getResponseBody();
+                if (mlx) {
+                    return; // headers at admission; the first chunk carries content
+                }
                 ObjectNode c = chunk(id, created, model);
                 ObjectNode delta = c.withArray("choices").addObject().put("index", 0).putObject("delta");
                 delta.put("role", "assistant");
@@ -165,12 +231,24 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     all.append(text);
                     return;
                 }
+                held.append(text);
+                if (mlx && index % 4 == 1) {
+                    return; // the detokenizer holds this token back: the next chunk carries two
+                }
+                flushHeld();
+            }
+
+            private void flushHeld() throws IOException {
+                if (held.length() == 0) {
+                    return;
+                }
                 ObjectNode c = chunk(id, created, model);
                 ObjectNode choice = c.putArray("choices").addObject();
                 choice.put("index", 0);
-                choice.putObject("delta").put("role", "assistant").put("content", text);
+                choice.putObject("delta").put("role", "assistant").put("content", held.toString());
                 choice.putNull("finish_reason");
                 data(c.toString());
+                held.setLength(0);
             }
 
             @Override
@@ -186,6 +264,7 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     r.put("object", "chat.completion");
                     r.put("created", created);
                     r.put("model", model);
+                    r.put("system_fingerprint", mlx ? MLX_FINGERPRINT : "tailwatch-sim");
                     ObjectNode choice = r.putArray("choices").addObject();
                     choice.put("index", 0);
                     choice.putObject("message").put("role", "assistant").put("content", all.toString());
@@ -194,12 +273,16 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     sim.sendJson(x, 200, r.toString());
                     return;
                 }
+                flushHeld();
                 ObjectNode c = chunk(id, created, model);
                 ObjectNode choice = c.putArray("choices").addObject();
                 choice.put("index", 0);
                 choice.putObject("delta");
                 choice.put("finish_reason", o.finishReason());
                 data(c.toString());
+                if (raises) {
+                    return; // KeyError: 'include_usage' -- the connection closes without [DONE]
+                }
                 if (usage) {
                     ObjectNode uc = chunk(id, created, model);
                     uc.putArray("choices");
@@ -217,16 +300,16 @@ final class OpenAiWire implements EngineSimulator.Wire {
                 out[0].write(s.getBytes(StandardCharsets.UTF_8));
                 out[0].flush();
             }
-        });
+        }, serveWith);
     }
 
-    private static ObjectNode chunk(String id, long created, String model) {
+    private ObjectNode chunk(String id, long created, String model) {
         ObjectNode c = EngineSimulator.JSON.createObjectNode();
         c.put("id", id);
         c.put("object", "chat.completion.chunk");
         c.put("created", created);
         c.put("model", model);
-        c.put("system_fingerprint", "tailwatch-sim");
+        c.put("system_fingerprint", sim.batching() ? MLX_FINGERPRINT : "tailwatch-sim");
         return c;
     }
 }
