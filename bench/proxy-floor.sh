@@ -8,6 +8,8 @@
 #   - the agent's metering proxy (connection_rest 0s, the daemon's JVM flags),
 # each warmed with WARM requests first, then REQUESTS requests each way at concurrency 1 and 8.
 # Usage: bench/proxy-floor.sh [requests (200)] [warm (300)]
+# PROXIES picks which run, in this order (default all: relay nginx netty agent); JAR picks the agent's jar, so
+# two builds of the agent can be compared in one sitting (PROXIES=agent JAR=/other/tailwatch.jar).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -16,6 +18,7 @@ warm=${2:-300}
 tokens=64
 bench_setup
 stamp=$(free_port)
+proxies=" ${PROXIES:-relay nginx netty agent} "
 
 # Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.
 measure() {
@@ -37,6 +40,7 @@ stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); java $(java -version 2>&1 | head -1)"
 
+if [[ $proxies == *" relay "* ]]; then
 listen=$(free_port)
 java $flags bench/ProxyOverhead.java relay "$listen" "$stamp" >"$work/relay.log" 2>&1 &
 relay=$!
@@ -44,8 +48,11 @@ relay=$!
 for _ in $(seq 1 120); do grep -q "^relay " "$work/relay.log" && break; sleep 0.25; done
 measure "TCP relay" "$listen" "$relay"
 stop "$relay"
+fi
 
-if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+if [[ $proxies != *" nginx "* ]]; then
+  :
+elif command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
   listen=$(free_port)
   mkdir -p "$work/nginx/logs"
   cat >"$work/nginx/nginx.conf" <<EOF
@@ -79,6 +86,7 @@ else
   echo "nginx: not installed (apt-get install nginx-light), skipped"
 fi
 
+if [[ $proxies == *" netty "* ]]; then
 netty=(common buffer transport resolver codec-base codec-http handler)
 cp=""
 for a in "${netty[@]}"; do
@@ -93,7 +101,9 @@ nettypid=$!
 await_port "$listen"
 measure "bare Netty" "$listen" "$nettypid"
 stop "$nettypid"
+fi
 
+[[ $proxies == *" agent "* ]] || exit 0
 listen=$(free_port)
 printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: stamp\n    api: openai\n    url: http://127.0.0.1:%s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:%s, connection_rest: 0s}\n' \
   "$stamp" "$listen" >"$work/tailwatch.yaml"

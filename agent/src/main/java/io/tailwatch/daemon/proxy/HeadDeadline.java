@@ -71,14 +71,15 @@ final class HeadDeadline implements Connection.Listener {
     }
 
     private void arm(EndPoint ep) {
-        Scheduler.Task[] self = new Scheduler.Task[1];
+        java.util.concurrent.atomic.AtomicReference<Scheduler.Task> self = new java.util.concurrent.atomic.AtomicReference<>();
         Runnable expire = () -> {
-            if (self[0] != null && waiting.remove(ep, self[0])) {
+            Scheduler.Task me = self.get();
+            if (me != null && waiting.remove(ep, me)) {
                 ep.close();
             }
         };
         Scheduler.Task task = scheduler.schedule(expire, millis, TimeUnit.MILLISECONDS);
-        self[0] = task;
+        self.set(task);
         Scheduler.Task before = waiting.put(ep, task);
         if (before != null) {
             before.cancel();

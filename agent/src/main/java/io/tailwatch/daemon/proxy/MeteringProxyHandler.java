@@ -89,6 +89,10 @@ final class MeteringProxyHandler extends ProxyHandler {
         ClientConnector connector = new ClientConnector();
         connector.setSelectors(1);
         HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
+        // Nothing the response listener does blocks (the client write is asynchronous, the tap and the meter only
+        // count): the engine side's selector thread runs it at once, so a chunk goes from the engine's socket to the
+        // client's in one thread, without a hand-off to the pool per chunk.
+        transport.setInvocationType(org.eclipse.jetty.util.thread.Invocable.InvocationType.NON_BLOCKING);
         // A connection rests this long after an answer before it carries the next request (ProxyConfig's
         // connection_rest: llama.cpp's server closes without saying so; 0: none). A request that finds no rested
         // connection opens a new one. (A close later than this still fails the request sent on it: Jetty does

@@ -3,8 +3,6 @@ package io.tailwatch.daemon.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.core.json.Json;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.RecordingEngine;
 import java.io.InputStream;
@@ -55,17 +53,7 @@ class ProxyDoorIT {
     }
 
     static int port() throws Exception {
-        HttpResponse<String> r = agent.get("/api/v1/status");
-        if (r.statusCode() != 200) {
-            return -1;
-        }
-        for (JsonNode p : Json.MAPPER.readTree(r.body()).path("proxies")) {
-            if (p.path("engine").asText().equals("rec") && p.path("state").asText().equals("running")) {
-                String listen = p.path("listen").asText();
-                return Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
-            }
-        }
-        return -1;
+        return ProxyIT.proxyPort(agent, "rec");
     }
 
     @AfterAll

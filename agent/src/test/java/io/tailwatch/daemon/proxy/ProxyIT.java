@@ -96,6 +96,11 @@ class ProxyIT {
     }
 
     static int proxyPort(String engineName) throws Exception {
+        return proxyPort(agent, engineName);
+    }
+
+    /** The port of {@code engineName}'s proxy once it runs, else -1. */
+    static int proxyPort(AgentProcess agent, String engineName) throws Exception {
         HttpResponse<String> r = agent.get("/api/v1/status");
         if (r.statusCode() != 200) {
             return -1;
