@@ -162,8 +162,21 @@ final class SeriesEndMarker implements MetricExporter {
         if (ended.isEmpty()) {
             return result;
         }
-        CompletableResultCode marks = transport.apply(request(ended, clockNanos.getAsLong()), ended.size());
-        return CompletableResultCode.ofAll(List.of(result, marks));
+        // After the export has been answered, never beside it: a receiver appends each request as one batch and
+        // refuses a whole batch with a sample older than what it holds, so the flagged points, stamped now, must
+        // not arrive first (the target_info each request brings would then be out of order).
+        CompletableResultCode both = new CompletableResultCode();
+        result.whenComplete(() -> {
+            CompletableResultCode marks = transport.apply(request(ended, clockNanos.getAsLong()), ended.size());
+            marks.whenComplete(() -> {
+                if (result.isSuccess() && marks.isSuccess()) {
+                    both.succeed();
+                } else {
+                    both.fail();
+                }
+            });
+        });
+        return both;
     }
 
     /** Gauges, and sums and histograms with cumulative temporality: the series a scrape would show. */
