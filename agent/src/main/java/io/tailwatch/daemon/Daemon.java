@@ -352,7 +352,12 @@ public final class Daemon implements AutoCloseable {
 
     private void startOtlp(Config c) {
         if (OtlpExporter.enabled(c.otlp().settings(), env)) {
-            otlp = OtlpExporter.start(c.otlp().settings(), hub, resource);
+            // host: the machine as the agent's own alerts and the kit's scrape relabel name it, so alerts that a
+            // Prometheus evaluates on pushed series group and route per host as on scraped ones (an
+            // OTEL_RESOURCE_ATTRIBUTES host wins). Only on the push: a scrape gets host from its target.
+            Map<String, String> pushed = new java.util.LinkedHashMap<>(resource);
+            pushed.putIfAbsent("host", alertIdentity(c, 0).get("host"));
+            otlp = OtlpExporter.start(c.otlp().settings(), hub, pushed);
             hub.addSink(otlp);
             LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
         }

@@ -2,7 +2,6 @@ package io.tailwatch.dashboards;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,16 +24,21 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real Prometheus (Debian's) scrapes the real jar (fixture procfs with 2 GiB of swap, an engine
  * simulator on loopback); every dashboard panel query and every Grafana alert query runs against it
- * with the variables substituted, and must succeed and return data.
+ * with the variables substituted, and must succeed and return data. A second Prometheus holds the same
+ * agent's OTLP push; the last test stops an engine and resolves an alert and both paths must agree after it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardsIT {
     private static final Path ROOT = AgentProcess.root();
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,10 +54,6 @@ class DashboardsIT {
      * like the macOS signals. The header-time queue-wait estimate they do give is checked (it must have data).
      */
     private static final Set<String> ENGINE_REPORTED = Set.of("tailwatch_engine_requests", "tailwatch_engine_kv_cache_usage_ratio");
-    /** Series that come from the engine monitor (probes, health, inventory) or engine process discovery. */
-    private static final List<String> ENGINE_SOURCED = List.of("tailwatch_engine_", "tailwatch_probe_", "tailwatch_model_",
-            "tailwatch_baseline_", "process_memory_usage", "gen_ai_");
-
     private EngineSimulator sim;
     private EngineSimulator ollama;
     private boolean processSampler;
@@ -62,15 +62,16 @@ class DashboardsIT {
     private String instance;
     /** The same agent's OTLP push, translated as Prometheus' OTLP translation does, in a Prometheus of its own. */
     private io.tailwatch.testing.OtlpReceiver receiver;
-    private com.sun.net.httpserver.HttpServer bridge;
     private PrometheusServer pushed;
     private String pushedInstance;
-    private boolean engineMonitor;
+    /** Requests the pushed Prometheus refused (an out-of-order sample, say): none expected. */
+    private final List<String> pushRefused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private HostFixture fx;
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
         PrometheusServer.binary();
-        HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
+        fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
                 .withTiming(Duration.ofMillis(20), 500));
         // The Ollama flavour reports the model shape (KV arithmetic) and fails a share of requests (errors by type).
@@ -82,27 +83,23 @@ class DashboardsIT {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        // OTLP goes to a loopback receiver; its requests, translated by Prometheus' rules (PromTranslation), are
-        // what a fleet Prometheus fed by the kit's Collector holds. A second Prometheus reads them (honor_labels
-        // keeps their job and instance, and their timestamps are the points' own), so every query below runs on
-        // the scrape and on the push. The webhook still points at a closed port (its delivery counters count failures).
+        // OTLP goes to a loopback receiver; each request, translated by Prometheus' rules (PromTranslation, points
+        // flagged NO_RECORDED_VALUE as staleness markers), is written into a second Prometheus by remote write with
+        // the points' own timestamps, as Prometheus' OTLP receiver appends them: no scrape, so a series ends there
+        // only when the push says so. Every query below runs on the scrape and on the push.
+        pushed = PrometheusServer.start(dir.resolve("prom-otlp"), Files.writeString(dir.resolve("prom-otlp.yml"),
+                "global: {evaluation_interval: 1s}\n"), "--web.enable-remote-write-receiver");
+        io.tailwatch.testing.RemoteWrite write = new io.tailwatch.testing.RemoteWrite(pushed.url(""));
         receiver = new io.tailwatch.testing.OtlpReceiver();
-        bridge = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 4);
-        bridge.createContext("/metrics", ex -> {
-            List<io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest> rs = receiver.requests();
-            StringBuilder b = new StringBuilder();
-            if (!rs.isEmpty()) {
-                for (io.tailwatch.testing.PromTranslation.Sample smp : io.tailwatch.testing.PromTranslation.translate(rs.get(rs.size() - 1))) {
-                    b.append(smp.textLine()).append('\n');
-                }
+        receiver.onRequest(r -> {
+            try {
+                write.write(io.tailwatch.testing.PromTranslation.translate(r));
+            } catch (java.io.IOException e) {
+                pushRefused.add(e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            byte[] body = b.toString().getBytes(StandardCharsets.UTF_8);
-            ex.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
         });
-        bridge.start();
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, """
                 server: {listen: 127.0.0.1:0}
@@ -114,17 +111,19 @@ class DashboardsIT {
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;
-        prometheus = PrometheusServer.start(dir.resolve("prom"), List.of(instance));
-        Path pushedConfig = dir.resolve("prom-otlp.yml");
-        Files.writeString(pushedConfig, """
+        // The kit's scrape: host from the target's address (dashboards/fleet/prometheus.yml).
+        prometheus = PrometheusServer.start(dir.resolve("prom"), Files.writeString(dir.resolve("prom.yml"), """
                 global: {scrape_interval: 1s, evaluation_interval: 1s}
                 scrape_configs:
-                  - job_name: otlp-collector
-                    honor_labels: true
+                  - job_name: tailwatch
                     static_configs:
-                      - targets: ['127.0.0.1:%d']
-                """.formatted(bridge.getAddress().getPort()));
-        pushed = PrometheusServer.start(dir.resolve("prom-otlp"), pushedConfig);
+                      - targets: ['%s']
+                    relabel_configs:
+                      - source_labels: [__address__]
+                        regex: '\\[?(.+?)\\]?:\\d+'
+                        target_label: host
+                        replacement: '$1'
+                """.formatted(instance)));
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
         // The fixture's 2 GiB of swap only counts while pages move: once Prometheus holds a paging
@@ -136,23 +135,16 @@ class DashboardsIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
                         .path("data").path("result").size() == 1);
-        try {
-            await().atMost(Duration.ofSeconds(20)).until(() ->
-                    prometheus.query("tailwatch_engine_up").path("data").path("result").size() > 0
-                            && prometheus.query("tailwatch_baseline_e2e_p95_seconds").path("data").path("result").size() > 0);
-            engineMonitor = true;
-            // Errors by type and KV headroom need a few probes and an inventory pass.
-            await().atMost(Duration.ofSeconds(30)).until(() ->
-                    prometheus.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0
-                            && prometheus.query("tailwatch_model_kv_cache_headroom_tokens").path("data").path("result").size() > 0);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            engineMonitor = false;
-        }
-        if (engineMonitor) {
-            // The simulators expose no queue of their own: the probes' header-time estimate stands in.
-            await().atMost(Duration.ofSeconds(30)).until(() ->
-                    prometheus.query("tailwatch_engine_queue_wait_seconds{tailwatch_queue_wait_source=\"estimate\"}").path("data").path("result").size() > 0);
-        }
+        // The engine monitor's series: both engines up, a baseline, errors by type and KV headroom (a few probes
+        // and an inventory pass), and the probes' header-time queue estimate (the simulators expose no queue).
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("tailwatch_engine_up == 1").path("data").path("result").size() == 2
+                        && prometheus.query("tailwatch_baseline_e2e_p95_seconds").path("data").path("result").size() > 0);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0
+                        && prometheus.query("tailwatch_model_kv_cache_headroom_tokens").path("data").path("result").size() > 0);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                prometheus.query("tailwatch_engine_queue_wait_seconds{tailwatch_queue_wait_source=\"estimate\"}").path("data").path("result").size() > 0);
         processSampler = agent.get("/metrics").body().contains("process_memory_usage_bytes{");
         // Real requests through the simulator's metering proxy, in a lane with an SLO: the Lanes row's series.
         String listen = null;
@@ -176,8 +168,8 @@ class DashboardsIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 pushed.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
                         .path("data").path("result").size() == 1
-                        && (!engineMonitor || pushed.query("tailwatch_engine_queue_wait_seconds").path("data").path("result").size() > 0
-                        && pushed.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0)
+                        && pushed.query("tailwatch_engine_queue_wait_seconds").path("data").path("result").size() > 0
+                        && pushed.query("gen_ai_client_operation_duration_seconds_count{error_type!=\"\"}").path("data").path("result").size() > 0
                         && pushed.query("tailwatch_proxy_lane_window_goodput_ratio").path("data").path("result").size() > 0
                         && pushed.query("tailwatch_proxy_lane_window_in_flight").path("data").path("result").size() > 0);
     }
@@ -202,9 +194,6 @@ class DashboardsIT {
         if (pushed != null) {
             pushed.close();
         }
-        if (bridge != null) {
-            bridge.stop(0);
-        }
         if (receiver != null) {
             receiver.close();
         }
@@ -228,7 +217,7 @@ class DashboardsIT {
                 .replace("$__rate_interval", "1m").replace("$__interval", "15s");
     }
 
-    private record Target(String dashboard, String panel, String ref, String expr) {
+    private record Target(String dashboard, String panel, String ref, String expr, String legend) {
     }
 
     private static List<Target> targets(String dashboard) throws Exception {
@@ -236,7 +225,8 @@ class DashboardsIT {
         List<Target> out = new ArrayList<>();
         for (JsonNode p : d.path("panels")) {
             for (JsonNode t : p.path("targets")) {
-                out.add(new Target(dashboard, p.path("title").asText(), t.path("refId").asText(), t.path("expr").asText()));
+                out.add(new Target(dashboard, p.path("title").asText(), t.path("refId").asText(), t.path("expr").asText(),
+                        t.path("legendFormat").asText("")));
             }
         }
         return out;
@@ -252,9 +242,8 @@ class DashboardsIT {
     }
 
     /**
-     * Every target runs; each returns data unless it reads only macOS signals, figures the simulators
-     * do not report about themselves (ENGINE_REPORTED), or engine-monitor series while this jar has no
-     * engine monitor.
+     * Every target runs; each returns data unless it reads only macOS signals or figures the simulators
+     * do not report about themselves (ENGINE_REPORTED).
      */
     private void checkDashboard(String name) throws Exception {
         List<String> empty = new ArrayList<>();
@@ -264,13 +253,48 @@ class DashboardsIT {
             int n = results(t.expr());
             boolean macOnly = MAC_ONLY.stream().anyMatch(m -> t.expr().contains(m));
             boolean engineReported = ENGINE_REPORTED.stream().anyMatch(m -> t.expr().contains(m));
-            boolean engineSide = ENGINE_SOURCED.stream().anyMatch(m -> t.expr().contains(m));
             boolean process = t.expr().contains("process_memory_usage");
-            if (n == 0 && !macOnly && !engineReported && (engineMonitor || !engineSide) && (processSampler || !process)) {
+            if (n == 0 && !macOnly && !engineReported && (processSampler || !process)) {
                 empty.add(t.panel() + " [" + t.ref() + "]: " + substitute(t.expr()));
             }
         }
         assertThat(empty).as(name + " panels without data").isEmpty();
+    }
+
+    /**
+     * Every {{label}} of a panel's legend is a label of the series its query returns (else the legend is blank);
+     * a label only some series carry (an alert's engine, absent while only host alerts fire) counts when one of
+     * them does or when a metric the query reads declares it in the catalog.
+     */
+    @Test
+    void everyLegendNamesALabelOfItsSeries() throws Exception {
+        List<String> blank = new ArrayList<>();
+        int checked = 0;
+        for (String d : List.of("host", "fleet", "engines")) {
+            for (Target t : targets(d)) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{\\{\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\s*}}").matcher(t.legend());
+                JsonNode r = prometheus.query(substitute(t.expr())).path("data").path("result");
+                while (m.find() && !r.isEmpty()) {
+                    checked++;
+                    boolean somewhere = false;
+                    for (JsonNode series : r) {
+                        somewhere |= series.path("metric").has(m.group(1));
+                    }
+                    for (io.tailwatch.metrics.MetricDef def : io.tailwatch.metrics.Catalog.all()) {
+                        if (t.expr().contains(def.prometheusName())) {
+                            for (io.tailwatch.metrics.AttributeDef a : def.attributes()) {
+                                somewhere |= io.tailwatch.metrics.MetricDef.labelName(a.name()).equals(m.group(1));
+                            }
+                        }
+                    }
+                    if (!somewhere) {
+                        blank.add(d + "/" + t.panel() + " [" + t.ref() + "]: {{" + m.group(1) + "}} not on " + r.get(0).path("metric"));
+                    }
+                }
+            }
+        }
+        assertThat(checked).isPositive();
+        assertThat(blank).as("legends naming a label their series lack").isEmpty();
     }
 
     @Test
@@ -295,8 +319,46 @@ class DashboardsIT {
 
     @Test
     void enginesDashboardPanelsReturnData() throws Exception {
-        assumeTrue(engineMonitor, "engine monitor not in this jar: no engine series to show");
         checkDashboard("engines");
+    }
+
+    /** Every dashboard panel query, every Grafana alert query and every Prometheus rule, by where it comes from. */
+    private static List<String[]> everyQuery() throws Exception {
+        List<String[]> exprs = new ArrayList<>();
+        for (String d : List.of("host", "fleet", "engines")) {
+            for (Target t : targets(d)) {
+                exprs.add(new String[] {d + "/" + t.panel() + " [" + t.ref() + "]", t.expr()});
+            }
+        }
+        JsonNode g = new ObjectMapper(new YAMLFactory())
+                .readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
+        for (JsonNode rule : g.path("groups").get(0).path("rules")) {
+            for (JsonNode q : rule.path("data")) {
+                if (!q.path("datasourceUid").asText().equals("__expr__")) {
+                    exprs.add(new String[] {"grafana/" + rule.path("title").asText(), q.path("model").path("expr").asText()});
+                }
+            }
+        }
+        JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
+        for (JsonNode rule : p.path("groups").get(0).path("rules")) {
+            exprs.add(new String[] {"rule/" + rule.path("alert").asText(), rule.path("expr").asText()});
+        }
+        assertThat(exprs).hasSizeGreaterThan(Rules.ALL.size() * 2);
+        return exprs;
+    }
+
+    /** The queries that return data on one path only, and how many series each query returns on the push. */
+    private List<String> disagreements(Map<String, Integer> pushedSeries) throws Exception {
+        List<String> disagree = new ArrayList<>();
+        for (String[] e : everyQuery()) {
+            int scraped = results(e[1]);
+            int push = pushedResults(e[1]);
+            if ((scraped > 0) != (push > 0)) {
+                disagree.add(e[0] + ": scrape " + scraped + ", push " + push + ": " + e[1]);
+            }
+            pushedSeries.put(e[0], push);
+        }
+        return disagree;
     }
 
     /**
@@ -305,41 +367,65 @@ class DashboardsIT {
      * its own) exactly where it does on the scrape; SwapUsedHigh fires on both and TailwatchDown on neither.
      */
     @Test
+    @Order(1)
     void everyQueryAndRuleAgreesOnTheScrapeAndThePush() throws Exception {
-        List<String> disagree = new ArrayList<>();
-        List<String> exprs = new ArrayList<>();
         Map<String, Integer> fired = new java.util.HashMap<>();
-        for (String d : List.of("host", "fleet", "engines")) {
-            for (Target t : targets(d)) {
-                exprs.add(d + "/" + t.panel() + " [" + t.ref() + "]\u0000" + t.expr());
+        assertThat(disagreements(fired)).as("queries with data on one path only").isEmpty();
+        assertThat(fired.get("rule/SwapUsedHigh")).as("SwapUsedHigh fires on the push").isEqualTo(1);
+        assertThat(fired.get("rule/TailwatchDown")).as("TailwatchDown on the push while the agent pushes").isZero();
+        assertThat(pushRefused).as("remote writes the pushed Prometheus refused").isEmpty();
+    }
+
+    /**
+     * Alerts group per host on both paths: every rule that fires, evaluated on the scrape and on the push, carries
+     * host, the same machine on both (the listen address 127.0.0.1: the scrape's relabel takes it from the target,
+     * the push from the agent's resource, which names it as the agent's own alerts do), so the kit's Alertmanager
+     * (group_by [alertname, host]) puts each host's alerts in groups of their own on either path.
+     */
+    @Test
+    @Order(2)
+    void firingRulesCarryTheSameHostOnBothPaths() throws Exception {
+        List<String> firing = new ArrayList<>();
+        for (String[] e : everyQuery()) {
+            if (!e[0].startsWith("rule/")) {
+                continue;
             }
-        }
-        JsonNode g = new ObjectMapper(new YAMLFactory())
-                .readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
-        for (JsonNode rule : g.path("groups").get(0).path("rules")) {
-            for (JsonNode q : rule.path("data")) {
-                if (!q.path("datasourceUid").asText().equals("__expr__")) {
-                    exprs.add("grafana/" + rule.path("title").asText() + "\u0000" + q.path("model").path("expr").asText());
+            for (PrometheusServer server : List.of(prometheus, pushed)) {
+                String q = server == prometheus ? substitute(e[1]) : substitute(e[1], pushedInstance);
+                for (JsonNode series : server.query(q).path("data").path("result")) {
+                    firing.add(e[0] + (server == prometheus ? " scrape" : " push") + " host="
+                            + series.path("metric").path("host").asText("(none)"));
                 }
             }
         }
-        JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
-        for (JsonNode rule : p.path("groups").get(0).path("rules")) {
-            exprs.add("rule/" + rule.path("alert").asText() + "\u0000" + rule.path("expr").asText());
-        }
-        for (String e : exprs) {
-            String[] parts = e.split("\u0000", 2);
-            int scraped = results(parts[1]);
-            int push = pushedResults(parts[1]);
-            if ((scraped > 0) != (push > 0)) {
-                disagree.add(parts[0] + ": scrape " + scraped + ", push " + push + ": " + parts[1]);
-            }
-            fired.put(parts[0], push);
-        }
-        assertThat(exprs).hasSizeGreaterThan(Rules.ALL.size() * 2);
-        assertThat(disagree).as("queries with data on one path only").isEmpty();
-        assertThat(fired.get("rule/SwapUsedHigh")).as("SwapUsedHigh fires on the push").isEqualTo(1);
-        assertThat(fired.get("rule/TailwatchDown")).as("TailwatchDown on the push while the agent pushes").isZero();
+        assertThat(firing).contains("rule/SwapUsedHigh scrape host=127.0.0.1", "rule/SwapUsedHigh push host=127.0.0.1");
+        assertThat(firing).allSatisfy(f -> assertThat(f).endsWith(" host=127.0.0.1"));
+    }
+
+    /**
+     * Series end on both paths alike: an engine stops (its models, KV headroom and inventory leave the scrape at
+     * once; on the push the agent flags their last point, which ends them at once too) and SwapUsedHigh resolves
+     * (its active series leaves both). Then every query agrees again: nothing that ended lingers on the push for
+     * Prometheus' 5-minute lookback. Runs last: it changes what the other tests read.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void anEngineThatStopsAndAnAlertThatResolvesEndOnBothPaths() throws Exception {
+        String swapAlert = "tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}";
+        String ollamaModels = "tailwatch_model_context_length{tailwatch_engine_name=\"ollama\"}";
+        assertThat(pushedResults(swapAlert)).isEqualTo(1);
+        assertThat(pushedResults(ollamaModels)).isPositive();
+        ollama.close();
+        fx.setMeminfo("SwapFree", "8388608 kB");
+        await().atMost(Duration.ofSeconds(60)).until(() -> results(swapAlert) == 0 && results(ollamaModels) == 0);
+        // The push ends them within an export or two, not after the lookback.
+        await().atMost(Duration.ofSeconds(20)).until(() -> pushedResults(swapAlert) == 0 && pushedResults(ollamaModels) == 0);
+        Map<String, Integer> fired = new java.util.HashMap<>();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(disagreements(fired)).as("queries with data on one path only").isEmpty());
+        assertThat(fired.get("rule/SwapUsedHigh")).as("SwapUsedHigh, resolved, on the push").isZero();
+        assertThat(fired.get("rule/EngineDown")).as("EngineDown for the stopped engine on the push").isEqualTo(1);
+        assertThat(pushRefused).as("remote writes the pushed Prometheus refused").isEmpty();
     }
 
     @Test
@@ -354,6 +440,7 @@ class DashboardsIT {
         JsonNode g = new ObjectMapper(new YAMLFactory())
                 .readTree(ROOT.resolve("dashboards/grafana/provisioning/alerting/tailwatch-rules.yaml").toFile());
         int checked = 0;
+        Map<String, Integer> swapQueries = new java.util.HashMap<>();
         for (JsonNode rule : g.path("groups").get(0).path("rules")) {
             for (JsonNode q : rule.path("data")) {
                 if (q.path("datasourceUid").asText().equals("__expr__")) {
@@ -362,11 +449,14 @@ class DashboardsIT {
                 int n = results(q.path("model").path("expr").asText());
                 checked++;
                 if (rule.path("title").asText().equals("SwapUsedHigh")) {
-                    assertThat(n).as("SwapUsedHigh fires on the 2 GiB fixture").isEqualTo(1);
+                    swapQueries.put(rule.path("title").asText() + "/" + q.path("refId").asText(), n);
                 }
             }
         }
         assertThat(checked).isEqualTo(io.tailwatch.core.rules.Rules.ALL.size());
+        // SwapUsedHigh has one query, and it fires on the 2 GiB fixture.
+        assertThat(swapQueries).hasSize(1);
+        assertThat(swapQueries.values()).as("SwapUsedHigh fires on the 2 GiB fixture").containsOnly(1);
         // The committed Prometheus rules evaluate on the same data too.
         JsonNode p = new ObjectMapper(new YAMLFactory()).readTree(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml").toFile());
         for (JsonNode rule : p.path("groups").get(0).path("rules")) {

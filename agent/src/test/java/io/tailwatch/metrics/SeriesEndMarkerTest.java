@@ -10,10 +10,7 @@ import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.tailwatch.testing.OtlpReceiver;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,26 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class SeriesEndMarkerTest {
     private static final int NO_RECORDED_VALUE = 1;
-
-    /** A clock the test moves (histogram expiry). */
-    static final class MovingClock extends Clock {
-        volatile Instant now = Instant.now();
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     private record Seen(Metric metric, Map<String, String> attributes, int flags, ResourceMetrics resource,
                         ScopeMetrics scope, HistogramDataPoint histogram) {
@@ -136,7 +113,7 @@ class SeriesEndMarkerTest {
 
     @Test
     void anExpiredHistogramEndsWithItsBoundsSoEveryBucketEnds() throws Exception {
-        MovingClock clock = new MovingClock();
+        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
         MetricHub hub = new MetricHub(clock, MetricHub.Limits.DEFAULT);
         try (OtlpReceiver receiver = new OtlpReceiver(); OtlpExporter otlp = start(receiver, hub)) {
             Map<String, String> probe = sample(ProbeMetrics.OPERATION_DURATION);
@@ -146,7 +123,7 @@ class SeriesEndMarkerTest {
             assertThat(live).extracting(Seen::flags).containsExactly(0);
 
             int mark = receiver.received();
-            clock.now = clock.now.plus(hub.limits().expiry()).plusSeconds(1);
+            clock.advance(hub.limits().expiry().plusSeconds(1));
             hub.expireNow();
             assertThat(otlp.flush(5_000)).isTrue();
             List<Seen> ended = points(receiver, mark, ProbeMetrics.OPERATION_DURATION.name());

@@ -36,7 +36,12 @@ public final class OtlpReceiver implements AutoCloseable {
             byte[] body = in.readAllBytes();
             int code = status.get();
             if (code == 200) {
-                requests.add(ExportMetricsServiceRequest.parseFrom(body));
+                ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(body);
+                requests.add(r);
+                java.util.function.Consumer<ExportMetricsServiceRequest> l = listener;
+                if (l != null) {
+                    l.accept(r);
+                }
             } else {
                 rejected.incrementAndGet();
             }
@@ -45,6 +50,13 @@ public final class OtlpReceiver implements AutoCloseable {
             ex.close();
         });
         server.start();
+    }
+
+    private volatile java.util.function.Consumer<ExportMetricsServiceRequest> listener;
+
+    /** Hands every accepted request to {@code l} as it arrives, in order, before the answer goes out. */
+    public void onRequest(java.util.function.Consumer<ExportMetricsServiceRequest> l) {
+        listener = l;
     }
 
     public String endpoint() {

@@ -30,6 +30,17 @@ public final class PromTranslation {
     private PromTranslation() {
     }
 
+    /** Prometheus' staleness marker: the NaN with this bit pattern ends a series at its timestamp. */
+    public static final double STALE_NAN = Double.longBitsToDouble(0x7ff0000000000002L);
+
+    /**
+     * A point flagged NO_RECORDED_VALUE (DataPointFlags bit 0): the receiver writes a staleness marker for each of
+     * its samples, as Prometheus' OTLP receiver does.
+     */
+    static boolean ended(int flags) {
+        return (flags & 1) != 0;
+    }
+
     /** otlptranslator's metric types, as far as the agent's instruments reach. */
     public enum Type { GAUGE, MONOTONIC_COUNTER, NON_MONOTONIC_COUNTER, HISTOGRAM }
 
@@ -304,16 +315,16 @@ public final class PromTranslation {
                         Map<String, String> b = new TreeMap<>(labels);
                         b.put("le", format(le));
                         b.put("__name__", name + "_bucket");
-                        out.add(new Sample(b, cumulative, ts));
+                        out.add(new Sample(b, ended(p.getFlags()) ? STALE_NAN : cumulative, ts));
                     }
                     if (p.hasSum()) {
                         Map<String, String> s = new TreeMap<>(labels);
                         s.put("__name__", name + "_sum");
-                        out.add(new Sample(s, p.getSum(), ts));
+                        out.add(new Sample(s, ended(p.getFlags()) ? STALE_NAN : p.getSum(), ts));
                     }
                     Map<String, String> c = new TreeMap<>(labels);
                     c.put("__name__", name + "_count");
-                    out.add(new Sample(c, p.getCount(), ts));
+                    out.add(new Sample(c, ended(p.getFlags()) ? STALE_NAN : p.getCount(), ts));
                 }
             }
             default -> {
@@ -329,7 +340,7 @@ public final class PromTranslation {
         putAll(labels, p.getAttributesList());
         labels.put("__name__", name);
         double v = p.getValueCase() == NumberDataPoint.ValueCase.AS_INT ? p.getAsInt() : p.getAsDouble();
-        out.add(new Sample(labels, v, ts));
+        out.add(new Sample(labels, ended(p.getFlags()) ? STALE_NAN : v, ts));
         return ts;
     }
 

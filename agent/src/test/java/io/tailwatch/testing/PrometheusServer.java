@@ -65,7 +65,7 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     /** Starts Prometheus with a config file written by the caller (TLS, file_sd, rule files). */
-    public static PrometheusServer start(Path dir, Path config) throws IOException {
+    public static PrometheusServer start(Path dir, Path config, String... flags) throws IOException {
         String bin = binary();
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -73,8 +73,11 @@ public final class PrometheusServer implements AutoCloseable {
         }
         Files.createDirectories(dir);
         Path log = dir.resolve("prometheus.log");
-        Process p = new ProcessBuilder(bin, "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("data"),
-                "--web.listen-address=127.0.0.1:" + port, "--storage.tsdb.retention.time=1h")
+        List<String> command = new java.util.ArrayList<>(List.of(bin, "--config.file=" + config,
+                "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + port,
+                "--storage.tsdb.retention.time=1h"));
+        command.addAll(List.of(flags));
+        Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         PrometheusServer server = new PrometheusServer(p, port, log);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {

@@ -349,14 +349,13 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
     }
 
     /** Counts failed exports and logs them at most once a minute. */
-    static final class CountingExporter implements MetricExporter {
-        private final MetricExporter delegate;
+    static final class CountingExporter extends ForwardingExporter {
         private final AtomicLong failures;
         private final Runnable onFailure;
         private volatile long lastLog = System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS;
 
         CountingExporter(MetricExporter delegate, AtomicLong failures, Runnable onFailure) {
-            this.delegate = delegate;
+            super(delegate);
             this.failures = failures;
             this.onFailure = onFailure;
         }
@@ -376,21 +375,6 @@ public final class OtlpExporter implements MetricSink, AutoCloseable {
                 }
             });
             return result;
-        }
-
-        @Override
-        public CompletableResultCode flush() {
-            return delegate.flush();
-        }
-
-        @Override
-        public CompletableResultCode shutdown() {
-            return delegate.shutdown();
-        }
-
-        @Override
-        public AggregationTemporality getAggregationTemporality(InstrumentType instrumentType) {
-            return delegate.getAggregationTemporality(instrumentType);
         }
     }
 }

@@ -20,7 +20,6 @@ import io.opentelemetry.proto.metrics.v1.internal.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.internal.Sum;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.common.InstrumentationScopeInfo;
-import io.opentelemetry.sdk.metrics.InstrumentType;
 import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.metrics.data.MetricData;
@@ -53,14 +52,13 @@ import org.slf4j.LoggerFactory;
  * the SDK exporter's own transport (endpoint, headers, TLS, compression, timeout, retries as configured).
  * Delta series are left alone: a delta series without events in an interval is not an ended one.
  */
-final class SeriesEndMarker implements MetricExporter {
+final class SeriesEndMarker extends ForwardingExporter {
     private static final Logger LOG = LoggerFactory.getLogger(SeriesEndMarker.class);
     /** OTLP DataPointFlags.DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK. */
     static final int NO_RECORDED_VALUE = 1;
     /** OTLP AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE. */
     private static final int CUMULATIVE = 2;
 
-    private final MetricExporter delegate;
     /** Sends an encoded request and the number of points in it; null when the transport is not reachable. */
     private final BiFunction<Marshaler, Integer, CompletableResultCode> transport;
     private final java.util.function.LongSupplier clockNanos;
@@ -69,7 +67,7 @@ final class SeriesEndMarker implements MetricExporter {
 
     SeriesEndMarker(MetricExporter delegate, BiFunction<Marshaler, Integer, CompletableResultCode> transport,
                     java.util.function.LongSupplier clockNanos) {
-        this.delegate = delegate;
+        super(delegate);
         this.transport = transport;
         this.clockNanos = clockNanos;
     }
@@ -162,8 +160,21 @@ final class SeriesEndMarker implements MetricExporter {
         if (ended.isEmpty()) {
             return result;
         }
-        CompletableResultCode marks = transport.apply(request(ended, clockNanos.getAsLong()), ended.size());
-        return CompletableResultCode.ofAll(List.of(result, marks));
+        // After the export has been answered, never beside it: a receiver appends each request as one batch and
+        // refuses a whole batch with a sample older than what it holds, so the flagged points, stamped now, must
+        // not arrive first (the target_info each request brings would then be out of order).
+        CompletableResultCode both = new CompletableResultCode();
+        result.whenComplete(() -> {
+            CompletableResultCode marks = transport.apply(request(ended, clockNanos.getAsLong()), ended.size());
+            marks.whenComplete(() -> {
+                if (result.isSuccess() && marks.isSuccess()) {
+                    both.succeed();
+                } else {
+                    both.fail();
+                }
+            });
+        });
+        return both;
     }
 
     /** Gauges, and sums and histograms with cumulative temporality: the series a scrape would show. */
@@ -308,30 +319,5 @@ final class SeriesEndMarker implements MetricExporter {
                 }
             };
         }
-    }
-
-    @Override
-    public CompletableResultCode flush() {
-        return delegate.flush();
-    }
-
-    @Override
-    public CompletableResultCode shutdown() {
-        return delegate.shutdown();
-    }
-
-    @Override
-    public AggregationTemporality getAggregationTemporality(InstrumentType instrumentType) {
-        return delegate.getAggregationTemporality(instrumentType);
-    }
-
-    @Override
-    public io.opentelemetry.sdk.metrics.Aggregation getDefaultAggregation(InstrumentType instrumentType) {
-        return delegate.getDefaultAggregation(instrumentType);
-    }
-
-    @Override
-    public io.opentelemetry.sdk.common.export.MemoryMode getMemoryMode() {
-        return delegate.getMemoryMode();
     }
 }

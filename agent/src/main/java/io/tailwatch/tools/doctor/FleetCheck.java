@@ -79,11 +79,12 @@ public final class FleetCheck {
         }
         boolean promotesHost = false;
         for (JsonNode a : otlp.path("promote_resource_attributes")) {
-            promotesHost |= a.asText().equals("host.name");
+            promotesHost |= a.asText().equals("host");
         }
         if (!otlp.path("promote_all_resource_attributes").asBoolean(false) && !promotesHost) {
-            out.add(f + ": otlp.promote_resource_attributes lacks host.name: pushed series carry no host_name"
-                    + " (docs/fleet.md, \"Prometheus' own OTLP receiver\")");
+            out.add(f + ": otlp.promote_resource_attributes lacks host: alerts on pushed series carry no host, so"
+                    + " the kit's Alertmanager groups every host's alerts as one (docs/fleet.md, \"Prometheus' own"
+                    + " OTLP receiver\")");
         }
     }
 
@@ -98,8 +99,8 @@ public final class FleetCheck {
                         + " the unit and _total suffixes");
             }
             if (!x.path("resource_to_telemetry_conversion").path("enabled").asBoolean(false)) {
-                out.add(f + ": exporters." + e.getKey() + ".resource_to_telemetry_conversion is off: host_name does"
-                        + " not reach the series");
+                out.add(f + ": exporters." + e.getKey() + ".resource_to_telemetry_conversion is off: host and"
+                        + " host_name do not reach the series, so alerts on them do not group per host");
             }
         });
     }

@@ -24,12 +24,14 @@ class FleetCheckTest {
     void aStrategyThatKeepsDotsOrDropsSuffixesIsNamed(@TempDir Path dir) throws Exception {
         for (String strategy : List.of("NoUTF8EscapingWithSuffixes", "UnderscoreEscapingWithoutSuffixes", "NoTranslation")) {
             Path f = Files.writeString(dir.resolve(strategy + ".yml"),
-                    "otlp:\n  translation_strategy: " + strategy + "\n  promote_resource_attributes: [host.name]\n");
+                    "otlp:\n  translation_strategy: " + strategy + "\n  promote_resource_attributes: [host, host.name]\n");
             assertThat(FleetCheck.warnings(List.of(f), Map.of())).singleElement().asString()
                     .contains("otlp.translation_strategy " + strategy).contains("UnderscoreEscapingWithSuffixes");
         }
-        Path noHost = Files.writeString(dir.resolve("nohost.yml"), "otlp: {translation_strategy: UnderscoreEscapingWithSuffixes}\n");
-        assertThat(FleetCheck.warnings(List.of(noHost), Map.of())).singleElement().asString().contains("host.name");
+        Path noHost = Files.writeString(dir.resolve("nohost.yml"),
+                "otlp: {translation_strategy: UnderscoreEscapingWithSuffixes, promote_resource_attributes: [host.name]}\n");
+        assertThat(FleetCheck.warnings(List.of(noHost), Map.of())).singleElement().asString()
+                .contains("promote_resource_attributes lacks host");
     }
 
     @Test
