@@ -132,6 +132,7 @@ public final class KvBudgetCommand extends PrintingCommand {
         String memorySource = null;
         Long gpuLimitBytes = null;
         String gpuLimitSource = null;
+        Double enginesGpuBytes = null;
         Long weightsBytes = null;
         String weightsSource = null;
         Long safeMax = null;
@@ -233,6 +234,7 @@ public final class KvBudgetCommand extends PrintingCommand {
                 }
                 // The limit of the machine whose memory is used: never this Mac's beside another's --memory.
                 Double limit = host.gpuMemoryLimit();
+                enginesGpuBytes = host.enginesGpuMemory();
                 if (gpuLimit == null && limit != null) {
                     gpuLimitBytes = limit.longValue();
                     gpuLimitSource = "this Mac's Metal recommendedMaxWorkingSetSize";
@@ -294,6 +296,7 @@ public final class KvBudgetCommand extends PrintingCommand {
                 }
             }
             putOrNull(root, "weights_bytes", weightsBytes);
+            putOrNull(root, "engines_gpu_memory_bytes", enginesGpuBytes == null ? null : enginesGpuBytes.longValue());
             root.put("architecture", sizing.description());
             if (server != null) {
                 ObjectNode s = root.putObject("llamacpp");
@@ -369,6 +372,10 @@ public final class KvBudgetCommand extends PrintingCommand {
                     Units.formatBytes(Math.abs(byMemory.budgetBytes() - byGpu.budgetBytes())),
                     byGpu.equals(bound) ? byMemory.kind().text() : byGpu.kind().text());
         }
+        String held = enginesGpuLine(enginesGpuBytes, gpuLimitBytes);
+        if (held != null) {
+            out.println(held);
+        }
         String fits = bound.kind() == KvPlan.CeilingKind.GPU_LIMIT ? gpuText : memText;
         if (unlimited) {
             out.printf(Locale.ROOT, "every layer keeps a window that fits in %s: "
@@ -401,6 +408,19 @@ public final class KvBudgetCommand extends PrintingCommand {
         try (HostReader host = new HostReader(cfg, (String) null)) {
             return host.sample();
         }
+    }
+
+    /**
+     * The line for the graphics memory the engines' processes hold now (macOS TASK_VM_INFO graphics ledgers,
+     * what GpuMemoryLimitNear compares with the limit), or null when this host has no such figure.
+     */
+    static String enginesGpuLine(Double held, Long limit) {
+        if (held == null) {
+            return null;
+        }
+        return "GPU memory the engines hold now: " + Units.formatBytes(held.longValue())
+                + (limit == null || limit <= 0 ? "" : String.format(Locale.ROOT, " of the %s working-set limit (%.0f %%)",
+                Units.formatBytes(limit), 100.0 * held / limit));
     }
 
     private static String tokens(KvPlan.Ceiling c) {

@@ -147,4 +147,17 @@ class KvBudgetCommandTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--gpu-limit");
     }
+
+    @Test
+    void theEnginesGraphicsMemoryIsShownBesideTheLimit() {
+        // 90 GiB held of a 96 GiB limit: 93.75 %, printed rounded.
+        String line = KvBudgetCommand.enginesGpuLine(90.0 * (1L << 30), 96L << 30);
+        org.assertj.core.api.Assertions.assertThat(line).startsWith("GPU memory the engines hold now: ")
+                .contains(io.tailwatch.core.units.Units.formatBytes(90.0 * (1L << 30)))
+                .contains(io.tailwatch.core.units.Units.formatBytes(96L << 30)).endsWith("(94 %)");
+        // No graphics figure (Linux, or no engine readable): no line at all, never 0 B.
+        org.assertj.core.api.Assertions.assertThat(KvBudgetCommand.enginesGpuLine(null, 96L << 30)).isNull();
+        // No limit: the figure alone.
+        org.assertj.core.api.Assertions.assertThat(KvBudgetCommand.enginesGpuLine(1024.0, null)).doesNotContain("limit");
+    }
 }

@@ -111,6 +111,20 @@ public final class HostSnapshot {
         return value(HostMetrics.PROCESS_FOOTPRINT, AttrKeys.ENGINE, engine);
     }
 
+    /** An engine's graphics (Metal) memory summed over its processes (macOS TASK_VM_INFO), or null. */
+    public Double processGpuMemory(String engine) {
+        return value(HostMetrics.PROCESS_GPU_MEMORY, AttrKeys.ENGINE, engine);
+    }
+
+    /** The graphics memory of every engine the snapshot has it for, summed; null when it has none. */
+    public Double enginesGpuMemory() {
+        Double sum = null;
+        for (Point p : points.of(HostMetrics.PROCESS_GPU_MEMORY)) {
+            sum = sum == null ? p.value() : sum + p.value();
+        }
+        return sum;
+    }
+
     /** An engine's summed PSS (or its RSS stand-in, whichever the sampler published), or null. */
     public Double processPss(String engine) {
         return value(HostMetrics.PROCESS_PSS, AttrKeys.ENGINE, engine);

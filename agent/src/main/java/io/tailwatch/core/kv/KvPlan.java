@@ -236,9 +236,23 @@ public record KvPlan(Sizing sizing, Long memoryBytes, Long weightsBytes, Long gp
      */
     public static Headroom headroom(Double bytesPerToken, Double footprintBytes, boolean footprintHoldsContext,
                                     Long contextTokens, Double gpuLimitBytes, Double availableBytes) {
+        return headroom(bytesPerToken, footprintBytes, footprintHoldsContext, contextTokens, gpuLimitBytes, availableBytes, null);
+    }
+
+    /**
+     * As above, with the graphics memory the engines' processes hold now (macOS TASK_VM_INFO graphics
+     * ledgers, summed over every engine): what Metal has really allocated against the working-set limit. It is
+     * a floor of the used figure: the model's estimate counts only while it is larger (a context not yet
+     * filled), the measured memory once the engines hold more (another engine, an unaccounted buffer).
+     */
+    public static Headroom headroom(Double bytesPerToken, Double footprintBytes, boolean footprintHoldsContext,
+                                    Long contextTokens, Double gpuLimitBytes, Double availableBytes, Double graphicsBytes) {
         boolean shape = bytesPerToken != null && bytesPerToken > 0;
         Double kv = shape && contextTokens != null ? bytesPerToken * contextTokens : null;
         Double used = footprintBytes == null ? null : footprintBytes + (kv == null || footprintHoldsContext ? 0 : kv);
+        if (graphicsBytes != null && graphicsBytes >= 0 && (used == null || graphicsBytes > used)) {
+            used = graphicsBytes;
+        }
         Double share = used != null && gpuLimitBytes != null && gpuLimitBytes > 0 ? used / gpuLimitBytes : null;
         Double gpuLeft = used != null && gpuLimitBytes != null && gpuLimitBytes > 0 ? gpuLimitBytes - used : null;
         Long tokens = null;

@@ -584,7 +584,8 @@ public final class EngineWatch {
         Double footprint = m.sizeBytes() != null ? Double.valueOf(m.sizeBytes())
                 : modelsLoaded == 1 && snap != null ? snap.processFootprint(config.name()) : null;
         return KvPlan.headroom(perToken, footprint, m.sizeBytes() != null, m.contextLength(),
-                snap == null ? null : snap.gpuMemoryLimit(), snap == null ? null : snap.memoryAvailable());
+                snap == null ? null : snap.gpuMemoryLimit(), snap == null ? null : snap.memoryAvailable(),
+                snap == null ? null : snap.enginesGpuMemory());
     }
 
     synchronized void publishProbes() {

@@ -60,7 +60,7 @@ public final class EngineProcessChecks {
                 out.add(Checks.toolUnavailable(signal, nativeRss, tool, e.getMessage(), "B"));
             }
             if (mac) {
-                out.add(footprint(s, engine, pids, tools));
+                out.addAll(footprints(s, engine, pids, tools));
             }
         }
         return out;
@@ -123,24 +123,49 @@ public final class EngineProcessChecks {
     }
 
     static Check footprint(HostSnapshot s, String engine, Set<Integer> pids, ToolRunner tools) {
+        return footprints(s, engine, pids, tools).get(0);
+    }
+
+    /**
+     * The engine's footprint and its graphics memory beside {@code footprint -f bytes PID} for each of its
+     * processes: the header's footprint, and the {@code (graphics)} rows (tailwatch reads the TASK_VM_INFO
+     * graphics ledgers the tool reads too), each summed over the processes, within the RSS tolerance.
+     */
+    static List<Check> footprints(HostSnapshot s, String engine, Set<Integer> pids, ToolRunner tools) {
         String signal = "tailwatch.process.memory.footprint{" + engine + "}";
+        String gpuSignal = "tailwatch.process.gpu.memory.usage{" + engine + "}";
         Double nativeFootprint = s.processFootprint(engine);
+        Double nativeGpu = s.processGpuMemory(engine);
         List<Integer> sorted = pids.stream().sorted().toList();
         String tool = "footprint -f bytes PID (" + sorted.stream().map(String::valueOf).collect(Collectors.joining(",")) + ")";
         if (sorted.size() > MAX_FOOTPRINT_PIDS) {
-            return Checks.toolUnavailable(signal, nativeFootprint, tool,
-                    sorted.size() + " processes; footprint is checked for at most " + MAX_FOOTPRINT_PIDS, "B");
+            String why = sorted.size() + " processes; footprint is checked for at most " + MAX_FOOTPRINT_PIDS;
+            return List.of(Checks.toolUnavailable(signal, nativeFootprint, tool, why, "B"),
+                    Checks.toolUnavailable(gpuSignal, nativeGpu, tool, why, "B"));
         }
+        List<String> texts = new ArrayList<>();
         long bytes = 0;
         try {
             for (int pid : sorted) {
                 String text = tools.run(List.of("footprint", "-f", "bytes", Integer.toString(pid)));
                 bytes += io.tailwatch.core.host.macos.MacToolText.footprintBytes(text, pid);
+                texts.add(text);
             }
         } catch (IOException e) {
-            return Checks.toolUnavailable(signal, nativeFootprint, tool, e.getMessage(), "B");
+            return List.of(Checks.toolUnavailable(signal, nativeFootprint, tool, e.getMessage(), "B"),
+                    Checks.toolUnavailable(gpuSignal, nativeGpu, tool, e.getMessage(), "B"));
         }
-        return Checks.compareRelative(signal, nativeFootprint, tool, (double) bytes, TOLERANCE_PERCENT / 100,
+        return List.of(Checks.compareRelative(signal, nativeFootprint, tool, (double) bytes, TOLERANCE_PERCENT / 100,
+                TOLERANCE_FLOOR_MIB * 1024.0 * 1024, "B"), graphics(gpuSignal, nativeGpu, tool + " (graphics)", texts));
+    }
+
+    /** tailwatch's graphics memory of an engine beside the (graphics) rows of footprint's outputs for its processes. */
+    static Check graphics(String signal, Double nativeGpu, String tool, List<String> footprintTexts) {
+        long sum = 0;
+        for (String text : footprintTexts) {
+            sum += io.tailwatch.core.host.macos.MacToolText.footprintGraphicsBytes(text);
+        }
+        return Checks.compareRelative(signal, nativeGpu, tool, (double) sum, TOLERANCE_PERCENT / 100,
                 TOLERANCE_FLOOR_MIB * 1024.0 * 1024, "B");
     }
 }

@@ -213,17 +213,29 @@ public final class MacDoctor {
             out.add(Checks.toolUnavailable("hw.power", s.power("cpu"), tool, why, "W"));
             return out;
         }
-        for (String rail : List.of("cpu", "gpu", "ane")) {
+        for (String rail : List.of("cpu", "gpu", "ane", "dram")) {
             Double tool1 = pm.wattsByRail().get(rail);
             if (tool1 == null) {
                 continue;
             }
-            out.add(Checks.compareRelative("hw.power{" + rail + "}", s.power(rail), tool + " (" + rail.toUpperCase(java.util.Locale.ROOT)
-                    + " Power)", tool1, POWER_RELATIVE, POWER_FLOOR_WATTS, "W"));
+            out.add(Checks.compareRelative("hw.power{" + rail + source(s, rail) + "}", s.power(rail), tool + " ("
+                    + rail.toUpperCase(java.util.Locale.ROOT) + " Power)", tool1, POWER_RELATIVE, POWER_FLOOR_WATTS, "W"));
         }
         out.add(Checks.compareRelative("tailwatch.gpu.frequency", s.value(HostMetrics.GPU_FREQUENCY),
                 tool + " (GPU HW active frequency)", pm.gpuHz(), GPU_FREQ_RELATIVE, GPU_FREQ_FLOOR_HZ, "Hz"));
         return out;
+    }
+
+    /** ", clpc estimated" and the like: where tailwatch's figure of a rail comes from, for the check's name. */
+    static String source(HostSnapshot s, String rail) {
+        for (io.tailwatch.metrics.Point p : s.points()) {
+            if (p.metric() == HostMetrics.POWER && rail.equals(p.attributes().get(io.tailwatch.metrics.AttrKeys.HW_NAME))) {
+                String src = p.attributes().get(io.tailwatch.metrics.AttrKeys.RAIL_SOURCE);
+                String ex = p.attributes().get(io.tailwatch.metrics.AttrKeys.POWER_EXACTNESS);
+                return src == null ? "" : ", " + src + (ex == null ? "" : " " + ex);
+            }
+        }
+        return "";
     }
 
     /** Compares one memory state (a system.memory.usage or a macOS page state) with the tool's figure. */

@@ -73,6 +73,11 @@ public final class EnergyModel {
     /** The hw.type of an energy channel, or null when the channel is not a whole-rail reading. */
     public static String rail(String channelName) {
         String n = withoutDie(channelName);
+        if (n.contains("DTL")) {
+            // Per-core DTL telemetry under the CPU Energy roll-up (300 of an M5 Max's 364 channels): the
+            // roll-up already holds it, so it is never a rail, whatever its name ends with.
+            return null;
+        }
         if (n.endsWith("CPU Energy")) {
             return "cpu";
         }

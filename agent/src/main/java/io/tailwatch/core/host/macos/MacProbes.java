@@ -18,6 +18,7 @@ public final class MacProbes implements NativeProbes {
     public static final String IOREPORT_GPU = "ioreport-gpu";
     public static final String IOREPORT_CLPC = "ioreport-clpc";
     public static final String IOREPORT_ANE = "ioreport-ane";
+    public static final String TASK_VM_INFO = "task-vm-info";
     public static final String LIBPROC = "libproc";
     public static final String METAL = "metal";
     public static final String ACCELERATOR = "accelerator";
@@ -77,6 +78,13 @@ public final class MacProbes implements NativeProbes {
                     t.processes();
                     t.memory((int) ProcessHandle.current().pid());
                     t.listening(Set.of(1));
+                }),
+                NativeProbe.of(TASK_VM_INFO, () -> {
+                    TaskVmSource.Raw raw = MacNativeTaskVm.open().read((int) ProcessHandle.current().pid());
+                    if (raw == null) {
+                        throw new java.io.IOException("task_info(TASK_VM_INFO) of the agent's own process was refused");
+                    }
+                    TaskVmInfo.checkLayout(raw.bytes(), raw.words());
                 }),
                 NativeProbe.of(METAL, () -> MacNativeMetal.open().recommendedMaxWorkingSetSize()),
                 NativeProbe.of(ACCELERATOR, () -> MacNativeAccelerator.open().performanceStatistics()),

@@ -64,7 +64,8 @@ public final class MacSources {
                 new MacSmcTemperatureSampler(smc),
                 new MacBatterySampler(battery),
                 engineProcesses,
-                new MacGpuTimeSampler(accelerator, engineProcesses::pids));
+                new MacGpuTimeSampler(accelerator, engineProcesses::pids),
+                new MacEngineGpuMemorySampler(Lazy.of("libSystem task_info", MacNativeTaskVm::open), engineProcesses::pids));
     }
 
     /**

@@ -153,11 +153,36 @@ public final class MacToolText {
         throw new IOException("footprint: no '[" + pid + "]: ... Footprint: N B' line");
     }
 
+    private static final Pattern FOOTPRINT_GRAPHICS_ROW = Pattern.compile(
+            "^\\s*([0-9]+(?:\\.[0-9]+)?)\\s*(B|bytes|KB|MB|GB)\\s+.*\\(graphics\\)\\s*$");
+
+    /**
+     * The graphics memory in {@code footprint -f bytes PID}: the Dirty column (the first; what the footprint
+     * charges) of every category row ending in {@code (graphics)}, e.g.
+     * {@code   1610612736 B   0 B   0 B   45   IOAccelerator (graphics)}, summed; 0 when the process has none.
+     */
+    public static long footprintGraphicsBytes(String text) {
+        long sum = 0;
+        for (String line : text.split("\\R")) {
+            Matcher m = FOOTPRINT_GRAPHICS_ROW.matcher(line);
+            if (m.matches()) {
+                long unit = switch (m.group(2)) {
+                    case "KB" -> 1L << 10;
+                    case "MB" -> 1L << 20;
+                    case "GB" -> 1L << 30;
+                    default -> 1L;
+                };
+                sum += Math.round(Double.parseDouble(m.group(1)) * unit);
+            }
+        }
+        return sum;
+    }
+
     /** One {@code powermetrics --samplers cpu_power,gpu_power -n 1} sample. */
     public record PowerMetrics(Map<String, Double> wattsByRail, Double gpuHz) {
     }
 
-    private static final Pattern PM_POWER = Pattern.compile("^(CPU|GPU|ANE) Power:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*mW\\s*$");
+    private static final Pattern PM_POWER = Pattern.compile("^(CPU|GPU|ANE|DRAM) Power:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*mW\\s*$");
     private static final Pattern PM_GPU_FREQ = Pattern.compile(
             "^GPU (?:HW )?active frequency:\\s+([0-9]+(?:\\.[0-9]+)?)\\s*MHz\\s*$");
 

@@ -161,6 +161,20 @@ class EnergyModelTest {
      * beta publishes (SiliconScope's captures): cores are never a rail; a prefixed rail is the rail.
      */
     @Test
+    void dtlTelemetryIsNeverSummedOnlyTheRollUpIs() {
+        // An M5 Max on macOS 27: CPU Energy (the roll-up, 8,000 mJ over 2 s = 4 W) beside 300 DTL channels,
+        // some named like the roll-up; adding them would read 4 W + 300 x 50 mJ / 2 s = 11.5 W.
+        List<IOReportChannel> chans = new java.util.ArrayList<>();
+        chans.add(ch("DIE_0_CPU Energy", "mJ", 8000));
+        for (int i = 0; i < 300; i++) {
+            chans.add(ch(i % 2 == 0 ? "DIE0 PCPUDTL" + i : "DIE_0_DTL" + i + " CPU Energy", "mJ", 50));
+        }
+        EnergyModel.Reading r = new EnergyModel().apply(new IOReportDelta(2.0, chans));
+        assertThat(r.watts()).containsOnlyKeys("cpu");
+        assertThat(r.watts().get("cpu")).isCloseTo(4.0, within(1e-9));
+    }
+
+    @Test
     void ultraCoreChannelsAreNoRailAndDie0PrefixedNamesAre() {
         for (String core : List.of("DIE_0_EACC_CPU0", "DIE_0_PACC0_CPU0", "DIE_1_PACC1_CPU3", "DIE_0_EACC_CPM",
                 "DIE_0_PACC0_CPM", "DIE_0_EACC_CPU0_SRAM", "DIE0 GPU0", "DIE0 ECPU0")) {
