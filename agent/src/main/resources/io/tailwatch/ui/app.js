@@ -396,6 +396,11 @@ function engineCard(e, proc, sig) {
     if (m.gpu_memory_share != null) bits.push("GPU " + fmtRatio(m.gpu_memory_share) + " of limit");
     return el("div", { class: "model" }, bits.join(" · "));
   });
+  const rd = e.ready || null;
+  const ready = rd == null ? null : rd.ready
+    ? pill("ready" + (rd.headroom != null ? " · headroom " + rd.headroom : ""), "ok", { "data-figure": "ready" })
+    : pill("not ready: " + (rd.reasons || []).join(", "), (rd.reasons || []).includes("down") ? "bad" : "warn",
+      { "data-figure": "ready", title: "GET /api/v1/engines/" + e.name + "/ready answers 503 (docs/routing.md)" });
   const queue = [];
   if (q.running != null) queue.push(fmtNum(q.running, 0) + " running");
   if (q.waiting != null) queue.push(fmtNum(q.waiting, 0) + " waiting");
@@ -405,6 +410,7 @@ function engineCard(e, proc, sig) {
       el("span", { class: "muted small" }, [e.provider || e.api, e.version].filter(Boolean).join(" "))),
     kv([
       ["url", e.url],
+      ["ready", ready],
       ["version", e.version],
       ["models", models.length ? models : null],
       ["footprint", proc.footprint_bytes != null ? fmtBytes(proc.footprint_bytes)
