@@ -397,10 +397,12 @@ function engineCard(e, proc, sig) {
     return el("div", { class: "model" }, bits.join(" · "));
   });
   const rd = e.ready || null;
-  const ready = rd == null ? null : rd.ready
-    ? pill("ready" + (rd.headroom != null ? " · headroom " + rd.headroom : ""), "ok", { "data-figure": "ready" })
-    : pill("not ready: " + (rd.reasons || []).join(", "), (rd.reasons || []).includes("down") ? "bad" : "warn",
-      { "data-figure": "ready", title: "GET /api/v1/engines/" + e.name + "/ready answers 503 (docs/routing.md)" });
+  // The router's verdict (GET /api/v1/engines/NAME/ready): plain text, not a pill, beside the engine's state.
+  const ready = rd == null ? null : el("span", {
+    class: rd.ready ? "ok" : (rd.reasons || []).includes("down") ? "bad" : "warn", "data-figure": "ready",
+    "data-value": rd.ready ? 1 : 0, title: "GET /api/v1/engines/" + e.name + "/ready (docs/routing.md)" },
+    rd.ready ? "ready" + (rd.headroom != null ? ", headroom " + rd.headroom : "")
+      : "not ready: " + (rd.reasons || []).join(", "));
   const queue = [];
   if (q.running != null) queue.push(fmtNum(q.running, 0) + " running");
   if (q.waiting != null) queue.push(fmtNum(q.waiting, 0) + " waiting");
