@@ -32,9 +32,14 @@ public final class DiagnoseCommand extends AgentCommand {
             return TailwatchCommand.EXIT_CONFIG;
         }
         List<Diagnosis.Cause> causes = Diagnosis.rank(s, engine, AgentStatus.recentFailures(status));
+        List<io.tailwatch.tools.runbook.ReadyVerdicts> ready = io.tailwatch.tools.runbook.ReadyVerdicts.of(status).stream()
+                .filter(v -> engine == null || v.engine().equals(engine)).toList();
         if (json) {
-            out.println(Json.write(java.util.Map.of("causes", causes)));
+            out.println(Json.write(java.util.Map.of("causes", causes, "readiness", ready)));
             return TailwatchCommand.EXIT_OK;
+        }
+        for (io.tailwatch.tools.runbook.ReadyVerdicts v : ready) {
+            out.println("Readiness of " + v.engine() + ": " + v.text());
         }
         if (causes.isEmpty()) {
             out.println("No symptoms: swap, pressure, thermal, engine health and probe windows look normal.");

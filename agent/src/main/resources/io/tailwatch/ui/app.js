@@ -396,6 +396,13 @@ function engineCard(e, proc, sig) {
     if (m.gpu_memory_share != null) bits.push("GPU " + fmtRatio(m.gpu_memory_share) + " of limit");
     return el("div", { class: "model" }, bits.join(" · "));
   });
+  const rd = e.ready || null;
+  // The router's verdict (GET /api/v1/engines/NAME/ready): plain text, not a pill, beside the engine's state.
+  const ready = rd == null ? null : el("span", {
+    class: rd.ready ? "ok" : (rd.reasons || []).includes("down") ? "bad" : "warn", "data-figure": "ready",
+    "data-value": rd.ready ? 1 : 0, title: "GET /api/v1/engines/" + e.name + "/ready (docs/routing.md)" },
+    rd.ready ? "ready" + (rd.headroom != null ? ", headroom " + rd.headroom : "")
+      : "not ready: " + (rd.reasons || []).join(", "));
   const queue = [];
   if (q.running != null) queue.push(fmtNum(q.running, 0) + " running");
   if (q.waiting != null) queue.push(fmtNum(q.waiting, 0) + " waiting");
@@ -405,6 +412,7 @@ function engineCard(e, proc, sig) {
       el("span", { class: "muted small" }, [e.provider || e.api, e.version].filter(Boolean).join(" "))),
     kv([
       ["url", e.url],
+      ["ready", ready],
       ["version", e.version],
       ["models", models.length ? models : null],
       ["footprint", proc.footprint_bytes != null ? fmtBytes(proc.footprint_bytes)

@@ -94,6 +94,10 @@ public final class StatusScreen {
                     detail.add(String.format(Locale.ROOT, "(gpu %.0f%% of limit)", 100 * m.gpuMemoryShare()));
                 }
             }
+            ReadyVerdicts ready = ReadyVerdicts.of(status, e.engine());
+            if (ready != null) {
+                detail.add(ready.text());
+            }
             if (e.queue() != null) {
                 String q = Diagnosis.queueFigure(e.queue());
                 if (!q.isEmpty()) {

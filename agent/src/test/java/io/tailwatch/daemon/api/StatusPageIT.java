@@ -191,6 +191,15 @@ class StatusPageIT {
                         .contains("mlx", "qwen3-8b-4bit", "ollama", "llama3.1:8b");
             });
             assertThat(browser.eval("document.getElementById('page').hidden").asBoolean()).isFalse();
+            // Each engine card carries its readiness verdict, the one the status (and the ready route) gives.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                JsonNode engines = status().path("engines");
+                for (JsonNode e : engines) {
+                    int ready = e.path("ready").path("ready").asBoolean() ? 1 : 0;
+                    assertThat(browser.eval("Number(document.querySelector('#engines .engine[data-engine=\"" + e.path("name").asText()
+                            + "\"] [data-figure=ready]')?.getAttribute('data-value'))").asInt(-1)).isEqualTo(ready);
+                }
+            });
 
             // The window figures are the API's figures: the same numbers (the page formats them only).
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {

@@ -36,8 +36,10 @@ class HaproxyReadyIT {
         SimulatorOptions serial = SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(20), 100).withSlots(1);
         try (EngineSimulator simA = EngineSimulator.start("openai", "127.0.0.1", 0, serial);
              EngineSimulator simB = EngineSimulator.start("openai", "127.0.0.1", 0, serial);
-             AgentProcess agentA = ReadyAgents.start(dir, "a", "http://127.0.0.1:" + simA.port(), "");
-             AgentProcess agentB = ReadyAgents.start(dir, "b", "http://127.0.0.1:" + simB.port(), "")) {
+             AgentProcess agentA = ReadyAgents.launch(dir, "a", "http://127.0.0.1:" + simA.port(), "");
+             AgentProcess agentB = ReadyAgents.launch(dir, "b", "http://127.0.0.1:" + simB.port(), "")) {
+            agentA.awaitListening();
+            agentB.awaitListening();
             await().atMost(Duration.ofSeconds(30)).until(() -> ReadyAgents.proxyPort(agentA) > 0 && ReadyAgents.proxyPort(agentB) > 0);
             int proxyA = ReadyAgents.proxyPort(agentA);
             int proxyB = ReadyAgents.proxyPort(agentB);
@@ -63,7 +65,7 @@ class HaproxyReadyIT {
                 for (int i = 0; i < 2; i++) {
                     load.add(CompletableFuture.supplyAsync(() -> {
                         try {
-                            return ReadyAgents.chat(proxyA, "saturating", 300);
+                            return ReadyAgents.chat(proxyA, "saturating", 250);
                         } catch (Exception e) {
                             throw new IllegalStateException(e);
                         }

@@ -27,6 +27,13 @@ final class ReadyAgents {
      * token file; {@code extra} is appended to the engine's entry.
      */
     static AgentProcess start(Path dir, String id, String engineUrl, String extra) throws Exception {
+        AgentProcess a = launch(dir, id, engineUrl, extra);
+        a.awaitListening();
+        return a;
+    }
+
+    /** As {@link #start}, without waiting for the listener (start several, then await each). */
+    static AgentProcess launch(Path dir, String id, String engineUrl, String extra) throws Exception {
         Path d = Files.createDirectories(dir.resolve(id));
         Path serverToken = Files.writeString(d.resolve("server.token"), SERVER_TOKEN + "\n");
         Path readToken = Files.writeString(d.resolve("ready.token"), READ_TOKEN + "\n");
@@ -36,7 +43,6 @@ final class ReadyAgents {
                 + "    proxy:\n      listen: 127.0.0.1:0\n      connection_rest: 0s\n" + extra);
         AgentProcess a = AgentProcess.start(Map.of(ReadinessMonitor.TOKEN_FILE_VARIABLE, readToken.toString(),
                 "TAILWATCH_DATA_DIR", d.resolve("data").toString()), "run", "--config", cfg.toString());
-        a.awaitListening();
         return a;
     }
 

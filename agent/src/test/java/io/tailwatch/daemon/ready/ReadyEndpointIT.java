@@ -51,12 +51,31 @@ class ReadyEndpointIT {
             JsonNode status = Json.MAPPER.readTree(agent.get("/api/v1/status", "Authorization", "Bearer " + ReadyAgents.SERVER_TOKEN).body());
             assertThat(status.path("engines").path(0).path("ready").path("verdict").asText()).isEqualTo("ready");
 
+            // Saturated through the proxy: status and diagnose tell the same verdict as the route.
+            int proxy = ReadyAgents.proxyPort(agent);
+            java.util.concurrent.CompletableFuture<?> busy = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    ReadyAgents.chat(proxy, "long", 2_000);
+                } catch (Exception e) {
+                    // the agent is closed under it at the end
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> ReadyAgents.ready(agent).statusCode() == 503);
+            String token = dir.resolve("a").resolve("server.token").toString();
+            AgentProcess.Result st = AgentProcess.run(Map.of(), "status", "--url", agent.url(""), "--token-file", token);
+            assertThat(st.stdout()).contains("not ready: queue_full (in_flight 1, limit 1)");
+            AgentProcess.Result dg = AgentProcess.run(Map.of(), "diagnose", "--url", agent.url(""), "--token-file", token,
+                    "--engine", "llm");
+            assertThat(dg.stdout()).contains("Readiness of llm: not ready: queue_full (in_flight 1, limit 1)");
+            assertThat(ReadyAgents.ready(agent).body()).contains("\"queue_full\"");
+
             // The read-only token opens the ready route only; no token opens nothing; an unknown engine is 404.
             assertThat(agent.get("/api/v1/engines/llm/ready").statusCode()).isEqualTo(401);
             assertThat(agent.get("/api/v1/status", "Authorization", "Bearer " + ReadyAgents.READ_TOKEN).statusCode()).isEqualTo(401);
             assertThat(agent.get("/api/v1/alerts", "Authorization", "Bearer " + ReadyAgents.READ_TOKEN).statusCode()).isEqualTo(401);
+            // The server's own token opens it too (the engine is still busy with the long request: 503, not 401).
             assertThat(agent.get("/api/v1/engines/llm/ready", "Authorization", "Bearer " + ReadyAgents.SERVER_TOKEN).statusCode())
-                    .isEqualTo(200);
+                    .isEqualTo(503);
             HttpResponse<String> none = agent.get("/api/v1/engines/nope/ready", "Authorization", "Bearer " + ReadyAgents.READ_TOKEN);
             assertThat(none.statusCode()).isEqualTo(404);
             assertThat(none.body()).contains("no engine named nope");
