@@ -2,8 +2,8 @@ package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.text.Columns;
 import io.tailwatch.daemon.engine.EngineDiscovery;
 import java.io.PrintWriter;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package io.tailwatch.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.ProbeRequest;
 import io.tailwatch.core.probe.ProbeResult;
+import io.tailwatch.core.text.Columns;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;

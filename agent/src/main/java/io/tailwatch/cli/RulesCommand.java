@@ -1,9 +1,9 @@
 package io.tailwatch.cli;
 
-import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.rules.RuleDef;
 import io.tailwatch.core.rules.Rules;
+import io.tailwatch.core.text.Columns;
 import io.tailwatch.daemon.alerts.RuleExport;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;

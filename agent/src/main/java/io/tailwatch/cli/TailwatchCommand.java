@@ -123,8 +123,8 @@ public final class TailwatchCommand implements Runnable {
             // versions and error bodies come from engines and the agent's answers.
             List<CommandLine> commands = parsed.asCommandLineList();
             CommandLine last = commands.get(commands.size() - 1);
-            last.setOut(new java.io.PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(last.getOut()), true));
-            last.setErr(new java.io.PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(last.getErr()), true));
+            last.setOut(new java.io.PrintWriter(new io.tailwatch.core.text.SafeText.TerminalWriter(last.getOut()), true));
+            last.setErr(new java.io.PrintWriter(new io.tailwatch.core.text.SafeText.TerminalWriter(last.getErr()), true));
             try {
                 return new CommandLine.RunLast().execute(parsed);
             } finally {

@@ -48,14 +48,14 @@ class DetectCommandTest {
                         "answers", null, List.of("模型".repeat(30))));
         String[] lines = DetectCommand.table(found, List.of("ollama", "openai", "openai-2")).split("\n");
         assertThat(lines).hasSize(4);
-        int at = io.tailwatch.core.config.Columns.width(lines[0].substring(0, lines[0].indexOf("FOUND BY")));
+        int at = io.tailwatch.core.text.Columns.width(lines[0].substring(0, lines[0].indexOf("FOUND BY")));
         for (String l : lines) {
-            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.lastIndexOf("answers") < 0
+            assertThat(io.tailwatch.core.text.Columns.width(l.substring(0, l.lastIndexOf("answers") < 0
                     ? l.indexOf("FOUND BY") : l.lastIndexOf("answers")))).as(l).isEqualTo(at);
         }
         // 60 ideographs (120 columns) cut to at most 48 columns with "...", no half character.
         String models = lines[3].substring(lines[3].indexOf("模"), lines[3].indexOf("...") + 3);
-        assertThat(io.tailwatch.core.config.Columns.width(models)).isBetween(47, 48);
+        assertThat(io.tailwatch.core.text.Columns.width(models)).isBetween(47, 48);
         assertThat(models).endsWith("模型...").doesNotContain("\uFFFD");
     }
 

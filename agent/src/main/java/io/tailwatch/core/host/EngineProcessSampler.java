@@ -135,7 +135,7 @@ public final class EngineProcessSampler implements NativeSampler {
                 throw failed;
             }
             LOG.warn("engine process memory: {} (the other engines' figures stand)",
-                    io.tailwatch.core.logging.SafeText.escape(String.valueOf(failed.getMessage()), 300));
+                    io.tailwatch.core.text.SafeText.escape(String.valueOf(failed.getMessage()), 300));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package io.tailwatch.core.logging;
 
+import io.tailwatch.core.text.SafeText;
 import java.io.PrintStream;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

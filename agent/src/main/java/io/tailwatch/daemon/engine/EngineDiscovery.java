@@ -276,7 +276,7 @@ public final class EngineDiscovery {
 
     /**
      * A model id an engine listed that the ready block may hold as a value: no control character or
-     * other character a terminal acts on ({@link io.tailwatch.core.logging.SafeText#unsafe}), no
+     * other character a terminal acts on ({@link io.tailwatch.core.text.SafeText#unsafe}), no
      * {@code ${} (the config would take it as an environment variable), at most {@link #MAX_MODEL_ID}
      * characters. Any other text is written by the YAML writer, quoted as it needs.
      */
@@ -285,7 +285,7 @@ public final class EngineDiscovery {
             return false;
         }
         for (int i = 0; i < id.length(); i++) {
-            if (io.tailwatch.core.logging.SafeText.unsafe(id.charAt(i))) {
+            if (io.tailwatch.core.text.SafeText.unsafe(id.charAt(i))) {
                 return false;
             }
         }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -121,38 +122,22 @@ public final class PrometheusTextParser {
     }
 
     public static Exposition parse(String text, int maxSamples) throws FormatException {
-        List<Sample> samples = new ArrayList<>();
-        Map<String, Family> families = new LinkedHashMap<>();
-        boolean eof = false;
-        int lineNo = 0;
+        Parse p = new Parse(name -> true, maxSamples, Integer.MAX_VALUE);
         int start = 0;
         int n = text.length();
-        while (start < n) {
-            int end = text.indexOf('\n', start);
-            if (end < 0) {
-                end = n;
+        try {
+            while (start < n) {
+                int end = text.indexOf('\n', start);
+                if (end < 0) {
+                    end = n;
+                }
+                p.line(text.substring(start, end > start && text.charAt(end - 1) == '\r' ? end - 1 : end));
+                start = end + 1;
             }
-            lineNo++;
-            int stop = end > start && text.charAt(end - 1) == '\r' ? end - 1 : end;
-            String line = text.substring(start, stop);
-            start = end + 1;
-            if (isBlank(line)) {
-                continue;
-            }
-            if (eof) {
-                throw new FormatException(lineNo, 1, "content after # EOF");
-            }
-            Cursor c = new Cursor(line, lineNo);
-            if (line.charAt(0) == '#') {
-                eof = comment(c, families);
-                continue;
-            }
-            if (samples.size() >= maxSamples) {
-                throw new FormatException(lineNo, 1, "more than " + maxSamples + " samples");
-            }
-            samples.add(sample(c));
+        } catch (OverLimit e) {
+            throw new IllegalStateException("no bound on kept samples here", e); // every sample is counted first
         }
-        return new Exposition(samples, helpUnescaped(families, eof), eof);
+        return p.done();
     }
 
     /** More samples of the kept families than the bound: the exposition is over a limit, not broken. */
@@ -180,14 +165,9 @@ public final class PrometheusTextParser {
      * {@link FormatException}). I/O failures of {@code in} (a body over its bound, a cut connection)
      * pass through.
      */
-    public static Exposition parse(java.io.InputStream in, java.util.function.Predicate<String> keep, int maxSamples,
+    public static Exposition parse(java.io.InputStream in, Predicate<String> keep, int maxSamples,
                                    int maxKept) throws FormatException, OverLimit, java.io.IOException {
-        List<Sample> samples = new ArrayList<>();
-        Map<String, Family> families = new LinkedHashMap<>();
-        Map<String, Family> scratch = new LinkedHashMap<>();
-        boolean eof = false;
-        int lineNo = 0;
-        long seen = 0;
+        Parse p = new Parse(keep, maxSamples, maxKept);
         byte[] buf = new byte[256];
         byte[] chunk = new byte[8192];
         int len = 0;
@@ -214,7 +194,7 @@ public final class PrometheusTextParser {
                     break;
                 }
                 if (len == MAX_LINE_BYTES) {
-                    throw new FormatException(lineNo + 1, 1, "line longer than " + MAX_LINE_BYTES + " bytes");
+                    throw new FormatException(p.lineNo + 1, 1, "line longer than " + MAX_LINE_BYTES + " bytes");
                 }
                 if (len == buf.length) {
                     buf = java.util.Arrays.copyOf(buf, Math.min(MAX_LINE_BYTES, buf.length * 2));
@@ -224,30 +204,45 @@ public final class PrometheusTextParser {
             if (!gotLine && len == 0) {
                 break;
             }
-            lineNo++;
             int stop = len > 0 && buf[len - 1] == '\r' ? len - 1 : len;
-            String line = new String(buf, 0, stop, java.nio.charset.StandardCharsets.UTF_8);
+            p.line(new String(buf, 0, stop, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return p.done();
+    }
+
+    /**
+     * One parse in progress, whichever way its text arrives: every line (without its line end) goes
+     * through {@link #line}, which checks it and keeps the samples and HELP/TYPE/UNIT lines of the
+     * families {@code keep} accepts.
+     */
+    private static final class Parse {
+        private final Predicate<String> keep;
+        private final int maxSamples;
+        private final int maxKept;
+        private final List<Sample> samples = new ArrayList<>();
+        private final Map<String, Family> families = new LinkedHashMap<>();
+        private boolean eof;
+        private int lineNo;
+        private long seen;
+
+        Parse(Predicate<String> keep, int maxSamples, int maxKept) {
+            this.keep = keep;
+            this.maxSamples = maxSamples;
+            this.maxKept = maxKept;
+        }
+
+        void line(String line) throws FormatException, OverLimit {
+            lineNo++;
             if (isBlank(line)) {
-                continue;
+                return;
             }
             if (eof) {
                 throw new FormatException(lineNo, 1, "content after # EOF");
             }
             Cursor c = new Cursor(line, lineNo);
             if (line.charAt(0) == '#') {
-                scratch.clear();
-                for (Map.Entry<String, Family> e : families.entrySet()) {
-                    scratch.put(e.getKey(), e.getValue());
-                }
-                eof = comment(c, scratch);
-                for (Map.Entry<String, Family> e : scratch.entrySet()) {
-                    if (!families.containsKey(e.getKey()) || families.get(e.getKey()) != e.getValue()) {
-                        if (keep.test(e.getKey())) {
-                            families.put(e.getKey(), e.getValue());
-                        }
-                    }
-                }
-                continue;
+                eof = comment(c, families, keep);
+                return;
             }
             if (++seen > maxSamples) {
                 throw new FormatException(lineNo, 1, "more than " + maxSamples + " samples");
@@ -260,7 +255,10 @@ public final class PrometheusTextParser {
                 samples.add(smp);
             }
         }
-        return new Exposition(samples, helpUnescaped(families, eof), eof);
+
+        Exposition done() {
+            return new Exposition(samples, helpUnescaped(families, eof), eof);
+        }
     }
 
     private static boolean isBlank(String s) {
@@ -273,8 +271,12 @@ public final class PrometheusTextParser {
         return true;
     }
 
-    /** A comment line; returns true for the OpenMetrics end marker. */
-    private static boolean comment(Cursor c, Map<String, Family> families) throws FormatException {
+    /**
+     * A comment line; returns true for the OpenMetrics end marker. HELP, TYPE and UNIT of a family
+     * {@code keep} accepts go into {@code families}; the others are checked and dropped.
+     */
+    private static boolean comment(Cursor c, Map<String, Family> families, Predicate<String> keep)
+            throws FormatException {
         c.pos = 1;
         c.skipSpace();
         String keyword = c.word();
@@ -294,7 +296,9 @@ public final class PrometheusTextParser {
                     help = c.rest(); // unescaped at the end, once the format (# EOF: OpenMetrics) is known
                 }
                 Family f = families.get(name);
-                families.put(name, new Family(name, f == null ? null : f.type(), help, f == null ? null : f.unit()));
+                if (keep.test(name)) {
+                    families.put(name, new Family(name, f == null ? null : f.type(), help, f == null ? null : f.unit()));
+                }
                 return false;
             }
             case "TYPE" -> {
@@ -309,7 +313,9 @@ public final class PrometheusTextParser {
                     throw c.error("unexpected text after the metric type");
                 }
                 Family f = families.get(name);
-                families.put(name, new Family(name, type, f == null ? null : f.help(), f == null ? null : f.unit()));
+                if (keep.test(name)) {
+                    families.put(name, new Family(name, type, f == null ? null : f.help(), f == null ? null : f.unit()));
+                }
                 return false;
             }
             case "UNIT" -> {
@@ -317,7 +323,9 @@ public final class PrometheusTextParser {
                 c.skipSpace();
                 String unit = c.word();
                 Family f = families.get(name);
-                families.put(name, new Family(name, f == null ? null : f.type(), f == null ? null : f.help(), unit));
+                if (keep.test(name)) {
+                    families.put(name, new Family(name, f == null ? null : f.type(), f == null ? null : f.help(), unit));
+                }
                 return false;
             }
             default -> {

@@ -2,10 +2,10 @@ package io.tailwatch.tools.doctor;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.core.config.Columns;
-import io.tailwatch.core.config.TextFit;
 import io.tailwatch.core.host.SamplerResult;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.text.Columns;
+import io.tailwatch.core.text.TextFit;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;

@@ -2,8 +2,8 @@ package io.tailwatch.tools.history;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tailwatch.core.config.Columns;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.text.Columns;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;

@@ -1,10 +1,10 @@
 package io.tailwatch.tools.runbook;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tailwatch.core.config.Columns;
-import io.tailwatch.core.config.TextFit;
 import io.tailwatch.core.rules.AlertState;
 import io.tailwatch.core.rules.Signals;
+import io.tailwatch.core.text.Columns;
+import io.tailwatch.core.text.TextFit;
 import io.tailwatch.core.units.Units;
 import java.util.ArrayList;
 import java.util.Comparator;

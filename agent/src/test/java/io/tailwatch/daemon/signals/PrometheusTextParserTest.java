@@ -313,4 +313,35 @@ class PrometheusTextParserTest {
                 (help + "# TYPE q gauge\nq 1\n# EOF\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), n -> true, 100, 100);
         assertThat(streamed.families().get("q").help()).isEqualTo("Say \"hi\" \\ then\nmore.");
     }
+
+    private static Exposition streamed(String text, java.util.function.Predicate<String> keep, int maxKept)
+            throws Exception {
+        return PrometheusTextParser.parse(new java.io.ByteArrayInputStream(
+                text.getBytes(java.nio.charset.StandardCharsets.UTF_8)), keep, 100, maxKept);
+    }
+
+    @Test
+    void aStreamedParseKeepsOnlyTheWantedFamiliesAndAgreesWithTheWholeText() throws Exception {
+        String text = "# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\"} 3\r\n"
+                + "# HELP b B.\n# TYPE b gauge\n# UNIT b seconds\nb 7\n\na_total{x=\"2\"} 4\n";
+        Exposition whole = PrometheusTextParser.parse(text);
+        Exposition kept = streamed(text, "a_total"::equals, 10);
+        assertThat(kept.samples()).isEqualTo(whole.samples("a_total")).hasSize(2);
+        assertThat(kept.families()).containsOnlyKeys("a_total")
+                .containsEntry("a_total", whole.families().get("a_total"));
+        assertThat(whole.families().get("b")).isEqualTo(new PrometheusTextParser.Family("b", "gauge", "B.", "seconds"));
+        assertThat(streamed(text, n -> true, 10).families()).isEqualTo(whole.families());
+    }
+
+    @Test
+    void aStreamedParseStillChecksTheLinesItDropsAndBoundsWhatItKeeps() {
+        // A broken line of a family not kept is still an error, with its line number.
+        assertThatThrownBy(() -> streamed("a 1\nb{x=1} 2\n", "a"::equals, 10))
+                .isInstanceOf(FormatException.class).satisfies(e -> assertThat(((FormatException) e).line()).isEqualTo(2));
+        assertThatThrownBy(() -> streamed("# TYPE b nonsense\na 1\n", "a"::equals, 10))
+                .isInstanceOf(FormatException.class).hasMessageContaining("line 1");
+        // Over the kept bound is a limit, not a broken exposition; samples not kept do not count.
+        assertThatThrownBy(() -> streamed("b 0\nb 0\na 1\na 2\na 3\n", "a"::equals, 2))
+                .isInstanceOf(PrometheusTextParser.OverLimit.class).hasMessageContaining("more than 2 samples");
+    }
 }

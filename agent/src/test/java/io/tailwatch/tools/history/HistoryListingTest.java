@@ -36,9 +36,9 @@ class HistoryListingTest {
         for (int i = 1; i < lines.length; i++) {
             String l = lines[i];
             // id 6, kind 8, start 20, host 16, engine 14, model 28 (one space after each), then the headline in 12.
-            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.indexOf(" 41.50 tok/s") + 12)))
+            assertThat(io.tailwatch.core.text.Columns.width(l.substring(0, l.indexOf(" 41.50 tok/s") + 12)))
                     .as(l).isEqualTo(7 + 9 + 21 + 17 + 15 + 29 + 12);
-            assertThat(io.tailwatch.core.config.Columns.width(l.substring(0, l.indexOf("mlx")))).as(l)
+            assertThat(io.tailwatch.core.text.Columns.width(l.substring(0, l.indexOf("mlx")))).as(l)
                     .isEqualTo(7 + 9 + 21 + 17);
         }
     }

@@ -48,9 +48,9 @@ class StatusScreenLabelsTest {
                 new Signals.Lane("mlx", "batch", 12.0, null, null, 2.0, null, 9.0, null, 3.0, 1.5)));
         List<String> rows = out.lines().filter(l -> l.startsWith("  mlx/")).toList();
         assertThat(rows).hasSize(2);
-        assertThat(io.tailwatch.core.config.Columns.width(rows.get(0).substring(0, rows.get(0).indexOf(" 40 ")))).as(out)
+        assertThat(io.tailwatch.core.text.Columns.width(rows.get(0).substring(0, rows.get(0).indexOf(" 40 ")))).as(out)
                 .isEqualTo(2 + 32);
-        assertThat(io.tailwatch.core.config.Columns.width(rows.get(1).substring(0, rows.get(1).indexOf(" 12 ")))).as(out)
+        assertThat(io.tailwatch.core.text.Columns.width(rows.get(1).substring(0, rows.get(1).indexOf(" 12 ")))).as(out)
                 .isEqualTo(2 + 32);
     }
 }

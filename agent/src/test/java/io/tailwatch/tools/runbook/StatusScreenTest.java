@@ -56,13 +56,13 @@ class StatusScreenTest {
         assertThat(rows).hasSize(4);
         // The e2e column starts at column 35 (2 + 32 + 1) on every row, counted in terminal columns.
         for (String r : rows) {
-            assertThat(io.tailwatch.core.config.Columns.width(r.substring(0, r.indexOf("1.00 s/"))))
+            assertThat(io.tailwatch.core.text.Columns.width(r.substring(0, r.indexOf("1.00 s/"))))
                     .as(r).isEqualTo(35);
         }
         List<String> engineRows = out.lines().filter(l -> l.contains(" up ") || l.endsWith(" up")).toList();
         assertThat(engineRows).hasSize(2);
         for (String r : engineRows) {
-            assertThat(io.tailwatch.core.config.Columns.width(r.substring(0, r.indexOf("up")))).as(r).isEqualTo(19);
+            assertThat(io.tailwatch.core.text.Columns.width(r.substring(0, r.indexOf("up")))).as(r).isEqualTo(19);
         }
     }
 

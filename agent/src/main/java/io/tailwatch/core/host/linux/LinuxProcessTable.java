@@ -1,7 +1,7 @@
 package io.tailwatch.core.host.linux;
 
 import io.tailwatch.core.host.ProcessTable;
-import io.tailwatch.core.logging.SafeText;
+import io.tailwatch.core.text.SafeText;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

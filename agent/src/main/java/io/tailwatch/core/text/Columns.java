@@ -1,6 +1,5 @@
-package io.tailwatch.core.config;
+package io.tailwatch.core.text;
 
-import io.tailwatch.core.logging.SafeText;
 import org.jline.utils.WCWidth;
 
 /**

@@ -1,4 +1,4 @@
-package io.tailwatch.core.config;
+package io.tailwatch.core.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

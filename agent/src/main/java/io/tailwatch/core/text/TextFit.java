@@ -1,4 +1,4 @@
-package io.tailwatch.core.config;
+package io.tailwatch.core.text;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.tailwatch.core.logging;
+package io.tailwatch.core.text;
 
 import java.io.FilterWriter;
 import java.io.IOException;
@@ -10,7 +10,7 @@ import java.io.Writer;
  * instead. That is the C0 controls but tab (ESC, which starts CSI and OSC sequences, BEL, which ends an
  * OSC title, backspace, form feed, CR), DEL, the C1 controls U+0080..U+009F (U+009B is a one-character
  * CSI, U+009D an OSC), the line and paragraph separators and the bidirectional overrides and isolates
- * (which reorder what is shown). {@link LogGuard} escapes log lines with it, line feeds included; the
+ * (which reorder what is shown). {@code core.logging.LogGuard} escapes log lines with it, line feeds included; the
  * command line's writers pass through {@link TerminalWriter}, which keeps line feeds.
  */
 public final class SafeText {
