@@ -73,8 +73,4 @@ public final class Lazy<T> {
     public synchronized T ifOpened() {
         return value;
     }
-
-    public String what() {
-        return what;
-    }
 }

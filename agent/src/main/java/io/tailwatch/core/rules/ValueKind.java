@@ -69,17 +69,6 @@ public enum ValueKind {
         };
     }
 
-    /** The threshold as the config spells it (used when the defaults are printed). */
-    public String configText(double v) {
-        return switch (this) {
-            case BYTES -> v % (1L << 30) == 0 ? (long) v / (1L << 30) + "GiB"
-                    : v % (1L << 20) == 0 ? (long) v / (1L << 20) + "MiB" : Long.toString((long) v);
-            case RATIO, FACTOR, NUMBER -> Expr.number(v);
-            case SECONDS -> Units.format(java.time.Duration.ofNanos(Math.round(v * 1e9)));
-            case LEVEL, TOKENS, COUNT -> Long.toString((long) v);
-        };
-    }
-
     /** Go template printing {@code $value} in a Prometheus or Grafana annotation. */
     public String template(String valueRef) {
         return switch (this) {

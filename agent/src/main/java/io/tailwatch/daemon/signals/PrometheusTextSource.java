@@ -78,14 +78,6 @@ public final class PrometheusTextSource extends EndpointSignalSource {
         return false;
     }
 
-    static Exposition parse(String text) throws SignalFailure {
-        try {
-            return PrometheusTextParser.parse(text);
-        } catch (PrometheusTextParser.FormatException e) {
-            throw new SignalFailure(SignalFailure.MALFORMED, PATH, "not Prometheus text: " + e.getMessage());
-        }
-    }
-
     /** The engine families present (vllm, vllm_mlx, llamacpp), empty when none is. */
     static List<String> flavors(Exposition e) {
         List<String> out = new ArrayList<>();
