@@ -18,25 +18,18 @@ class NoSkipOnProductConditionTest {
     static final Path ROOT = Path.of(System.getProperty("tailwatch.root", ".."));
     /** This guard's own sources quote the bad cases on purpose. */
     static final List<String> SELF = List.of("SkipCheck.java", "NoSkipOnProductConditionTest.java");
-    /**
-     * Files whose skips are being replaced by assertions in a parallel change. An entry is allowed
-     * only while the file still has a violation: once it is clean, the test fails until the entry
-     * is removed, so the list can only shrink.
-     */
-    static final List<String> PENDING = List.of("DashboardsIT.java");
 
     @Test
     void noTestSkipsOnAProductCondition() throws IOException {
         List<Path> roots = new ArrayList<>();
-        for (String module : List.of("agent", "exporters", "benchmarks")) {
-            Path r = ROOT.resolve(module).resolve("src/test/java");
+        for (String module : List.of("agent/src/test/java", "exporters/src/test/java", "bench/jmh/src", "bench/lab")) {
+            Path r = ROOT.resolve(module);
             if (Files.isDirectory(r)) {
                 roots.add(r);
             }
         }
         assertThat(roots).as("test source roots under " + ROOT.toAbsolutePath()).contains(ROOT.resolve("agent/src/test/java"));
         List<String> violations = new ArrayList<>();
-        List<String> pendingClean = new ArrayList<>(PENDING);
         int files = 0;
         int assumptions = 0;
         for (Path root : roots) {
@@ -49,10 +42,6 @@ class NoSkipOnProductConditionTest {
                     String source = Files.readString(f);
                     assumptions += source.split("assumeTrue\\(|assumeFalse\\(", -1).length - 1;
                     List<String> found = SkipCheck.violations(ROOT.relativize(f).toString(), source);
-                    if (PENDING.contains(f.getFileName().toString()) && !found.isEmpty()) {
-                        pendingClean.remove(f.getFileName().toString());
-                        continue;
-                    }
                     violations.addAll(found);
                 }
             }
@@ -61,7 +50,6 @@ class NoSkipOnProductConditionTest {
         // The platform and tool assumptions that are allowed exist, so the scan did look at calls.
         assertThat(assumptions).as("assumptions seen").isPositive();
         assertThat(violations).isEmpty();
-        assertThat(pendingClean).as("files in PENDING that no longer skip: remove them from the list").isEmpty();
     }
 
     @Test
