@@ -27,6 +27,11 @@ public final class ConfigCommand {
                     err.println(file + ": otlp: " + otlp);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
+                String memory = io.tailwatch.daemon.MemoryBudget.refusal(c, io.tailwatch.daemon.MemoryBudget.heap());
+                if (memory != null) {
+                    err.println(file + ": " + memory);
+                    return TailwatchCommand.EXIT_CONFIG;
+                }
                 String exposure = io.tailwatch.daemon.api.ListenerSecurity.warning(c.server());
                 if (exposure != null) {
                     out.println(file + ": warning: " + exposure);

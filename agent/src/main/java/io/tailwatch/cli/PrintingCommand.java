@@ -14,9 +14,25 @@ abstract class PrintingCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /**
+     * Runs with writers that pass the terminal rule (core/logging/SafeText), whatever writers the command line
+     * holds: a command built apart from the root (Main builds only the command it runs) must escape engine text
+     * too. The rule is idempotent, so a writer that already escapes is unharmed.
+     */
     @Override
     public final Integer call() {
-        return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+        PrintWriter out = safe(spec.commandLine().getOut());
+        PrintWriter err = safe(spec.commandLine().getErr());
+        try {
+            return run(out, err);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private static PrintWriter safe(PrintWriter w) {
+        return new PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(w), true);
     }
 
     /** Runs the command and returns its exit code ({@link TailwatchCommand}'s EXIT_ constants). */

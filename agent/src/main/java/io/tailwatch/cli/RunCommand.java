@@ -66,6 +66,11 @@ public final class RunCommand extends PrintingCommand {
             }
             config = config.withWebConfigFile(webConfigFile);
         }
+        String memory = io.tailwatch.daemon.MemoryBudget.refusal(config, io.tailwatch.daemon.MemoryBudget.heap());
+        if (memory != null) {
+            err.println((options.config == null ? "config" : options.config.toString()) + ": " + memory);
+            return TailwatchCommand.EXIT_CONFIG;
+        }
         LogGuard guard;
         try {
             if (logFile == null) {

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.tailwatch.testing.FaultServer;
+import io.tailwatch.testing.Promtool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -76,6 +78,91 @@ class HostileNeighbourIT {
             assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
             assertThat(agent.stderr() + agent.stdout()).doesNotContain("OutOfMemoryError");
         }
+    }
+
+    /** 400 data lines of 60 KiB in one SSE event (24 MB, all of it under the line bound): ended the agent by OOM. */
+    static void multiLineSse(String request, java.io.OutputStream out) throws Exception {
+        if (request.startsWith("GET")) {
+            String b = "{\"object\":\"list\",\"data\":[{\"id\":\"m\"}]}";
+            FaultServer.write(out, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + b.length()
+                    + "\r\nConnection: close\r\n\r\n" + b);
+            return;
+        }
+        FaultServer.write(out, FaultServer.SSE_HEADERS.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+        String line = FaultServer.chunk("data: " + "x".repeat(60 * 1024) + "\n");
+        for (int i = 0; i < 400; i++) {
+            FaultServer.write(out, line);
+        }
+        FaultServer.write(out, FaultServer.chunk("\n") + "0\r\n\r\n");
+    }
+
+    /** An engine whose every answer reports -10 output tokens: used to turn every scrape into a server error. */
+    static void negativeUsage(String request, java.io.OutputStream out) throws Exception {
+        if (request.startsWith("GET")) {
+            multiLineSse(request, out);
+            return;
+        }
+        FaultServer.write(out, FaultServer.SSE_HEADERS.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+        FaultServer.write(out, FaultServer.chunk("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+                + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":-3,\"completion_tokens\":-10}}\n\ndata: [DONE]\n\n"));
+        FaultServer.write(out, "0\r\n\r\n");
+    }
+
+    private Path engines(FaultServer sse, FaultServer negative) throws IOException {
+        String scenario = "    scenarios:\n      - name: s\n        interval: 2s\n        max_tokens: 8\n"
+                + "        timeouts: {connect: 1s, first_token: 1s, total: 1500ms}\n    health: {interval: 1s}\n    signals: {source: none}\n";
+        Path config = dir.resolve("engines.yaml");
+        Files.writeString(config, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines:\n"
+                + "  - name: multiline\n    api: openai\n    url: http://127.0.0.1:" + sse.port() + "\n    model: m\n" + scenario
+                + "  - name: negative\n    api: openai\n    url: http://127.0.0.1:" + negative.port() + "\n    model: m\n" + scenario);
+        return config;
+    }
+
+    /** The multi-line SSE neighbour and the negative-usage engine probed every second for {@code run}. */
+    private void multiLineAndNegative(Duration run) throws Exception {
+        Promtool.path();
+        try (FaultServer sse = new FaultServer(HostileNeighbourIT::multiLineSse);
+             FaultServer negative = new FaultServer(HostileNeighbourIT::negativeUsage);
+             AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config", engines(sse, negative).toString())) {
+            agent.awaitListening();
+            long pid = agent.process().pid();
+            long end = System.nanoTime() + run.toNanos();
+            List<Long> rss = new ArrayList<>();
+            String body = "";
+            while (System.nanoTime() < end) {
+                assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+                HttpResponse<String> r = agent.get("/metrics");
+                assertThat(r.statusCode()).isEqualTo(200);
+                body = r.body();
+                assertThat(Promtool.run(body, "check", "metrics").output()).doesNotContain("error");
+                rss.add(status(pid, "VmRSS"));
+                Thread.sleep(1000);
+            }
+            System.out.printf("multi-line SSE and negative usage: %d scrapes, RSS %d -> %d KiB%n", rss.size(),
+                    rss.get(rss.size() / 4), rss.get(rss.size() - 1));
+            assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();
+            assertThat(agent.stderr() + agent.stdout()).doesNotContain("OutOfMemoryError");
+            assertThat(body).as("the multi-line event is a classified probe failure")
+                    .containsPattern("tailwatch_engine_name=\"multiline\"[^\n]*error_type=\"malformed\"|error_type=\"malformed\"[^\n]*tailwatch_engine_name=\"multiline\"");
+            assertThat(body).contains("tailwatch_input_rejected_total{tailwatch_input_field=\"completion_tokens\"");
+            if (rss.size() >= 8) {
+                int q = rss.size() / 4;
+                long early = rss.subList(q, 2 * q).stream().mapToLong(Long::longValue).max().orElseThrow();
+                long late = rss.subList(3 * q, rss.size()).stream().mapToLong(Long::longValue).max().orElseThrow();
+                assertThat(late).as("resident memory flat").isLessThan(early + 8 * 1024);
+            }
+        }
+    }
+
+    @Test
+    void aMultiLineSseNeighbourAndANegativeUsageEngineLeaveEveryScrapeWhole() throws Exception {
+        multiLineAndNegative(Duration.ofSeconds(12));
+    }
+
+    @Test
+    @Tag("soak")
+    void aMultiLineSseNeighbourAndANegativeUsageEngineForMinutes() throws Exception {
+        multiLineAndNegative(SOAK);
     }
 
     /**

@@ -1,0 +1,60 @@
+package io.tailwatch.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tailwatch.testing.AgentProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Settings each accepted on its own whose worst case cannot fit the heap the release launcher gives (24 MiB):
+ * a proxy of 512 connections and a webhook queue of 100,000 notifications. {@code config check} and
+ * {@code run}, both through the launcher, refuse them with exit 2 naming the key; the defaults pass.
+ */
+@EnabledOnOs(OS.LINUX)
+class MemoryBudgetIT {
+    @TempDir
+    Path dir;
+
+    private AgentProcess.Result shipped(String... args) throws Exception {
+        try (AgentProcess p = AgentProcess.startShipped(dir, Map.of(), args)) {
+            assertThat(p.process().waitFor(90, TimeUnit.SECONDS)).as("finished").isTrue();
+            return new AgentProcess.Result(p.process().exitValue(), p.stdout(), p.stderr());
+        }
+    }
+
+    private Path config(String name, String proxy, String alerts) throws Exception {
+        Path c = dir.resolve(name);
+        Files.writeString(c, "server:\n  listen: 127.0.0.1:0\nengines:\n  - name: e\n    api: openai\n"
+                + "    url: http://127.0.0.1:9\n    scenarios: []\n    proxy:\n      listen: 127.0.0.1:0\n" + proxy + alerts);
+        return c;
+    }
+
+    @Test
+    void aConfigWhoseWorstCaseCannotFitTheShippedHeapIsRefusedNamingItsKeys() throws Exception {
+        Path connections = config("connections.yaml", "      max_connections: 512\n", "");
+        Path queue = config("queue.yaml", "", "alerts:\n  webhook:\n    url: http://127.0.0.1:9/hook\n    queue_size: 100000\n");
+        Path defaults = config("defaults.yaml", "", "alerts:\n  webhook:\n    url: http://127.0.0.1:9/hook\n");
+
+        AgentProcess.Result r = shipped("config", "check", connections.toString());
+        assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
+        assertThat(r.stderr()).contains("engines[0].proxy.max_connections (512)").containsPattern("does not fit the 2[34]\\.\\d MiB heap");
+
+        r = shipped("config", "check", queue.toString());
+        assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
+        assertThat(r.stderr()).contains("alerts.webhook.queue_size (100000)").containsPattern("does not fit the 2[34]\\.\\d MiB heap");
+
+        r = shipped("config", "check", defaults.toString());
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+
+        r = shipped("run", "--config", connections.toString());
+        assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
+        assertThat(r.stderr()).contains("engines[0].proxy.max_connections (512)");
+    }
+}
