@@ -165,7 +165,10 @@ public final class Daemon implements AutoCloseable {
                 return io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals);
             }
         });
-        engines.addProbeListener(signals::onProbe);
+        engines.addProbeListener((name, r) -> {
+            io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
+            signals.onProbe(name, r, w != null && w.headersAtAdmission());
+        });
         engines.trafficModels(name -> {
             io.tailwatch.daemon.proxy.EngineProxies p = proxies;
             io.tailwatch.daemon.proxy.EngineProxy px = p == null ? null : p.proxy(name);
