@@ -82,6 +82,11 @@ final class OllamaStreamParser implements StreamParser {
                 }
                 m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"));
                 m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"));
+                // prompt tokens served from the runner's cache (Ollama 2026 and later); absent before
+                Long cached = OpenAiStreamParser.count(n.get("prompt_eval_cached_count"));
+                if (cached != null) {
+                    m.cachedTokens = cached;
+                }
                 Long promptNs = OpenAiStreamParser.count(n.get("prompt_eval_duration"));
                 Long evalNs = OpenAiStreamParser.count(n.get("eval_duration"));
                 Long loadNs = OpenAiStreamParser.count(n.get("load_duration"));
