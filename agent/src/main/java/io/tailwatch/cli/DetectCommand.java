@@ -53,7 +53,7 @@ public final class DetectCommand extends PrintingCommand {
         }
         List<EngineDiscovery.Found> found;
         try {
-            found = EngineDiscovery.scan(host, all);
+            found = EngineDiscovery.scan(host, all).stream().map(EngineDiscovery::withMlxVersion).toList();
         } catch (IllegalArgumentException e) {
             err.println("--ports: " + e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
@@ -95,7 +95,13 @@ public final class DetectCommand extends PrintingCommand {
         rows.add(new String[] {"PORT", "ENGINE", "API", "NAME", "MODELS", "FOUND BY"});
         for (int i = 0; i < found.size(); i++) {
             EngineDiscovery.Found f = found.get(i);
-            String models = f.models().isEmpty() ? "-" : String.join(", ", f.models());
+            String models = f.models().isEmpty() ? "-"
+                    : String.join(", ", f.models().stream().map(io.tailwatch.core.probe.ModelNames::display).toList());
+            if (f.flavor() == io.tailwatch.core.probe.EngineFlavor.MLX_LM && f.models().size() > 1) {
+                // mlx_lm lists its Hugging Face cache first and the model it serves last
+                models = io.tailwatch.core.probe.ModelNames.display(f.models().get(f.models().size() - 1)) + " (+"
+                        + (f.models().size() - 1) + " cached)";
+            }
             models = Columns.fit(models, 48, "...");
             rows.add(new String[] {String.valueOf(f.port()), f.engine() ? f.kind() : "-", f.engine() ? f.api() : "-",
                     f.engine() ? names.get(i) : "-", f.engine() ? models : "-",

@@ -157,8 +157,11 @@ public final class LadderCommand extends PrintingCommand {
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
             LadderOptions o = options.withModel(m);
             EngineFacts facts = EngineFacts.ask(client, m, ask);
-            RunMetadata meta = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
+            RunMetadata asked = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
                     promptTokens);
+            // mlx_lm tells its version only in its answers (system_fingerprint): the client has it after the first one.
+            java.util.function.UnaryOperator<RunMetadata> learned = x -> x.engineVersion() != null ? x
+                    : x.withEngineVersion(client.health(ask).version());
 
             Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();
@@ -214,11 +217,11 @@ public final class LadderCommand extends PrintingCommand {
                     public void step(LadderResult snapshot) {
                         LevelResult l = snapshot.levels().get(snapshot.levels().size() - 1);
                         progress.line(stepLine(l));
-                        write(dir, snapshot, meta.withTimes(snapshot.start(), snapshot.end()), parsedGate, err);
+                        write(dir, snapshot, learned.apply(asked).withTimes(snapshot.start(), snapshot.end()), parsedGate, err);
                     }
                 });
                 progress.close();
-                write(dir, result, meta.withTimes(result.start(), result.end()), parsedGate, err);
+                write(dir, result, learned.apply(asked).withTimes(result.start(), result.end()), parsedGate, err);
                 if (result.interrupted()) {
                     // said before the shutdown hook is released: after that the JVM may halt at any point
                     err.println("interrupted; partial report in " + dir.toAbsolutePath());

@@ -167,7 +167,10 @@ public final class Daemon implements AutoCloseable {
                 return readiness.addTo(io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals));
             }
         });
-        engines.addProbeListener(signals::onProbe);
+        engines.addProbeListener((name, r) -> {
+            io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
+            signals.onProbe(name, r, w != null && w.headersAtAdmission());
+        });
         readiness = io.tailwatch.daemon.ready.ReadinessMonitor.of(new io.tailwatch.daemon.ready.AgentInputs(() -> engines,
                 () -> signals, () -> proxies, () -> host, () -> baselines, () -> io.tailwatch.daemon.ready.AgentInputs.ttftSlo(config),
                 hub, clock));

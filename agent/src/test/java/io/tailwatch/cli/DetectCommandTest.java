@@ -101,6 +101,39 @@ class DetectCommandTest {
                 .contains("- name: mlx\n").contains("- name: mlx-" + b.port() + "\n");
     }
 
+    EngineSimulator batchingMlx(java.util.List<String> hub) throws Exception {
+        EngineSimulator s = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
+                .withModel("/Users/me/models/Sim-Llama-3-8B-4bit").withBatching(32, hub));
+        sims.add(s);
+        return s;
+    }
+
+    @Test
+    void todays_mlx_lm_server_gets_no_model_prefilled_its_version_and_model_names_not_paths() throws Exception {
+        EngineSimulator s = batchingMlx(SimulatorOptions.DEFAULT_HUB_MODELS);
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(s.port()));
+        assertThat(r.code()).isZero();
+        // Nothing pre-filled: no model line names one of the cached models (naming one would make it load it).
+        assertThat(r.out()).doesNotContain("model: mlx-community").doesNotContain("model: \"mlx-community")
+                .doesNotContain("# model: \"/Users").contains("# model: omitted = no model field");
+        assertThat(r.out()).contains("version 0.32.0 (mlx 0.32.1, applegpu_g15s)");
+        assertThat(r.out()).contains("Sim-Llama-3-8B-4bit").doesNotContain("/Users/me/models");
+        // Detect's own completion named no model either: nothing was swapped in.
+        assertThat(s.modelLoads()).isZero();
+        assertThat(s.requests()).allSatisfy(b -> assertThat(b.has("model")).isFalse());
+    }
+
+    @Test
+    void an_mlx_lm_server_without_a_hub_is_an_engine_with_models_unknown() throws Exception {
+        EngineSimulator s = batchingMlx(null);
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(s.port()), "--json");
+        assertThat(r.code()).isZero();
+        JsonNode found = new ObjectMapper().readTree(r.out()).get("found").get(0);
+        assertThat(found.get("kind").asText()).isEqualTo("mlx_lm");
+        assertThat(found.get("status").asText()).contains("models unknown");
+        assertThat(found.get("models")).isEmpty();
+    }
+
     @Test
     void nothing_found_exits_1_and_a_remote_host_is_refused() throws Exception {
         HistoryCommandTest.Run none = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(closedPort()));

@@ -69,6 +69,20 @@ class TodaysMlxLmServerTest {
             // Its list is its cache, not what it holds: listed, loaded unknown.
             assertThat(snap(d).value(EngineMetrics.MODELS_LISTED, AttrKeys.ENGINE, "mlx")).isEqualTo(4.0);
             assertThat(snap(d).value(EngineMetrics.MODELS_LOADED, AttrKeys.ENGINE, "mlx")).isNull();
+            // Its headers come at admission into the batch: time to headers is no queue wait, and none is estimated.
+            assertThat(d.engines().watch("mlx").headersAtAdmission()).isTrue();
+            io.tailwatch.daemon.signals.HeaderTimeEstimate estimate = new io.tailwatch.daemon.signals.HeaderTimeEstimate(
+                    Duration.ofMinutes(5), java.time.Clock.systemUTC());
+            java.util.concurrent.atomic.AtomicReference<io.tailwatch.core.probe.ProbeResult> probe =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            // null while the daemon's own probe is in flight (skipped: in_flight)
+            await().atMost(Duration.ofSeconds(10)).until(() -> probe.updateAndGet(
+                    p -> p != null ? p : d.engines().watch("mlx").probe("interactive")) != null);
+            assertThat(probe.get().timeToHeadersSeconds()).isNotNull();
+            estimate.onProbe(probe.get(), d.engines().watch("mlx").headersAtAdmission());
+            assertThat(estimate.last()).isNull();
+            assertThat(estimate.read(Duration.ofSeconds(1)).details().get("estimate_note").toString())
+                    .contains("admits a request into its batch");
         }
     }
 

@@ -87,6 +87,11 @@ final class OllamaStreamParser implements StreamParser {
                 }
                 m.engineInput = OpenAiStreamParser.count(n.get("prompt_eval_count"), "prompt_eval_count");
                 m.engineOutput = OpenAiStreamParser.count(n.get("eval_count"), "eval_count");
+                // prompt tokens served from the runner's cache (Ollama 2026 and later); absent before
+                Long cached = OpenAiStreamParser.count(n.get("prompt_eval_cached_count"), "prompt_eval_cached_count");
+                if (cached != null) {
+                    m.cachedTokens = cached;
+                }
                 Long promptNs = duration(n, "prompt_eval_duration");
                 Long evalNs = duration(n, "eval_duration");
                 Long loadNs = duration(n, "load_duration");

@@ -158,31 +158,13 @@ final class OpenAiClient extends AbstractEngineClient {
         return "mlx_lm".equals(provider) ? fingerprintVersion : version(provider, end);
     }
 
-    /**
-     * mlx_lm's {@code system_fingerprint}, {@code <mlx-lm version>-<mlx version>-<platform>-<GPU arch>}: the
-     * version as "0.32.0 (mlx 0.32.1, applegpu_g15s)" (the GPU architecture only when it is Apple's), or null
-     * when it is not of that form.
-     */
-    static String mlxVersion(String fingerprint) {
-        if (fingerprint == null) {
-            return null;
-        }
-        String[] parts = fingerprint.split("-");
-        java.util.regex.Pattern ver = java.util.regex.Pattern.compile("\\d+(\\.\\d+){1,3}([a-z0-9.]*)");
-        if (parts.length < 3 || !ver.matcher(parts[0]).matches() || !ver.matcher(parts[1]).matches()) {
-            return null;
-        }
-        String gpu = parts[parts.length - 1];
-        return parts[0] + " (mlx " + parts[1] + (gpu.startsWith("applegpu") ? ", " + gpu : "") + ")";
-    }
-
     @Override
     protected void measured(Measurement m) {
         String fp;
         synchronized (m) {
             fp = m.fingerprint;
         }
-        String v = mlxVersion(fp);
+        String v = MlxFingerprint.version(fp);
         if (v != null) {
             fingerprintVersion = v;
         }

@@ -159,6 +159,14 @@ public final class EngineDiscovery {
             return keyed(port, base, "/v1/models", modelsReply.status());
         }
         JsonNode models = json(modelsReply);
+        if (modelsReply.status() == 200 && (models == null || !models.path("data").isArray())) {
+            // mlx_lm.server without a hub directory answers /v1/models 200 with an empty body: its health tells.
+            JsonNode health = json(get(base, "/health"));
+            if (health != null && "ok".equals(health.path("status").asText(""))) {
+                return new Found(port, base, EngineFlavor.MLX_LM, "GET /health {\"status\":\"ok\"}, /v1/models 200 "
+                        + "without a list (mlx_lm.server without a Hugging Face cache: models unknown)", null, List.of());
+            }
+        }
         if (models != null && models.path("data").isArray()) {
             List<String> ids = names(models, "data", "id");
             for (JsonNode m : models.path("data")) {
@@ -170,6 +178,14 @@ public final class EngineDiscovery {
             }
             JsonNode health = json(get(base, "/health"));
             if (health != null && "ok".equals(health.path("status").asText(""))) {
+                // It lists its Hugging Face cache first and the model it serves last: keep the last one last.
+                JsonNode data = models.path("data");
+                String served = data.size() == 0 ? null : data.get(data.size() - 1).path("id").asText(null);
+                if (served != null && !ids.isEmpty() && !served.equals(ids.get(ids.size() - 1))) {
+                    List<String> kept = new ArrayList<>(ids.subList(0, ids.size() - 1));
+                    kept.add(served);
+                    ids = kept;
+                }
                 return new Found(port, base, EngineFlavor.MLX_LM, "GET /v1/models and /health {\"status\":\"ok\"} (mlx_lm.server)",
                         null, ids);
             }
@@ -325,6 +341,9 @@ public final class EngineDiscovery {
             }
             if (f.flavor().servesOneModel() && f.models().size() == 1 && ids.size() == 1) {
                 e.put("model", ids.get(0));
+            } else if (f.flavor() == EngineFlavor.MLX_LM) {
+                comments.add("# model: omitted = no model field, served by the model mlx_lm.server was started with (its"
+                        + " list is its Hugging Face cache; naming another listed model makes it load that one)");
             } else if (f.flavor() == EngineFlavor.OLLAMA) {
                 comments.add("# model: omitted = the first loaded model (naming one that is not loaded makes Ollama load it)");
             } else if (!ids.isEmpty()) {
@@ -378,6 +397,26 @@ public final class EngineDiscovery {
      * One identification read, streamed into a small bounded tree ({@link BoundedJson.Limits#SMALL}): a
      * port answering megabytes costs a few KiB, and up to eight ports are read at once.
      */
+    /**
+     * An mlx_lm.server's version, from the {@code system_fingerprint} of one completion of one token sent without
+     * a {@code model} field (so it is served by the model the server serves and loads nothing); the entry
+     * unchanged for other engines or when the answer tells none within the deadline.
+     */
+    public static Found withMlxVersion(Found f) {
+        if (f.flavor() != EngineFlavor.MLX_LM || f.version() != null) {
+            return f;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode body = HttpTransport.JSON.createObjectNode();
+        body.putArray("messages").addObject().put("role", "user").put("content", "Say ok.");
+        body.put("max_tokens", 1);
+        body.put("stream", false);
+        JsonNode answer = json(HttpTransport.json(f.url().resolve("/v1/chat/completions"), body, null, CONNECT_TIMEOUT,
+                REQUEST_DEADLINE, BoundedJson.Limits.SMALL));
+        String v = answer == null ? null : io.tailwatch.core.probe.MlxFingerprint.version(
+                answer.path("system_fingerprint").asText(null));
+        return v == null ? f : new Found(f.port(), f.url(), f.flavor(), f.status(), v, f.models(), f.keyRefusedStatus());
+    }
+
     private static HttpTransport.JsonReply get(URI base, String path) {
         return HttpTransport.json(base.resolve(path), null, null, CONNECT_TIMEOUT, REQUEST_DEADLINE,
                 BoundedJson.Limits.SMALL);

@@ -506,6 +506,20 @@ public final class EngineWatch {
         return h.version() == null || h.version().isBlank() ? h.provider() : h.provider() + " " + h.version();
     }
 
+    /**
+     * True when the engine sends response headers when it admits a request into its batch, not when a slot
+     * takes it (mlx_lm.server 0.28 and later, as its answers' system_fingerprint tells): its time to headers
+     * measures no queue. An mlx_lm whose version is not known yet keeps the estimate.
+     */
+    public boolean headersAtAdmission() {
+        EngineHealth h = health;
+        if (h == null || !"mlx_lm".equals(h.provider()) || h.version() == null) {
+            return false;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)").matcher(h.version());
+        return m.find() && (Integer.parseInt(m.group(1)) > 0 || Integer.parseInt(m.group(2)) >= 28);
+    }
+
     /** gen_ai.provider.name: what the health check detected, else the API's own name. */
     String provider() {
         EngineHealth h = health;

@@ -111,9 +111,14 @@ public final class EngineSignalMonitor implements AutoCloseable {
 
     /** A probe of {@code engine} completed; feeds the header-time estimate. Unknown engines are ignored. */
     public void onProbe(String engine, ProbeResult result) {
+        onProbe(engine, result, false);
+    }
+
+    /** As {@link #onProbe(String, ProbeResult)}, for an engine that sends headers at admission into its batch or not. */
+    public void onProbe(String engine, ProbeResult result, boolean headersAtAdmission) {
         EngineSignalWatch w = watches.get(engine);
         if (w != null && result != null) {
-            w.onProbe(result);
+            w.onProbe(result, headersAtAdmission);
         }
     }
 

@@ -144,7 +144,12 @@ public final class EngineSignalWatch {
 
     /** One probe result from the engine monitor; updates the estimate when it is the source in use. */
     public void onProbe(ProbeResult r) {
-        estimate.onProbe(r);
+        onProbe(r, false);
+    }
+
+    /** As {@link #onProbe(ProbeResult)}; {@code headersAtAdmission}: see {@link HeaderTimeEstimate#onProbe(ProbeResult, boolean)}. */
+    public void onProbe(ProbeResult r, boolean headersAtAdmission) {
+        estimate.onProbe(r, headersAtAdmission);
         SignalDetector.Detection d = detection;
         if (d != null && d.onlyEstimate()) {
             synchronized (out) {

@@ -19,6 +19,8 @@ import java.util.Map;
  * of the same model and prompt size (the uncontended floor: round trip, or prefill) is subtracted.
  * What is left is time spent waiting for the engine. It is an estimate: it sees only the probes'
  * own waits, once per probe, and a floor taken while the engine was always busy hides part of the wait.
+ * mlx_lm.server 0.28 and later batches and sends headers when it admits a request into its batch, so its
+ * time to headers is no queue wait: for it there is no estimate (absent, not wrong).
  */
 public final class HeaderTimeEstimate implements EngineSignalSource {
     public static final String KIND = SignalSource.HEADER_ESTIMATE.value();
@@ -59,6 +61,20 @@ public final class HeaderTimeEstimate implements EngineSignalSource {
 
     /** Takes one probe result (called by the engine monitor after every probe). */
     public synchronized void onProbe(ProbeResult r) {
+        onProbe(r, false);
+    }
+
+    /**
+     * Takes one probe result; {@code headersAtAdmission}: the engine sends its headers when it admits the
+     * request into its batch (mlx_lm.server), so the result gives no estimate.
+     */
+    public synchronized void onProbe(ProbeResult r, boolean headersAtAdmission) {
+        if (headersAtAdmission) {
+            last = null;
+            note = "the engine sends its response headers when it admits a request into its batch (mlx_lm.server"
+                    + " 0.28 and later): its time to headers is not queue wait, so none is estimated";
+            return;
+        }
         Instant at = r.startedAt() == null ? clock.instant() : r.startedAt();
         if (r.timeToHeadersSeconds() == null) {
             last = null;

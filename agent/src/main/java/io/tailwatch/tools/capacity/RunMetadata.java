@@ -52,6 +52,13 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
                 engineParallelism, engineParallelismSource);
     }
 
+    /** With the engine's version, as learned during the run (mlx_lm tells it only in its answers' system_fingerprint). */
+    public RunMetadata withEngineVersion(String version) {
+        return new RunMetadata(toolVersion, engine, engineApi, engineUrl, version, model, modelDigest, modelFormat,
+                quantization, host, chip, os, memoryBytes, thermal, memoryPressure, start, end, parameters, promptSha256,
+                engineParallelism, engineParallelismSource);
+    }
+
     /** The fields in report order with snake_case keys; unknown values are kept as null. */
     public Map<String, Object> asMap() {
         Map<String, Object> m = new LinkedHashMap<>();

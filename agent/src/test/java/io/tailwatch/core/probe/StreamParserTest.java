@@ -164,6 +164,17 @@ class StreamParserTest {
         assertThat(r.success()).isTrue();
         assertThat(r.loadSeconds()).isNull();
         assertThat(r.tokenSource()).isEqualTo("estimate");
+        assertThat(r.cachedTokens()).isNull();
+    }
+
+    @Test
+    void ollamaFinalLineTellsThePromptTokensItsRunnerHadCached() {
+        String s = "{\"response\":\"a\",\"done\":false}\n{\"response\":\"\",\"done\":true,\"prompt_eval_count\":40,"
+                + "\"prompt_eval_cached_count\":32,\"eval_count\":1,\"eval_duration\":1000000}\n";
+        ProbeResult r = result(run(new OllamaStreamParser(), s, List.of(), true));
+        assertThat(r.success()).isTrue();
+        assertThat(r.inputTokens()).isEqualTo(40L);
+        assertThat(r.cachedTokens()).isEqualTo(32L);
     }
 
     static final String OPENAI_STREAM = ": keepalive 1/3\r\n\r\n" + sse(ROLE, content("\u00fcber"), content("\u65e5\u672c"),
