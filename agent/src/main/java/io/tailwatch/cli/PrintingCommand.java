@@ -32,7 +32,7 @@ abstract class PrintingCommand implements Callable<Integer> {
     }
 
     private static PrintWriter safe(PrintWriter w) {
-        return new PrintWriter(new io.tailwatch.core.logging.SafeText.TerminalWriter(w), true);
+        return new PrintWriter(new io.tailwatch.core.text.SafeText.TerminalWriter(w), true);
     }
 
     /** Runs the command and returns its exit code ({@link TailwatchCommand}'s EXIT_ constants). */

@@ -3,7 +3,7 @@ package io.tailwatch.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import io.tailwatch.core.logging.SafeText;
+import io.tailwatch.core.text.SafeText;
 import io.tailwatch.testing.AgentProcess;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
