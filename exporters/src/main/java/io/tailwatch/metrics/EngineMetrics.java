@@ -46,6 +46,10 @@ public final class EngineMetrics {
     public static final MetricDef MODEL_CONTEXT = MetricDef.gauge("tailwatch.model.context.length", "{token}",
             "Context length the loaded model runs with.", ENGINE, MODEL);
 
+    public static final MetricDef MODEL_UNLOAD_TIME = MetricDef.gauge("tailwatch.model.unload.time", "s",
+            "When the engine will unload the model unless it is used again, as Unix time (Ollama /api/ps expires_at, which each request moves on by its keep_alive).",
+            ENGINE, MODEL);
+
     public static final MetricDef KV_BYTES_PER_TOKEN = MetricDef.gauge("tailwatch.model.kv_cache.token.size", "By",
             "KV-cache bytes per token: sum over layers of (key_length + value_length) x KV heads x bytes per element.",
             ENGINE, MODEL);
@@ -59,6 +63,6 @@ public final class EngineMetrics {
     public static final MetricDef GPU_MEMORY_SHARE = MetricDef.gauge("tailwatch.model.gpu_memory.share", "1",
             "macOS: the model's footprint plus its current context's KV cache over the GPU working-set limit (hw.gpu.memory.limit). Footprint: the engine's own figure (Ollama size, which holds its context's KV already, so none is added) or else the engine processes' physical footprint. Absent without a limit.", ENGINE, MODEL);
 
-    public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODELS_LISTED, MODEL_MEMORY, MODEL_CONTEXT,
+    public static final List<MetricDef> ALL = List.of(UP, REACHED, KEY_REFUSED, LOADING, INFO, MODELS_LOADED, MODELS_LISTED, MODEL_MEMORY, MODEL_CONTEXT, MODEL_UNLOAD_TIME,
             KV_BYTES_PER_TOKEN, KV_CONTEXT_BYTES, KV_HEADROOM, GPU_MEMORY_SHARE);
 }

@@ -562,6 +562,10 @@ public final class EngineWatch {
                 if (m.contextLength() != null) {
                     points.add(Point.of(EngineMetrics.MODEL_CONTEXT, m.contextLength(), AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
                 }
+                Double unloadAt = unixSeconds(m.expiresAt());
+                if (unloadAt != null) {
+                    points.add(Point.of(EngineMetrics.MODEL_UNLOAD_TIME, unloadAt, AttrKeys.ENGINE, e, AttrKeys.MODEL, model));
+                }
                 KvPlan.Headroom room = headroom(m, h.models().size(), snap);
                 if (m.shape() != null) {
                     double perToken = KvCacheMath.bytesPerToken(m.shape(), KV_BYTES_PER_ELEMENT);
@@ -582,6 +586,19 @@ public final class EngineWatch {
             }
         }
         hub.publish("engine/" + config.name(), points);
+    }
+
+    /** An RFC 3339 time (Ollama's expires_at) as Unix seconds; null when absent or not such a time. */
+    static Double unixSeconds(String rfc3339) {
+        if (rfc3339 == null || rfc3339.length() > 64) {
+            return null;
+        }
+        try {
+            Instant t = java.time.OffsetDateTime.parse(rfc3339).toInstant();
+            return t.getEpochSecond() + t.getNano() / 1e9;
+        } catch (java.time.format.DateTimeParseException ex) {
+            return null;
+        }
     }
 
     /**

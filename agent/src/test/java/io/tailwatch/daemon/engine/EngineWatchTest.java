@@ -72,6 +72,12 @@ class EngineWatchTest {
             assertThat(s.value(EngineMetrics.INFO, AttrKeys.ENGINE, "sim", AttrKeys.ENGINE_VERSION, "0.12.6")).isEqualTo(1.0);
             assertThat(s.value(EngineMetrics.MODELS_LOADED, AttrKeys.ENGINE, "sim")).isEqualTo(1.0);
             assertThat(s.value(EngineMetrics.MODEL_CONTEXT, AttrKeys.MODEL, o.model())).isEqualTo(4096.0);
+            // The simulator's expires_at is five minutes after its /api/ps answer.
+            double unload = s.value(EngineMetrics.MODEL_UNLOAD_TIME, AttrKeys.MODEL, o.model());
+            double now = System.currentTimeMillis() / 1000.0;
+            assertThat(unload).isBetween(now + 240, now + 301);
+            assertThat(EngineWatch.unixSeconds("2024-06-04T14:38:31.5-07:00")).isEqualTo(1717537111.5);
+            assertThat(EngineWatch.unixSeconds("soon")).isNull();
             assertThat(s.value(EngineMetrics.KV_BYTES_PER_TOKEN, AttrKeys.MODEL, o.model())).isEqualTo(131072.0);
             assertThat(s.value(EngineMetrics.KV_CONTEXT_BYTES, AttrKeys.MODEL, o.model())).isEqualTo(131072.0 * 4096);
             assertThat(s.value(EngineMetrics.KV_HEADROOM, AttrKeys.MODEL, o.model())).isEqualTo(131072.0);
