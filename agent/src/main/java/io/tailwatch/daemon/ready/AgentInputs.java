@@ -96,7 +96,7 @@ public final class AgentInputs {
             slotsSource = "llama.cpp /slots";
         } else if (h != null && SERIAL.contains(h.provider())) {
             slots = 1;
-            slotsSource = h.provider() + " generates one request at a time";
+            slotsSource = h.provider() + ": batch size not readable, counted as one slot";
         }
         EngineProxies ps = proxies.get();
         EngineProxy p = ps == null ? null : ps.proxy(name);
