@@ -121,6 +121,11 @@ public final class ReloadingDaemon implements AutoCloseable {
                 LOG.warn(KEEPING + "otlp: {}", otlp);
                 return;
             }
+            String memory = MemoryBudget.refusal(next, MemoryBudget.heap());
+            if (memory != null) {
+                LOG.warn(KEEPING + "{}", memory);
+                return;
+            }
             Config previous = running;
             try {
                 List<String> restarted = daemon.reconfigure(next);

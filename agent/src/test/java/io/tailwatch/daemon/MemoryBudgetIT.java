@@ -56,5 +56,19 @@ class MemoryBudgetIT {
         r = shipped("run", "--config", connections.toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
         assertThat(r.stderr()).contains("engines[0].proxy.max_connections (512)");
+
+        // A reload to the same settings is refused too, and the running config stays.
+        Path live = dir.resolve("live.yaml");
+        Files.copy(defaults, live);
+        try (AgentProcess agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config", live.toString())) {
+            agent.awaitListening();
+            Files.copy(connections, live, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Process hup = new ProcessBuilder("kill", "-HUP", Long.toString(agent.process().pid())).start();
+            assertThat(hup.waitFor()).isZero();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(agent.stderr()).contains("keeping the running config: the worst case this config allows")
+                            .contains("engines[0].proxy.max_connections (512)"));
+            assertThat(agent.get("/metrics").statusCode()).isEqualTo(200);
+        }
     }
 }

@@ -167,6 +167,58 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         return readAll(root, windows, "server.web_config_file is not set");
     }
 
+    /**
+     * An endpoint as the network sees it: a loopback name or IP literal resolved to its address (never a DNS
+     * lookup for any other name, which is compared as written), and the port.
+     */
+    static String endpoint(String host, int port) {
+        String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (h.equalsIgnoreCase("localhost")) {
+            h = "127.0.0.1";
+        } else if (h.indexOf(':') >= 0 || h.chars().allMatch(c -> Character.isDigit(c) || c == '.')) {
+            try {
+                h = java.net.InetAddress.getByName(h).getHostAddress();
+            } catch (java.net.UnknownHostException e) {
+                // compared as written
+            }
+        }
+        return h.toLowerCase(java.util.Locale.ROOT) + " " + port;
+    }
+
+    private static String endpoint(URI url) {
+        int port = url.getPort() >= 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
+        return endpoint(url.getHost() == null ? "" : url.getHost(), port);
+    }
+
+    /**
+     * A proxy that would forward to itself or to another proxy of this agent (its engine's URL, or another
+     * engine's, is a proxy's own address however it is spelt), or two proxies on one address spelt two ways.
+     */
+    private static void loops(List<Section> sections, List<EngineConfig> engines) {
+        if (sections.size() != engines.size()) {
+            return; // an engine that did not read has its own problem
+        }
+        java.util.Map<String, Integer> proxies = new java.util.HashMap<>();
+        for (int i = 0; i < engines.size(); i++) {
+            ProxyConfig p = engines.get(i).proxy();
+            if (p != null && p.port() != 0) {
+                Integer other = proxies.putIfAbsent(endpoint(p.host(), p.port()), i);
+                if (other != null && !engines.get(other).proxy().listen().equals(p.listen())) {
+                    sections.get(i).section("proxy").problem("listen", p.listen() + " is the address of engines["
+                            + other + "].proxy.listen (" + engines.get(other).proxy().listen() + ") spelt another way");
+                }
+            }
+        }
+        for (int j = 0; j < engines.size(); j++) {
+            Integer i = proxies.get(endpoint(engines.get(j).url()));
+            if (i != null) {
+                sections.get(j).problem("url", engines.get(j).url() + " is the address of engines[" + i
+                        + "].proxy.listen (" + engines.get(i).proxy().listen() + "): the proxy would forward to "
+                        + (i == j ? "itself" : "a proxy of this agent") + "; give the engine's own address");
+            }
+        }
+    }
+
     /** {@code exposedProblem}: see {@link ProxyConfig#read}. */
     static List<EngineConfig> readAll(Section root, WindowRequirements windows, String exposedProblem) {
         List<Section> list = root.sections("engines");
@@ -195,6 +247,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 out.add(e);
             }
         }
+        loops(list, out);
         int scenarios = out.stream().mapToInt(e -> e.scenarios().size()).sum();
         if (scenarios > MAX_SCENARIOS) {
             root.problem("engines", scenarios + " scenarios over all engines, more than the " + MAX_SCENARIOS

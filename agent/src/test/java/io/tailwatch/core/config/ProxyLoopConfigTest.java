@@ -1,0 +1,56 @@
+package io.tailwatch.core.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Configs whose proxies would forward to themselves or to each other, compared by resolved address and port
+ * (localhost and 127.0.0.1, [::1] and ::1 are one address): each refused naming both keys.
+ */
+class ProxyLoopConfigTest {
+    private static String engine(String name, String url, String listen) {
+        return "  - name: " + name + "\n    api: openai\n    url: " + url + "\n    scenarios: []\n"
+                + (listen == null ? "" : "    proxy:\n      listen: " + listen + "\n");
+    }
+
+    private static Config parse(String engines) throws ConfigException {
+        return Config.parse("engines:\n" + engines, "test", Map.of());
+    }
+
+    @Test
+    void aProxyOnItsOwnEnginesAddressEitherSpellingIsRefused() {
+        for (String url : new String[] {"http://127.0.0.1:18081", "http://localhost:18081", "http://LOCALHOST:18081/"}) {
+            assertThatThrownBy(() -> parse(engine("a", url, "127.0.0.1:18081")))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("engines[0].url").hasMessageContaining("engines[0].proxy.listen")
+                    .hasMessageContaining("itself");
+        }
+    }
+
+    @Test
+    void proxiesPointingAtEachOtherOrAtAnotherEnginesProxyAreRefused() {
+        assertThatThrownBy(() -> parse(engine("a", "http://localhost:18092", "127.0.0.1:18091")
+                + engine("b", "http://127.0.0.1:18091", "localhost:18092")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engines[0].url").hasMessageContaining("engines[1].proxy.listen")
+                .hasMessageContaining("engines[1].url").hasMessageContaining("engines[0].proxy.listen");
+    }
+
+    @Test
+    void oneAddressSpeltTwoWaysForTwoProxiesIsRefused() {
+        assertThatThrownBy(() -> parse(engine("a", "http://127.0.0.1:18001", "127.0.0.1:18093")
+                + engine("b", "http://127.0.0.1:18002", "localhost:18093")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engines[1].proxy.listen").hasMessageContaining("engines[0].proxy.listen");
+    }
+
+    @Test
+    void distinctAddressesAreAccepted() throws ConfigException {
+        Config c = parse(engine("a", "http://127.0.0.1:18001", "127.0.0.1:18093")
+                + engine("b", "http://localhost:18002", "localhost:18094"));
+        assertThat(c.engines()).hasSize(2);
+    }
+}
