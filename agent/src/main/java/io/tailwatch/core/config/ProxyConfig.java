@@ -92,6 +92,11 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
                 value = h.string("value", null);
                 if (header == null || !header.matches("[A-Za-z0-9-]{1,64}") || value == null) {
                     h.problem(null, "a header match needs name: (an HTTP header name) and value:");
+                } else if (value.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7f)) {
+                    h.problem("value", "a header value cannot hold a line break or control character: no request carries it");
+                } else if (header.equalsIgnoreCase("Authorization") || header.equalsIgnoreCase("x-api-key")
+                        || header.equalsIgnoreCase("Proxy-Authorization")) {
+                    h.problem("name", header + " would hold a key in clear in the config: match it with api_key_sha256");
                 }
                 h.finish();
             }

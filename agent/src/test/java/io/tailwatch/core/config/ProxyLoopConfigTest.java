@@ -53,4 +53,15 @@ class ProxyLoopConfigTest {
                 + engine("b", "http://localhost:18002", "localhost:18094"));
         assertThat(c.engines()).hasSize(2);
     }
+
+    @Test
+    void aLaneHeaderWithALineBreakOrAKeyInClearIsRefused() {
+        String lane = "      lanes:\n        - name: l\n          header: {name: %s, value: \"%s\"}\n";
+        assertThatThrownBy(() -> parse(engine("a", "http://127.0.0.1:18001", "127.0.0.1:18095")
+                + lane.formatted("X-Lane", "a\\r\\nX-Evil: 1")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("header.value").hasMessageContaining("line break");
+        assertThatThrownBy(() -> parse(engine("a", "http://127.0.0.1:18001", "127.0.0.1:18095")
+                + lane.formatted("Authorization", "Bearer sk-secret")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("header.name").hasMessageContaining("api_key_sha256");
+    }
 }
