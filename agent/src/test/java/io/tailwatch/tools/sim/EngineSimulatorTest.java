@@ -32,7 +32,9 @@ class EngineSimulatorTest {
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, o); EngineClient c = client(sim)) {
             ProbeResult r = c.probe(request(null, 20));
             assertThat(r.success()).as(r.errorMessage()).isTrue();
-            assertThat(r.model()).isEqualTo(o.model());
+            // An mlx_lm probe without a configured model names none (no model swap), and the served model answers.
+            assertThat(r.model()).isEqualTo(EngineClient.UNNAMED_MODEL);
+            assertThat(r.responseModel()).isEqualTo(o.model());
             assertThat(r.tokenSource()).isEqualTo("usage");
             assertThat(r.outputTokens()).isEqualTo(20L);
             assertThat(r.inputTokens()).isGreaterThan(40L);
