@@ -178,12 +178,7 @@ class RuleExportTest {
         JsonNode host = json.readTree(ROOT.resolve("dashboards/grafana/host.json").toFile());
         JsonNode engines = json.readTree(ROOT.resolve("dashboards/grafana/engines.json").toFile());
         for (JsonNode d : List.of(host, engines)) {
-            List<JsonNode> hostVars = new java.util.ArrayList<>();
-            for (JsonNode v : d.path("templating").path("list")) {
-                if (v.path("name").asText().equals("host")) {
-                    hostVars.add(v);
-                }
-            }
+            List<JsonNode> hostVars = hostVariables(d);
             assertThat(hostVars).as(d.path("uid").asText() + ": a host variable").hasSize(1);
             assertThat(hostVars.get(0).path("includeAll").asBoolean()).as(d.path("uid").asText() + ": host defaults to one host").isFalse();
             assertThat(hostVars.get(0).path("multi").asBoolean()).isFalse();
@@ -247,12 +242,7 @@ class RuleExportTest {
         int targets = 0;
         for (String name : List.of("host", "engines", "fleet")) {
             JsonNode d = new ObjectMapper().readTree(ROOT.resolve("dashboards/grafana/" + name + ".json").toFile());
-            List<JsonNode> hostVars = new java.util.ArrayList<>();
-            for (JsonNode v : d.path("templating").path("list")) {
-                if (v.path("name").asText().equals("host")) {
-                    hostVars.add(v);
-                }
-            }
+            List<JsonNode> hostVars = hostVariables(d);
             assertThat(hostVars).as(name + ": one host variable").hasSize(1);
             assertThat(hostVars.get(0).path("query").path("query").asText()).as(name + ": host variable query")
                     .matches("label_values\\(\\w+, host\\)");
@@ -286,6 +276,17 @@ class RuleExportTest {
     /** A series selector in PromQL: a metric name with its braces (every selector of a panel has them). */
     private static final Pattern BARE_SERIES = Pattern.compile("\\b((?:tailwatch|system|hw|gen_ai|process)_[a-z0-9_]+|up|target_info)\\b(?!\\{)");
     private static final Pattern METRIC_SELECTOR = Pattern.compile("\\b([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})");
+
+    /** The dashboard's template variables named host. */
+    private static List<JsonNode> hostVariables(JsonNode dashboard) {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (v.path("name").asText().equals("host")) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
 
     /** Every "expr" string under a JSON/YAML tree. */
     static List<String> exprs(JsonNode root) {
