@@ -63,7 +63,8 @@ class DashboardsIT {
     /** The same agent's OTLP push, translated as Prometheus' OTLP translation does, in a Prometheus of its own. */
     private io.tailwatch.testing.OtlpReceiver receiver;
     private PrometheusServer pushed;
-    private String pushedInstance;
+    /** The machine both paths name in `host`: the scrape's relabel takes it from the target, the push from the listen address. */
+    private static final String HOST = "127.0.0.1";
     /** Requests the pushed Prometheus refused (an out-of-order sample, say): none expected. */
     private final List<String> pushRefused = new java.util.concurrent.CopyOnWriteArrayList<>();
     private HostFixture fx;
@@ -163,7 +164,6 @@ class DashboardsIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("tailwatch_proxy_lane_window_ttft_seconds").path("data").path("result").size() > 0
                         && prometheus.query("tailwatch_proxy_lane_window_goodput_ratio").path("data").path("result").size() > 0);
-        pushedInstance = receiver.lastResource().get("service.instance.id");
         // The push has caught up with the scrape: the alert and the engine series are there too.
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 pushed.query("count_over_time(tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}[1m]) >= 2")
@@ -208,12 +208,9 @@ class DashboardsIT {
         }
     }
 
-    private String substitute(String expr) {
-        return substitute(expr, instance);
-    }
-
-    private static String substitute(String expr, String host) {
-        return expr.replace("$host", host.replace(".", "\\\\.")).replace("$engine", ".*").replace("$model", ".*")
+    /** A dashboard query with its variables set: $host to the one machine (the same value on both paths). */
+    private static String substitute(String expr) {
+        return expr.replace("$host", HOST.replace(".", "\\\\.")).replace("$engine", ".*").replace("$model", ".*")
                 .replace("$__rate_interval", "1m").replace("$__interval", "15s");
     }
 
@@ -236,9 +233,9 @@ class DashboardsIT {
         return prometheus.query(substitute(expr)).path("data").path("result").size();
     }
 
-    /** Series a query returns on the push path (the pushing agent's instance substituted for $host). */
+    /** Series a query returns on the push path ($host set to the same machine as on the scrape). */
     private int pushedResults(String expr) throws Exception {
-        return pushed.query(substitute(expr, pushedInstance)).path("data").path("result").size();
+        return pushed.query(substitute(expr)).path("data").path("result").size();
     }
 
     /**
@@ -312,7 +309,7 @@ class DashboardsIT {
         Target firing = targets("fleet").get(0);
         JsonNode r = prometheus.query(substitute(firing.expr())).path("data").path("result");
         assertThat(r).hasSize(1);
-        assertThat(r.get(0).path("metric").path("instance").asText()).isEqualTo(instance);
+        assertThat(r.get(0).path("metric").path("host").asText()).isEqualTo(HOST);
         // SwapUsedHigh at least (ProbeErrors too when the engine monitor probes the failing simulator).
         assertThat(r.get(0).path("value").get(1).asDouble()).isGreaterThanOrEqualTo(1);
     }
@@ -391,7 +388,7 @@ class DashboardsIT {
                 continue;
             }
             for (PrometheusServer server : List.of(prometheus, pushed)) {
-                String q = server == prometheus ? substitute(e[1]) : substitute(e[1], pushedInstance);
+                String q = substitute(e[1]);
                 for (JsonNode series : server.query(q).path("data").path("result")) {
                     firing.add(e[0] + (server == prometheus ? " scrape" : " push") + " host="
                             + series.path("metric").path("host").asText("(none)"));
@@ -428,11 +425,24 @@ class DashboardsIT {
         assertThat(pushRefused).as("remote writes the pushed Prometheus refused").isEmpty();
     }
 
+    /** Each dashboard's host variable, run as Grafana runs label_values, lists the same one machine on both paths. */
     @Test
-    void variableQueriesListTheHost() throws Exception {
-        JsonNode v = prometheus.get("/api/v1/label/instance/values?match[]="
-                + URLEncoder.encode("tailwatch_sampler_success", StandardCharsets.UTF_8));
-        assertThat(v.path("data").toString()).contains(instance);
+    void variableQueriesListTheSameHostOnBothPaths() throws Exception {
+        java.util.regex.Pattern labelValues = java.util.regex.Pattern.compile("label_values\\((\\w+), (\\w+)\\)");
+        for (String d : List.of("host", "fleet", "engines")) {
+            JsonNode dashboard = JSON.readTree(ROOT.resolve("dashboards/grafana/" + d + ".json").toFile());
+            String query = null;
+            for (JsonNode v : dashboard.path("templating").path("list")) {
+                if (v.path("name").asText().equals("host")) {
+                    query = v.path("query").path("query").asText();
+                }
+            }
+            java.util.regex.Matcher m = labelValues.matcher(String.valueOf(query));
+            assertThat(m.matches()).as(d + ": host variable query " + query).isTrue();
+            String path = "/api/v1/label/" + m.group(2) + "/values?match[]=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8);
+            assertThat(prometheus.get(path).path("data").toString()).as(d + " on the scrape").isEqualTo("[\"" + HOST + "\"]");
+            assertThat(pushed.get(path).path("data").toString()).as(d + " on the push").isEqualTo("[\"" + HOST + "\"]");
+        }
     }
 
     @Test

@@ -263,11 +263,13 @@ class FleetKitIT {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(2)).until(() -> {
                 missing.clear();
                 for (String[] q : queries) {
-                    Set<String> instances = new HashSet<>();
-                    result(q[1]).forEach(r -> instances.add(r.path("metric").path("instance").asText()));
-                    // Panels aggregate by instance (or keep it): both hosts must be there (firing-alert panels: the first).
-                    if (!instances.containsAll(q[2].equals("both") ? targets : List.of(targets.get(0)))) {
-                        missing.add(q[0] + ": " + q[1] + " -> " + instances);
+                    Set<String> hosts = new HashSet<>();
+                    result(q[1]).forEach(r -> hosts.add(r.path("metric").path("host").asText()));
+                    // Panels aggregate by host (or keep it): both hosts must be there (firing-alert panels: the first),
+                    // each named as the relabel names it (the target without its port).
+                    List<String> all = targets.stream().map(t -> t.substring(0, t.lastIndexOf(':'))).toList();
+                    if (!hosts.containsAll(q[2].equals("both") ? all : List.of(all.get(0)))) {
+                        missing.add(q[0] + ": " + q[1] + " -> " + hosts);
                     }
                 }
                 return missing.isEmpty();

@@ -178,12 +178,7 @@ class RuleExportTest {
         JsonNode host = json.readTree(ROOT.resolve("dashboards/grafana/host.json").toFile());
         JsonNode engines = json.readTree(ROOT.resolve("dashboards/grafana/engines.json").toFile());
         for (JsonNode d : List.of(host, engines)) {
-            List<JsonNode> hostVars = new java.util.ArrayList<>();
-            for (JsonNode v : d.path("templating").path("list")) {
-                if (v.path("name").asText().equals("host")) {
-                    hostVars.add(v);
-                }
-            }
+            List<JsonNode> hostVars = hostVariables(d);
             assertThat(hostVars).as(d.path("uid").asText() + ": a host variable").hasSize(1);
             assertThat(hostVars.get(0).path("includeAll").asBoolean()).as(d.path("uid").asText() + ": host defaults to one host").isFalse();
             assertThat(hostVars.get(0).path("multi").asBoolean()).isFalse();
@@ -235,6 +230,62 @@ class RuleExportTest {
                 }
             }
         }
+    }
+
+    /**
+     * The dashboards pick a machine by the host label, which names it the same way on the scrape (the kit's
+     * relabel) and on the push (the agent's resource), never by instance (a UUID on the push): the host
+     * variable lists host values and every selector of every panel target narrows to $host.
+     */
+    @Test
+    void everyPanelTargetSelectsTheHostVariableOnTheHostLabel() throws Exception {
+        int targets = 0;
+        for (String name : List.of("host", "engines", "fleet")) {
+            JsonNode d = new ObjectMapper().readTree(ROOT.resolve("dashboards/grafana/" + name + ".json").toFile());
+            List<JsonNode> hostVars = hostVariables(d);
+            assertThat(hostVars).as(name + ": one host variable").hasSize(1);
+            assertThat(hostVars.get(0).path("query").path("query").asText()).as(name + ": host variable query")
+                    .matches("label_values\\(\\w+, host\\)");
+            assertThat(hostVars.get(0).path("definition").asText()).isEqualTo(hostVars.get(0).path("query").path("query").asText());
+            for (JsonNode v : d.path("templating").path("list")) {
+                assertThat(v.path("query").toString()).as(name + "/" + v.path("name").asText()).doesNotContain("instance=");
+            }
+            for (JsonNode p : d.path("panels")) {
+                for (JsonNode t : p.path("targets")) {
+                    targets++;
+                    String expr = t.path("expr").asText();
+                    String where = name + "/" + p.path("title").asText() + " [" + t.path("refId").asText() + "]: " + expr;
+                    assertThat(expr).as(where).doesNotContain("instance=").doesNotContain("by (instance");
+                    Matcher m = METRIC_SELECTOR.matcher(expr);
+                    int selectors = 0;
+                    while (m.find()) {
+                        selectors++;
+                        assertThat(m.group(2)).as(where + ": selector of " + m.group(1)).contains("host=~\"$host\"");
+                    }
+                    assertThat(selectors).as(where).isPositive();
+                    // No series read without braces (a bare name would read every host).
+                    String names = expr.replaceAll("\\{[^}]*}", "{}").replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", "");
+                    assertThat(BARE_SERIES.matcher(names).results().map(r -> r.group(1)).toList()).as(where + ": series without a selector").isEmpty();
+                    assertThat(t.path("legendFormat").asText("")).as(where).doesNotContain("{{instance}}");
+                }
+            }
+        }
+        assertThat(targets).as("panel targets checked").isGreaterThan(60);
+    }
+
+    /** A series selector in PromQL: a metric name with its braces (every selector of a panel has them). */
+    private static final Pattern BARE_SERIES = Pattern.compile("\\b((?:tailwatch|system|hw|gen_ai|process)_[a-z0-9_]+|up|target_info)\\b(?!\\{)");
+    private static final Pattern METRIC_SELECTOR = Pattern.compile("\\b([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})");
+
+    /** The dashboard's template variables named host. */
+    private static List<JsonNode> hostVariables(JsonNode dashboard) {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (JsonNode v : dashboard.path("templating").path("list")) {
+            if (v.path("name").asText().equals("host")) {
+                out.add(v);
+            }
+        }
+        return out;
     }
 
     /** Every "expr" string under a JSON/YAML tree. */
