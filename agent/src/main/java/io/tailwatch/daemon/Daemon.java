@@ -658,17 +658,6 @@ public final class Daemon implements AutoCloseable {
         return this;
     }
 
-    /** What the native self-check found at start ({@link NativeSelfCheck.Report#NONE} when none ran). */
-    public NativeSelfCheck.Report selfCheck() {
-        return selfCheck;
-    }
-
-    /** Adds HTTP routes; call before {@link #start()}. */
-    public Daemon withRoutes(Consumer<RoutesConfig> r) {
-        routes.add(r);
-        return this;
-    }
-
     public int port() {
         return http.port();
     }

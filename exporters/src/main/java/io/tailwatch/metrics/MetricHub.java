@@ -318,14 +318,6 @@ public final class MetricHub {
         return histogramBytes + publishedBytes;
     }
 
-    /** Removes expired histogram series now, whatever the time since the last sweep. */
-    public void expireNow() {
-        synchronized (this) {
-            lastExpiryMillis = Long.MIN_VALUE / 2;
-            expireIfDue();
-        }
-    }
-
     private long nowNanos() {
         java.time.Instant i = clock.instant();
         return TimeUnit.SECONDS.toNanos(i.getEpochSecond()) + i.getNano();

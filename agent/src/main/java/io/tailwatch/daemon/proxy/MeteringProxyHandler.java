@@ -1,5 +1,7 @@
 package io.tailwatch.daemon.proxy;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tailwatch.core.json.Json;
 import io.tailwatch.daemon.api.ApiServer;
 import io.tailwatch.daemon.api.BasicAuthGuard;
 import io.tailwatch.metrics.AttrValues.ProxyOutcome;
@@ -8,7 +10,6 @@ import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.UnresolvedAddressException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -130,14 +131,14 @@ final class MeteringProxyHandler extends ProxyHandler {
             refused = guard == null ? null : guard.refuse(request);
         } catch (BasicAuthGuard.Busy busy) {
             response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-            answer(response, callback, 429, "{\"error\":\"too many password checks at once: try again\"}");
+            answer(response, callback, 429, error("too many password checks at once: try again"));
             return true;
         }
         String lane = lanes.get().laneOf(request);
         ProxyMeter.Exchange x = meter.begin(t0, lane, "POST".equals(request.getMethod()));
         if (refused != null) {
             response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Basic realm=\"tailwatch\", charset=\"UTF-8\"");
-            answer(response, callback, 401, "{\"error\":\"unauthorized\",\"reason\":\"" + refused + "\"}");
+            answer(response, callback, 401, error("unauthorized").put("reason", refused));
             x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
             return true;
         }
@@ -165,14 +166,14 @@ final class MeteringProxyHandler extends ProxyHandler {
         if (HttpMethod.CONNECT.is(method)) {
             response.getHeaders().put(HttpHeader.ALLOW, ALLOW);
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
-            answer(response, callback, 405, "{\"error\":\"CONNECT is not served: this is a reverse proxy to one engine, not a tunnel\"}");
+            answer(response, callback, 405, error("CONNECT is not served: this is a reverse proxy to one engine, not a tunnel"));
             return true;
         }
         ApiServer.HostCheck names = hosts == null ? null : hosts.get();
         if (names != null && (!names.allowed(request.getHeaders().get(HttpHeader.HOST))
                 || !names.allowed(ApiServer.HostCheck.literal(Request.getServerName(request))))) {
-            answer(response, callback, 421, "{\"error\":\"misdirected request: this proxy does not answer to that Host name "
-                    + "(add it to server.allowed_hosts)\"}");
+            answer(response, callback, 421, error("misdirected request: this proxy does not answer to that Host name "
+                    + "(add it to server.allowed_hosts)"));
             return true;
         }
         if (HttpMethod.OPTIONS.is(method) && "*".equals(request.getHttpURI().getPath())) {
@@ -388,8 +389,8 @@ final class MeteringProxyHandler extends ProxyHandler {
             }
             proxyToClientResponse.reset();
             proxyToClientResponse.getHeaders().put(HttpHeader.CONNECTION, "close");
-            answer(proxyToClientResponse, proxyToClientCallback, 400, "{\"error\":\"the request body is malformed: "
-                    + jsonEscape(String.valueOf(bad.getReason())) + "\",\"status\":400}");
+            answer(proxyToClientResponse, proxyToClientCallback, 400,
+                    error("the request body is malformed: " + bad.getReason()).put("status", 400));
             return;
         }
         if (bodyFailure != null && x != null) {
@@ -409,8 +410,8 @@ final class MeteringProxyHandler extends ProxyHandler {
         // The engine's headers, if it sent any, are not the error's: the whole response starts anew.
         proxyToClientResponse.reset();
         proxyToClientResponse.getHeaders().put(HttpHeader.CONNECTION, "close");
-        answer(proxyToClientResponse, proxyToClientCallback, status, "{\"error\":\"" + what + "\",\"upstream\":\""
-                + jsonEscape(upstream.get().name()) + "\",\"engine\":\"" + jsonEscape(meter.engine()) + "\",\"status\":" + status + "}");
+        answer(proxyToClientResponse, proxyToClientCallback, status, error(what).put("upstream", upstream.get().name())
+                .put("engine", meter.engine()).put("status", status));
     }
 
     static boolean unreachable(Throwable failure) {
@@ -438,27 +439,24 @@ final class MeteringProxyHandler extends ProxyHandler {
         return x.headersAt < 0 && unreachable(failure) ? ProxyOutcome.UPSTREAM_UNREACHABLE : ProxyOutcome.UPSTREAM_FAILED;
     }
 
-    /** A whole short JSON answer from the proxy itself. */
-    static void answer(Response response, Callback callback, int status, String json) {
-        byte[] body = (json + "\n").getBytes(StandardCharsets.UTF_8);
+    /** The start of an error answer from the proxy itself: {"error": what}, to which fields may be added. */
+    static ObjectNode error(String what) {
+        return Json.MAPPER.createObjectNode().put("error", what);
+    }
+
+    /** A whole short JSON answer from the proxy itself, on one line. */
+    static void answer(Response response, Callback callback, int status, ObjectNode json) {
+        byte[] body;
+        try {
+            body = Json.MAPPER.writeValueAsBytes(json);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        body = java.util.Arrays.copyOf(body, body.length + 1);
+        body[body.length - 1] = '\n';
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
-    }
-
-    static String jsonEscape(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 }

@@ -45,10 +45,10 @@ class PromtoolRulesIT {
         assertThat(out.stdout()).contains("> 536870912", "< 0.65").doesNotContain("ProbeErrors");
         // A config without engines: says nothing about scenario names: TtftOverSlo watches the default one, in
         // both formats, instead of matching no scenario at all.
-        assertThat(out.stdout()).contains("tailwatch_scenario=~\"interactive\"").doesNotContain("=~\"\"");
+        assertThat(out.stdout()).contains("tailwatch_scenario=~\\\"interactive\\\"").doesNotContain("=~\\\"\\\"");
         AgentProcess.Result grafana = AgentProcess.run(Map.of(), "rules", "--format", "grafana", "-c", cfg.toString());
         assertThat(grafana.exitCode()).as(grafana.stderr()).isZero();
-        assertThat(grafana.stdout()).contains("tailwatch_scenario=~\"interactive\"").doesNotContain("=~\"\"");
+        assertThat(grafana.stdout()).contains("tailwatch_scenario=~\\\"interactive\\\"").doesNotContain("=~\\\"\\\"");
         Path f = dir.resolve("rules.yml");
         Files.writeString(f, out.stdout());
         Promtool.Result r = Promtool.run(null, "check", "rules", f.toString());

@@ -76,10 +76,12 @@ class RuleExportTest {
                       - {name: batch}
                 """, "t", Map.of());
         String out = RuleExport.prometheus(c);
-        assertThat(out).contains("(system_paging_usage_bytes{system_paging_state=\"used\"} > 2147483648) and on(job, instance)")
-                .contains("alert: SwapUsedHigh\n        expr: '(system_paging_usage_bytes")
-                .containsPattern("alert: SwapUsedHigh\n        expr: '[^\n]*'\n        for: 5m\n")
-                .contains("tailwatch_scenario=~\"chat\"").doesNotContain("EngineDown").doesNotContain("batch");
+        JsonNode swap = YAML.readTree(out).path("groups").get(0).path("rules").get(0);
+        assertThat(swap.path("alert").asText()).isEqualTo("SwapUsedHigh");
+        assertThat(swap.path("expr").asText())
+                .startsWith("(system_paging_usage_bytes{system_paging_state=\"used\"} > 2147483648) and on(job, instance)");
+        assertThat(swap.path("for").asText()).isEqualTo("5m");
+        assertThat(out).contains("tailwatch_scenario=~\\\"chat\\\"").doesNotContain("EngineDown").doesNotContain("batch");
         assertThat(RuleExport.grafana(c)).doesNotContain("EngineDown");
     }
 
