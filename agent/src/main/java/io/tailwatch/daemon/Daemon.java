@@ -579,15 +579,31 @@ public final class Daemon implements AutoCloseable {
         return restarted;
     }
 
-    /** Keeps every watched engine the new config still has (unchanged), drops the others, adds the new ones. */
+    /**
+     * Keeps every watched engine the new config still has with the keys its watch is built from unchanged
+     * (the others applied to it in place, {@link io.tailwatch.daemon.engine.EngineReload}), restarts the
+     * ones whose such keys changed, drops the others, adds the new ones.
+     */
     private List<String> reconcileEngines(Config next) {
         List<String> changes = new ArrayList<>();
         AutoEngines a = auto;
         java.util.Set<String> discovered = a == null ? java.util.Set.of() : a.added();
         for (io.tailwatch.daemon.engine.EngineWatch w : engines.watches()) {
             String name = w.config().name();
-            boolean keep = discovered.contains(name) ? next.autoEngines() : next.engines().contains(w.config());
-            if (!keep) {
+            io.tailwatch.core.config.EngineConfig was = w.config();
+            io.tailwatch.core.config.EngineConfig now = next.engines().stream().filter(e -> e.name().equals(name))
+                    .findFirst().orElse(null);
+            boolean keep = discovered.contains(name) ? next.autoEngines()
+                    : now != null && !io.tailwatch.daemon.engine.EngineReload.restartsWatch(was, now);
+            if (keep && now != null && !now.equals(was)) {
+                // Only keys the watch reads live or never reads changed: its state, windows and alerts stay.
+                if (io.tailwatch.daemon.engine.EngineReload.restartsSignals(was, now)) {
+                    signals.remove(name);
+                    signals.add(now);
+                    changes.add("engine " + name + " signals");
+                }
+                engines.retune(now);
+            } else if (!keep) {
                 engines.remove(name);
                 signals.remove(name);
                 changes.add("engine " + name + " dropped");

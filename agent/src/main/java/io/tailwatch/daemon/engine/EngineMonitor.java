@@ -139,6 +139,20 @@ public final class EngineMonitor implements AutoCloseable {
     }
 
     /**
+     * Gives the running watch of {@code next}'s engine its new settings when none of them restarts it
+     * ({@link EngineReload}); false (nothing changed) when there is no such watch or a key it is built
+     * from changed.
+     */
+    public synchronized boolean retune(EngineConfig next) {
+        EngineWatch w = watch(next.name());
+        if (w == null || EngineReload.restartsWatch(w.config(), next)) {
+            return false;
+        }
+        w.retune(next);
+        return true;
+    }
+
+    /**
      * Stops watching the engine named {@code name} (a reload left it out, or discovery no longer finds it):
      * its checks and probes end and its series leave the hub. False when no engine of that name is watched.
      */

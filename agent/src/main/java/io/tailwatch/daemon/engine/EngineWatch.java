@@ -51,7 +51,7 @@ public final class EngineWatch {
     static final int MAX_MODELS_PER_SCENARIO = 8;
     static final int CRITICAL_PRESSURE = 2;
 
-    private final EngineConfig config;
+    private volatile EngineConfig config;
     private final EngineClient client;
     private final MetricHub hub;
     private final Supplier<HostSnapshot> host;
@@ -696,6 +696,18 @@ public final class EngineWatch {
     }
 
     /** Stops publishing and takes this engine's series out of the hub (its alerts resolve at the next evaluation). */
+    /**
+     * Applies settings that keep this watch ({@link EngineReload}: only keys it reads live or never reads
+     * changed); its state, windows and history stay.
+     */
+    void retune(EngineConfig next) {
+        if (EngineReload.restartsWatch(config, next)) {
+            throw new IllegalArgumentException("engine " + config.name() + ": " + EngineReload.changed(config, next)
+                    + " restart its watch");
+        }
+        config = next;
+    }
+
     synchronized void retire() {
         retired = true;
         hub.publish("engine/" + config.name(), List.of());
