@@ -7,12 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.testing.AgentProcess;
+import io.tailwatch.testing.FaultServer;
 import io.tailwatch.testing.HostFixture;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +19,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,8 +37,8 @@ class AlertmanagerIndependenceIT {
 
     private AgentProcess agent;
     private HttpServer healthy;
-    private ServerSocket hung;
-    private final List<Socket> held = new CopyOnWriteArrayList<>();
+    private FaultServer hung;
+    private final CountDownLatch release = new CountDownLatch(1);
     private final AtomicInteger hungAccepted = new AtomicInteger();
     /** What the healthy Alertmanager received: the body and when it arrived. */
     private final List<Map.Entry<Instant, JsonNode>> received = new CopyOnWriteArrayList<>();
@@ -52,11 +51,9 @@ class AlertmanagerIndependenceIT {
         if (healthy != null) {
             healthy.stop(0);
         }
+        release.countDown();
         if (hung != null) {
             hung.close();
-        }
-        for (Socket s : held) {
-            s.close();
         }
     }
 
@@ -69,25 +66,11 @@ class AlertmanagerIndependenceIT {
             ex.close();
         });
         healthy.start();
-        // Accepts and never reads nor answers; keeps at most 16 connections.
-        hung = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread t = new Thread(() -> {
-            while (!hung.isClosed()) {
-                try {
-                    Socket s = hung.accept();
-                    hungAccepted.incrementAndGet();
-                    if (held.size() < 16) {
-                        held.add(s);
-                    } else {
-                        s.close();
-                    }
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }, "hung-alertmanager");
-        t.setDaemon(true);
-        t.start();
+        // Reads each request and never answers it.
+        hung = new FaultServer((request, out) -> {
+            hungAccepted.incrementAndGet();
+            release.await();
+        });
     }
 
     private static boolean hasSwapAlert(JsonNode batch) {
@@ -120,7 +103,7 @@ class AlertmanagerIndependenceIT {
                   alertmanager_resend_delay: 3s
                   alertmanager_timeout: 11s
                   baseline: {file: %s}
-                """.formatted(fx.procfs(), fx.sysfs(), hung.getLocalPort(), healthy.getAddress().getPort(),
+                """.formatted(fx.procfs(), fx.sysfs(), hung.port(), healthy.getAddress().getPort(),
                 dir.resolve("baselines.json")));
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         agent.awaitListening();
@@ -129,9 +112,9 @@ class AlertmanagerIndependenceIT {
 
         // Two batches with the alert reach the healthy one (the firing one, then a resend) while the hung
         // one still holds the agent's first POST: had they been posted in turn, the healthy one would have
-        // had nothing before that POST's timeout, and the hung one a second connection by then.
+        // had nothing before that POST's timeout, and the hung one a second POST by then.
         await().atMost(Duration.ofSeconds(60)).until(() -> swapBatches() >= 2 || hungAccepted.get() >= 2);
-        assertThat(hungAccepted.get()).as("connections to the hung Alertmanager").isEqualTo(1);
+        assertThat(hungAccepted.get()).as("POSTs to the hung Alertmanager").isEqualTo(1);
         assertThat(swapBatches()).isGreaterThanOrEqualTo(2);
 
         // Every batch arrived with the firing alert's endsAt ahead of its arrival.
