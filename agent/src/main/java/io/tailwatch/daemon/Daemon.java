@@ -390,12 +390,19 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    private static LiveWebConfig webConfig(Config c) {
+    /** Whether the agent's listener or an engine's proxy (both guarded by the web config) is off loopback. */
+    private boolean exposedListener() {
+        Config c = config;
+        return !io.tailwatch.daemon.api.ListenerSecurity.loopback(c.server().host())
+                || c.engines().stream().anyMatch(e -> e.proxy() != null && e.proxy().exposed());
+    }
+
+    private LiveWebConfig webConfig(Config c) {
         if (c.server().webConfigFile() == null) {
             return null;
         }
         try {
-            return LiveWebConfig.load(c.server().webConfigFile());
+            return LiveWebConfig.load(c.server().webConfigFile(), this::exposedListener);
         } catch (io.tailwatch.core.config.ConfigException e) {
             throw new WebConfigFailure(e.getMessage());
         }

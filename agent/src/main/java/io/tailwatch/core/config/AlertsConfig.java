@@ -1,5 +1,6 @@
 package io.tailwatch.core.config;
 
+import io.tailwatch.core.units.Units;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,6 +39,8 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
 
     /** At most this many Alertmanagers and extra labels. */
     static final int MAX_ALERTMANAGERS = 16;
+    /** A firing alert is sent with its {@code endsAt} this many resend delays (or evaluation intervals) ahead. */
+    public static final int ALERT_VALIDITY_RESEND_DELAYS = 4;
     static final int MAX_LABELS = 32;
 
     /** Webhook sink; {@code url} null = off. */
@@ -123,6 +126,14 @@ public record AlertsConfig(Duration resolvedRetention, Webhook webhook, Path bas
         }
         Duration timeout = s.duration("alertmanager_timeout", Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMinutes(1));
         Duration resend = s.duration("alertmanager_resend_delay", Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofHours(1));
+        // A firing alert is sent valid for 4 x max(resend delay, evaluation interval), at least 4 resend delays:
+        // a POST allowed to take longer could deliver it already expired, and Alertmanager would never show it firing.
+        Duration validity = resend.multipliedBy(ALERT_VALIDITY_RESEND_DELAYS);
+        if (timeout.compareTo(validity) >= 0) {
+            s.problem("alertmanager_timeout", Units.format(timeout) + " must be shorter than the alerts' validity, "
+                    + ALERT_VALIDITY_RESEND_DELAYS + " x alertmanager_resend_delay (" + Units.format(validity)
+                    + "): a POST that slow would deliver alerts whose endsAt has passed");
+        }
         return new Alertmanagers(List.copyOf(urls), timeout, resend);
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,24 +17,49 @@ import org.slf4j.LoggerFactory;
  * exporter-toolkit, which reads the file on each request, a rotated certificate is served on the next
  * connection without a restart. A change that does not load (a half-written key, a typo) is logged once
  * and the last good config stays in force. Whether the listener speaks TLS at all is fixed at start.
+ * A change that would drop basic auth while a listener it guards is reachable from other hosts (the
+ * agent's or a proxy's, as {@code exposed} tells at the time of the change) is refused the same way and
+ * logged as an error: an edit never leaves an exposed listener open to anyone.
  */
 public final class LiveWebConfig {
     private static final Logger LOG = LoggerFactory.getLogger(LiveWebConfig.class);
 
     private final Path file;
+    private final BooleanSupplier exposed;
     private volatile WebConfig current;
     private volatile List<Object> stamp;
     private List<Object> failedStamp;
 
-    private LiveWebConfig(Path file, WebConfig first) {
+    private LiveWebConfig(Path file, WebConfig first, BooleanSupplier exposed) {
         this.file = file;
+        this.exposed = exposed;
         this.current = first;
         this.stamp = stamp(first.files());
     }
 
     /** Loads the file; a problem stops the caller (exit 2 at start). */
     public static LiveWebConfig load(Path file) throws ConfigException {
-        return new LiveWebConfig(file, WebConfig.load(file));
+        return load(file, () -> false);
+    }
+
+    /**
+     * Loads the file; {@code exposed} answers, when a change is read, whether a listener this config guards
+     * is reachable from other hosts (not on a loopback address).
+     */
+    public static LiveWebConfig load(Path file, BooleanSupplier exposed) throws ConfigException {
+        return new LiveWebConfig(file, WebConfig.load(file), exposed);
+    }
+
+    /**
+     * Why {@code next} may not replace {@code current} live, or null when it may: dropping basic auth while
+     * a listener it guards is exposed would open that listener to anyone who can reach it.
+     */
+    static String refusal(WebConfig current, WebConfig next, boolean exposed) {
+        if (exposed && current.basicAuth() && !next.basicAuth()) {
+            return "it has no basic_auth_users, and a listener it guards is reachable from other hosts: it would serve"
+                    + " anyone unauthenticated";
+        }
+        return null;
     }
 
     public Path file() {
@@ -59,6 +85,12 @@ public final class LiveWebConfig {
         }
         try {
             WebConfig next = WebConfig.load(file);
+            String refused = refusal(current, next, exposed.getAsBoolean());
+            if (refused != null) {
+                failedStamp = seen;
+                LOG.error("web config {} changed but is refused, keeping the previous one: {}", file, refused);
+                return current;
+            }
             boolean tlsNow = next.tls() != null;
             if (tlsNow != (current.tls() != null)) {
                 LOG.warn("web config {}: tls_server_config was {}; switching between HTTP and HTTPS needs a restart, "

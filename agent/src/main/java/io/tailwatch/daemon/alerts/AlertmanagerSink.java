@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * next evaluation sends the whole state again. Each alert carries {@code alertname}, {@code severity},
  * its rule's labels and the agent's identity labels ({@code job}, {@code instance}, {@code host} and
  * {@code alerts.labels}), so the routes that match what Prometheus sends match these too.
- * Evaluation never waits: it hands the newest batch to one worker thread, which replaces a batch still
- * waiting with the newer one.
+ * Evaluation never waits: it hands the newest batch to each Alertmanager's own worker thread, whose one
+ * slot holds at most one batch (a newer batch replaces one still waiting), so an Alertmanager that hangs
+ * for its whole {@code alertmanager_timeout} delays none of the others. The config refuses a timeout that
+ * is not shorter than the alerts' validity, so even a batch that waited out one hung POST arrives with its
+ * {@code endsAt} ahead.
  */
 public final class AlertmanagerSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AlertmanagerSink.class);
@@ -46,18 +49,19 @@ public final class AlertmanagerSink implements AutoCloseable {
     private final Map<String, String> identity;
     private final String generatorUrl;
     private final Clock clock;
-    private final Thread worker;
     private final Object lock = new Object();
-    private byte[] waiting;
     private Set<String> lastKeys = Set.of();
     private Instant lastHandedOver;
     private boolean resendNow;
     private volatile boolean closed;
-    private volatile HttpExchange inFlight;
 
-    /** One Alertmanager and what happened to the POSTs sent to it. */
+    /** One Alertmanager, its worker and one-batch slot, and what happened to the POSTs sent to it. */
     private static final class Target {
         final URI url;
+        Thread worker;
+        /** The batch waiting for this worker (guarded by the sink's lock); a newer one replaces it. */
+        byte[] waiting;
+        volatile HttpExchange inFlight;
         long sent;
         long failed;
         String lastError;
@@ -80,13 +84,16 @@ public final class AlertmanagerSink implements AutoCloseable {
         this.timeout = config.timeout();
         this.resendDelay = config.resendDelay();
         Duration longer = resendDelay.compareTo(evaluationInterval) >= 0 ? resendDelay : evaluationInterval;
-        this.validFor = longer.multipliedBy(4);
+        this.validFor = longer.multipliedBy(AlertsConfig.ALERT_VALIDITY_RESEND_DELAYS);
         this.identity = Map.copyOf(identity);
         this.generatorUrl = externalUrl + "/api/v1/alerts";
         this.clock = clock;
-        this.worker = new Thread(this::run, "tailwatch-alertmanager");
-        worker.setDaemon(true);
-        worker.start();
+        for (int i = 0; i < targets.size(); i++) {
+            Target t = targets.get(i);
+            t.worker = new Thread(() -> run(t), "tailwatch-alertmanager-" + i);
+            t.worker.setDaemon(true);
+            t.worker.start();
+        }
     }
 
     /** The labels one alert is sent with. */
@@ -151,34 +158,33 @@ public final class AlertmanagerSink implements AutoCloseable {
             }
             resendNow = false;
             lastHandedOver = now;
-            waiting = Json.write(batch).getBytes(StandardCharsets.UTF_8);
+            byte[] body = Json.write(batch).getBytes(StandardCharsets.UTF_8);
+            for (Target t : targets) {
+                t.waiting = body;
+            }
             lock.notifyAll();
         }
     }
 
-    private void run() {
+    /** One Alertmanager's worker: posts the newest batch handed to it, one at a time. */
+    private void run(Target t) {
         while (!closed) {
             byte[] body;
             synchronized (lock) {
-                while (waiting == null && !closed) {
+                while (t.waiting == null && !closed) {
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
                         return;
                     }
                 }
-                body = waiting;
-                waiting = null;
+                body = t.waiting;
+                t.waiting = null;
             }
-            if (body == null) {
+            if (body == null || closed) {
                 return;
             }
-            for (Target t : targets) {
-                if (closed) {
-                    return;
-                }
-                post(t, body);
-            }
+            post(t, body);
         }
     }
 
@@ -188,7 +194,7 @@ public final class AlertmanagerSink implements AutoCloseable {
             HttpTransport.Request req = HttpTransport.Request.postJson(t.url, body, "application/json", null);
             long deadline = System.nanoTime() + timeout.toNanos();
             try (HttpExchange x = req.prepare()) {
-                inFlight = x;
+                t.inFlight = x;
                 if (closed) {
                     return;
                 }
@@ -200,7 +206,7 @@ public final class AlertmanagerSink implements AutoCloseable {
                 }
                 problem = "HTTP " + status + ": " + HttpTransport.clip(HttpTransport.errorBody(x, deadline).strip());
             } finally {
-                inFlight = null;
+                t.inFlight = null;
             }
         } catch (Exception e) {
             if (closed) {
@@ -266,15 +272,20 @@ public final class AlertmanagerSink implements AutoCloseable {
         synchronized (lock) {
             lock.notifyAll();
         }
-        HttpExchange x = inFlight;
-        if (x != null) {
-            x.close();
+        for (Target t : targets) {
+            HttpExchange x = t.inFlight;
+            if (x != null) {
+                x.close();
+            }
+            t.worker.interrupt();
         }
-        worker.interrupt();
-        try {
-            worker.join(500);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Target t : targets) {
+            try {
+                t.worker.join(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }

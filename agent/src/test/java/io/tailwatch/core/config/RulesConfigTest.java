@@ -124,4 +124,23 @@ class RulesConfigTest {
         assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'alertname' is set by each rule"));
         assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.labels: 'bad-name' is not a label name"));
     }
+
+    @Test
+    void anAlertmanagerTimeoutNotShorterThanTheAlertsValidityIsRefusedNamingBothKeys() throws Exception {
+        List<String> p = problems("""
+                alerts:
+                  alertmanagers: ["http://127.0.0.1:9093"]
+                  alertmanager_timeout: 4s
+                  alertmanager_resend_delay: 1s
+                """);
+        assertThat(p).anySatisfy(s -> assertThat(s).contains("alerts.alertmanager_timeout: 4s must be shorter than")
+                .contains("4 x alertmanager_resend_delay (4s)"));
+        AlertsConfig ok = Config.parse("""
+                alerts:
+                  alertmanagers: ["http://127.0.0.1:9093"]
+                  alertmanager_timeout: 3900ms
+                  alertmanager_resend_delay: 1s
+                """, "t", ENV).alerts();
+        assertThat(ok.alertmanagers().timeout()).isEqualTo(Duration.ofMillis(3900));
+    }
 }

@@ -161,6 +161,7 @@ class AlertmanagerIT {
                 alerts:
                   alertmanagers: ["%s"]
                   alertmanager_resend_delay: 1s
+                  alertmanager_timeout: 2s
                   labels: {site: lab}
                   webhook: {url: "%s", timeout: 2s, max_attempts: 5}
                   baseline: {file: %s}
