@@ -156,7 +156,8 @@ class EngineReloadTest {
         EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
         String base = BASE.formatted(sim.port()).indent(-2);
         String alerts = "  alertmanagers: [\"http://127.0.0.1:" + am.getAddress().getPort() + "\"]\n"
-                + "  alertmanager_resend_delay: 1s\n";
+                + "  alertmanager_resend_delay: 1s\n"
+                + "  alertmanager_timeout: 2s\n";
         AtomicReference<String> next = new AtomicReference<>(yaml(base, alerts));
         try (ReloadingDaemon r = ReloadingDaemon.start(parse(next.get()), () -> parse(next.get()), "test", Map.of(),
                 ReloadingDaemonTest::plain, () -> { })) {
