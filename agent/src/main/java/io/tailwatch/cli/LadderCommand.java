@@ -160,8 +160,10 @@ public final class LadderCommand extends PrintingCommand {
             RunMetadata asked = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
                     promptTokens);
             // mlx_lm tells its version only in its answers (system_fingerprint): the client has it after the first one.
-            java.util.function.UnaryOperator<RunMetadata> learned = x -> x.engineVersion() != null ? x
-                    : x.withEngineVersion(client.health(ask).version());
+            // A run that names no model learns the served one from the answers.
+            java.util.concurrent.atomic.AtomicReference<String> served = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.function.UnaryOperator<RunMetadata> learned = x -> (x.engineVersion() != null ? x
+                    : x.withEngineVersion(client.health(ask).version())).withServedModel(served.get());
 
             Ladder ladder = new Ladder(client, host::read, HealthCheck.of(client, ask), o, Clock.systemUTC());
             io.tailwatch.tools.capacity.LadderChart.warmUp();
@@ -180,6 +182,9 @@ public final class LadderCommand extends PrintingCommand {
 
                     @Override
                     public void warmup(ProbeResult r) {
+                        if (r.responseModel() != null) {
+                            served.compareAndSet(null, r.responseModel());
+                        }
                         progress.line(String.format(Locale.ROOT, "warm-up: %s", r.success()
                                 ? String.format(Locale.ROOT, "%.2f s", r.e2eSeconds()) : "failed (" + r.errorType() + ")"));
                     }
@@ -196,6 +201,9 @@ public final class LadderCommand extends PrintingCommand {
 
                     @Override
                     public void request(int concurrency, ProbeResult r) {
+                        if (r.responseModel() != null) {
+                            served.compareAndSet(null, r.responseModel());
+                        }
                         String figures;
                         int n;
                         synchronized (latencies) {

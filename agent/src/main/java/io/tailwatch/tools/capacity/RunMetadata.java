@@ -59,6 +59,19 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
                 engineParallelism, engineParallelismSource);
     }
 
+    /**
+     * With the model that answered where the run named none ({@code default_model}: mlx_lm.server serves the
+     * model it was started with), as the answers' {@code model} field tells it.
+     */
+    public RunMetadata withServedModel(String served) {
+        if (served == null || !io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(model)) {
+            return this;
+        }
+        return new RunMetadata(toolVersion, engine, engineApi, engineUrl, engineVersion, served, modelDigest, modelFormat,
+                quantization, host, chip, os, memoryBytes, thermal, memoryPressure, start, end, parameters, promptSha256,
+                engineParallelism, engineParallelismSource);
+    }
+
     /** The fields in report order with snake_case keys; unknown values are kept as null. */
     public Map<String, Object> asMap() {
         Map<String, Object> m = new LinkedHashMap<>();
