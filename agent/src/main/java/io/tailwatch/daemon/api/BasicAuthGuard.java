@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * against a decoy hash at the highest cost the web config uses, so with one cost for all users timing
  * does not tell which users exist (docs/fleet.md says what a mix of costs shows).
  *
- * <p>At most {@link #MAX_BCRYPT} bcrypt checks run at once (one per core but one, at least one), handed out in
+ * <p>At most {@link #MAX_BCRYPT} bcrypt checks run at once (one per core but one, at least one, at most two), handed out in
  * turns that are fair per user name ({@link FairTurns}): a check that finds them busy waits in its user's queue
  * ({@link #WAITING_PER_USER} at most; every unknown name shares one queue, so guessing random names is one
  * identity), at most {@link #MAX_WAITING} wait in all and each at most {@link #MAX_WAIT}, and a freed check goes to
@@ -54,8 +54,11 @@ public final class BasicAuthGuard implements Handler {
     private static final Logger LOG = LoggerFactory.getLogger(BasicAuthGuard.class);
     private static final byte[] MAC_KEY = new byte[32];
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** bcrypt checks that may run at once. */
-    static final int MAX_BCRYPT = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+    /**
+     * bcrypt checks that may run at once: one per core but one, at least one and at most two, so that with the
+     * {@link #MAX_WAITING} waiting checks they hold at most six of the listener's eight worker threads.
+     */
+    static final int MAX_BCRYPT = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors() - 1));
 
     static {
         RANDOM.nextBytes(MAC_KEY);
@@ -67,7 +70,7 @@ public final class BasicAuthGuard implements Handler {
     /** Checks of one user (or of all unknown names together) that may wait for a bcrypt turn. */
     static final int WAITING_PER_USER = 1;
     /**
-     * Checks that may wait for a bcrypt turn in all: with the running ones they hold at most 5 of the listener's 8
+     * Checks that may wait for a bcrypt turn in all: with the running ones they hold at most 6 of the listener's 8
      * worker threads, and guesses against up to three identities at once leave a turn for a fourth.
      */
     static final int MAX_WAITING = 4;

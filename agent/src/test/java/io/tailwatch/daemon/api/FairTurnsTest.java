@@ -95,6 +95,8 @@ class FairTurnsTest {
         assertThat(t.waiting()).isEqualTo(BasicAuthGuard.MAX_WAITING);
         assertThat(t.waitingKeys()).isEqualTo(BasicAuthGuard.MAX_WAITING);
         assertThat(refused).isEqualTo(1000 - BasicAuthGuard.MAX_WAITING);
+        // Checks running and waiting together leave two of the listener's eight worker threads free.
+        assertThat(BasicAuthGuard.MAX_BCRYPT + BasicAuthGuard.MAX_WAITING).isLessThanOrEqualTo(6);
         // Floods against three identities at once leave a queue for a fourth.
         FairTurns u = turns();
         List<String> floods = List.of("A", "unknown", "C");
