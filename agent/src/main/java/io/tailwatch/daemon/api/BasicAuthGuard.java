@@ -38,10 +38,15 @@ import org.slf4j.LoggerFactory;
  * against a decoy hash at the highest cost the web config uses, so with one cost for all users timing
  * does not tell which users exist (docs/fleet.md says what a mix of costs shows).
  *
- * <p>At most {@link #MAX_BCRYPT} bcrypt checks run at once (one per core but one, at least one); a
- * request that would need another while they run is answered 429 at once, without a bcrypt, so guessing
- * in parallel cannot hold the eight worker threads: /healthz and requests whose password was verified
- * before (the cache above) keep answering. Failures are counted in
+ * <p>At most {@link #MAX_BCRYPT} bcrypt checks run at once (one per core but one, at least one, at most two), handed out in
+ * turns that are fair per user name ({@link FairTurns}): a check that finds them busy waits in its user's queue
+ * ({@link #WAITING_PER_USER} at most; every unknown name shares one queue, so guessing random names is one
+ * identity), at most {@link #MAX_WAITING} wait in all and each at most {@link #MAX_WAIT}, and a freed check goes to
+ * the next user in round-robin order. A guessing flood against one user therefore takes one turn in every round
+ * and never more: another user (verified before or not) gets the next turn but one. A request whose user's queue
+ * (or every queue) is full, or whose wait ran out, is answered 429 with Retry-After at once, without a bcrypt,
+ * so guessing in parallel cannot hold the eight worker threads: /healthz and requests whose password was
+ * verified before (the cache above) keep answering. Failures are counted in
  * tailwatch_http_auth_failures_total by reason and logged with the remote address and user name, never
  * the password; at most one log line a second.
  */
@@ -49,8 +54,11 @@ public final class BasicAuthGuard implements Handler {
     private static final Logger LOG = LoggerFactory.getLogger(BasicAuthGuard.class);
     private static final byte[] MAC_KEY = new byte[32];
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** bcrypt checks that may run at once. */
-    static final int MAX_BCRYPT = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+    /**
+     * bcrypt checks that may run at once: one per core but one, at least one and at most two, so that with the
+     * {@link #MAX_WAITING} waiting checks they hold at most six of the listener's eight worker threads.
+     */
+    static final int MAX_BCRYPT = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors() - 1));
 
     static {
         RANDOM.nextBytes(MAC_KEY);
@@ -59,15 +67,29 @@ public final class BasicAuthGuard implements Handler {
     /** Decoy hashes (of a random password) by cost, made on first use; at most the 28 costs bcrypt has. */
     private static final Map<Integer, String> DECOYS = new ConcurrentHashMap<>();
 
-    /** No bcrypt permit was free: the request is answered 429 without one. */
+    /** Checks of one user (or of all unknown names together) that may wait for a bcrypt turn. */
+    static final int WAITING_PER_USER = 1;
+    /**
+     * Checks that may wait for a bcrypt turn in all: with the running ones they hold at most 6 of the listener's 8
+     * worker threads, and guesses against up to three identities at once leave a turn for a fourth.
+     */
+    static final int MAX_WAITING = 4;
+    /** The longest a check waits for its turn: within Prometheus's default 10 s scrape timeout. */
+    static final java.time.Duration MAX_WAIT = java.time.Duration.ofSeconds(8);
+    /** The queue every user name that is not configured shares. */
+    private static final Object UNKNOWN = new Object();
+
+    /** The request's user had no bcrypt turn free in time: it is answered 429 without one. */
     public static final class Busy extends RuntimeException {
         Busy() {
-            super("too many password checks at once", null, false, false);
+            super("too many password checks for this user at once", null, false, false);
         }
     }
 
-    private final java.util.concurrent.Semaphore bcryptPermits = new java.util.concurrent.Semaphore(MAX_BCRYPT);
-    /** Requests answered 429 because every bcrypt permit was taken. */
+    /** The bcrypt turns (their counters, for tests). */
+    final FairTurns turns;
+    private final long maxWaitNanos;
+    /** Requests answered 429 because their user's queue (or every queue) was full or their wait ran out. */
     final AtomicLong busyRejections = new AtomicLong();
 
     private final LiveWebConfig live;
@@ -84,6 +106,12 @@ public final class BasicAuthGuard implements Handler {
     private final ThreadLocal<String> lastUser = new ThreadLocal<>();
 
     public BasicAuthGuard(LiveWebConfig live, boolean tokenOnApi) {
+        this(live, tokenOnApi, new FairTurns(MAX_BCRYPT, WAITING_PER_USER, MAX_WAITING), MAX_WAIT);
+    }
+
+    BasicAuthGuard(LiveWebConfig live, boolean tokenOnApi, FairTurns turns, java.time.Duration maxWait) {
+        this.turns = turns;
+        this.maxWaitNanos = maxWait.toNanos();
         this.live = live;
         this.tokenOnApi = tokenOnApi;
         for (AuthFailureReason r : AuthFailureReason.values()) {
@@ -109,7 +137,7 @@ public final class BasicAuthGuard implements Handler {
             logBusy(ctx);
             ctx.header("Retry-After", "1");
             ctx.status(429).contentType("text/plain; charset=utf-8")
-                    .result("Too Many Requests: " + MAX_BCRYPT + " password checks are running; try again\n");
+                    .result("Too Many Requests: too many password checks for this user; try again\n");
             ctx.skipRemainingHandlers();
             return;
         }
@@ -125,7 +153,7 @@ public final class BasicAuthGuard implements Handler {
 
     /**
      * Null when the credentials are good; else the failure reason. Throws {@link Busy} when a bcrypt is
-     * needed and {@link #MAX_BCRYPT} are running.
+     * needed and the user's turn did not come (its queue, or every queue, full; or its wait ran out).
      */
     public AuthFailureReason check(Map<String, String> users, String authorization) {
         if (authorization == null || authorization.isBlank()) {
@@ -161,7 +189,7 @@ public final class BasicAuthGuard implements Handler {
         lastUser.set(user);
         String hash = users.get(user);
         if (hash == null) {
-            bcrypt(() -> decoy(users), password);
+            bcrypt(UNKNOWN, () -> decoy(users), password);
             return AuthFailureReason.UNKNOWN_USER;
         }
         byte[] mac = mac(hash, password);
@@ -169,7 +197,7 @@ public final class BasicAuthGuard implements Handler {
         if (known != null && MessageDigest.isEqual(known, mac)) {
             return null;
         }
-        if (bcrypt(() -> hash, password)) {
+        if (bcrypt(user, () -> hash, password)) {
             if (verified.size() < WebConfig.MAX_USERS || verified.containsKey(user)) {
                 verified.put(user, mac);
             }
@@ -178,9 +206,13 @@ public final class BasicAuthGuard implements Handler {
         return AuthFailureReason.WRONG_PASSWORD;
     }
 
-    /** A bcrypt check under a permit ({@code hash} is asked for under it: making a decoy costs as much). */
-    private boolean bcrypt(java.util.function.Supplier<String> hash, byte[] password) {
-        if (!bcryptPermits.tryAcquire()) {
+    /**
+     * A bcrypt check in {@code key}'s turn ({@code hash} is asked for in it: making a decoy costs as much).
+     */
+    private boolean bcrypt(Object key, java.util.function.Supplier<String> hash, byte[] password) {
+        FairTurns.Turn turn = turns.enter(key);
+        if (turn == null
+                || (!turns.granted(turn) && !turns.await(turn, maxWaitNanos, java.util.concurrent.TimeUnit.NANOSECONDS))) {
             throw new Busy();
         }
         try {
@@ -191,7 +223,7 @@ public final class BasicAuthGuard implements Handler {
         } catch (RuntimeException e) {
             return false;
         } finally {
-            bcryptPermits.release();
+            turns.leave(turn);
         }
     }
 
@@ -241,8 +273,9 @@ public final class BasicAuthGuard implements Handler {
         if (more < 0) {
             return;
         }
-        LOG.warn("basic auth: {} password checks running, request from {} answered 429{}", MAX_BCRYPT, ctx.ip(),
-                more == 0 ? "" : " (" + more + " more not logged)");
+        String user = lastUser.get();
+        LOG.warn("basic auth: no password check free in time{}, request from {} answered 429{}",
+                user == null ? "" : " for user " + escape(user), ctx.ip(), more == 0 ? "" : " (" + more + " more not logged)");
     }
 
     private static byte[] mac(String hash, byte[] password) {
@@ -292,6 +325,11 @@ public final class BasicAuthGuard implements Handler {
             points.add(Point.of(SelfMetrics.HTTP_AUTH_FAILURES, failures.get(r).get(), r));
         }
         hub.publish("http-auth", points);
+    }
+
+    /** Users whose password is cached now. */
+    int verifiedUsers() {
+        return verified.size();
     }
 
     public long failures(AuthFailureReason reason) {

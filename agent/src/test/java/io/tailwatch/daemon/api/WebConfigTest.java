@@ -206,29 +206,54 @@ class WebConfigTest {
         assertThat(g.bcryptWork.get() - work).as("a cost-4 user pays cost 4").isEqualTo(1L << 4);
     }
 
-    /** Guesses in parallel take at most MAX_BCRYPT checks; the next is answered at once, a cached password still passes. */
+    /**
+     * Guesses in parallel against one user take at most MAX_BCRYPT checks and that user's queue; its next guess is
+     * answered at once without a bcrypt, while a cached password still passes and another user, never verified
+     * before, waits its own turn and signs in.
+     */
     @Test
-    void bcryptWorkIsBoundedAndAVerifiedPasswordStillPasses() throws Exception {
-        Map<String, String> users = Map.of("prometheus", hashAt("pw", 13));
+    void aGuessingFloodAgainstOneUserIsBoundedAndAnotherUserStillSignsIn() throws Exception {
+        Map<String, String> users = Map.of("prometheus", hashAt("pw", 12), "grafana", hashAt("gw", 4));
         Path f = dir.resolve("bounded.yml");
-        Files.writeString(f, "basic_auth_users: {prometheus: '%s'}\n".formatted(users.get("prometheus")));
-        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false);
+        Files.writeString(f, "basic_auth_users: {prometheus: '%s', grafana: '%s'}\n"
+                .formatted(users.get("prometheus"), users.get("grafana")));
+        // The shipped bounds, with a wait long enough for a cost-12 bcrypt on a loaded machine.
+        BasicAuthGuard g = new BasicAuthGuard(LiveWebConfig.load(f), false,
+                new FairTurns(BasicAuthGuard.MAX_BCRYPT, BasicAuthGuard.WAITING_PER_USER, BasicAuthGuard.MAX_WAITING),
+                java.time.Duration.ofSeconds(120));
         assertThat(g.check(users, basic("prometheus:pw"))).isNull();
-        java.util.concurrent.ExecutorService guessers = java.util.concurrent.Executors.newFixedThreadPool(BasicAuthGuard.MAX_BCRYPT);
+        int flood = BasicAuthGuard.MAX_BCRYPT + BasicAuthGuard.WAITING_PER_USER + 1;
+        java.util.concurrent.ExecutorService guessers = java.util.concurrent.Executors.newFixedThreadPool(flood);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         try {
-            for (int i = 0; i < BasicAuthGuard.MAX_BCRYPT; i++) {
+            for (int i = 0; i < flood; i++) {
                 int n = i;
-                guessers.submit(() -> g.check(users, basic("prometheus:guess" + n)));
+                guessers.submit(() -> {
+                    for (int k = 0; !stop.get(); k++) {
+                        try {
+                            g.check(users, basic("prometheus:guess" + n + "-" + k));
+                        } catch (BasicAuthGuard.Busy busy) {
+                            Thread.sleep(5);
+                        }
+                    }
+                    return null;
+                });
             }
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
-                    .until(() -> g.bcryptRuns.get() >= 1 + BasicAuthGuard.MAX_BCRYPT);
-            long runs = g.bcryptRuns.get();
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.check(users, basic("prometheus:another")))
-                    .isInstanceOf(BasicAuthGuard.Busy.class);
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.check(users, basic("mallory:x")))
-                    .isInstanceOf(BasicAuthGuard.Busy.class);
-            assertThat(g.check(users, basic("prometheus:pw"))).isNull();
-            assertThat(g.bcryptRuns.get()).as("answered without a bcrypt").isEqualTo(runs);
+            // The flood fills its own queue: the next guess is refused at once, without a bcrypt.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() ->
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.check(users, basic("prometheus:another")))
+                            .isInstanceOf(BasicAuthGuard.Busy.class));
+            assertThat(g.turns.queued()).isPositive();
+            assertThat(g.check(users, basic("prometheus:pw"))).as("a cached password needs no turn").isNull();
+            // grafana was never verified: it waits in its own queue, behind at most one of the flood's turns, and signs in.
+            long refused = g.turns.refused();
+            long floodRuns = g.bcryptRuns.get();
+            assertThat(g.check(users, basic("grafana:gw"))).isNull();
+            assertThat(g.verifiedUsers()).isEqualTo(2);
+            assertThat(g.bcryptRuns.get() - floodRuns).as("grafana's bcrypt and the flood's in between")
+                    .isLessThanOrEqualTo(1 + flood);
+            assertThat(refused).isPositive();
+            stop.set(true);
         } finally {
             guessers.shutdownNow();
         }
