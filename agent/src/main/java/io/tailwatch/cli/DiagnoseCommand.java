@@ -38,12 +38,8 @@ public final class DiagnoseCommand extends AgentCommand {
             out.println(Json.write(java.util.Map.of("causes", causes, "readiness", ready)));
             return TailwatchCommand.EXIT_OK;
         }
-        for (io.tailwatch.tools.runbook.ReadyVerdicts v : ready) {
-            out.println("Readiness of " + v.engine() + ": " + v.text());
-        }
         if (causes.isEmpty()) {
             out.println("No symptoms: swap, pressure, thermal, engine health and probe windows look normal.");
-            return TailwatchCommand.EXIT_OK;
         }
         int i = 1;
         for (Diagnosis.Cause c : causes) {
@@ -53,6 +49,10 @@ public final class DiagnoseCommand extends AgentCommand {
             }
             out.println("     do: " + c.action());
             out.println("     runbook: " + c.runbook());
+        }
+        // The ranked causes come first; then what a router in front of each engine is told.
+        for (io.tailwatch.tools.runbook.ReadyVerdicts v : ready) {
+            out.println("Readiness of " + v.engine() + ": " + v.text());
         }
         return TailwatchCommand.EXIT_OK;
     }
