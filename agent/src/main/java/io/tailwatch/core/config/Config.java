@@ -35,19 +35,38 @@ public record Config(String source, ServerConfig server, HostConfig host, OtlpCo
         boolean auto = EngineConfig.isAuto(s);
         List<EngineConfig> engines = auto ? List.of() : EngineConfig.readAll(s, WindowRequirements.of(rules, alerts),
                 ProxyConfig.exposedProblem(server));
-        for (EngineConfig e : engines) {
-            if (e.proxy() != null && e.proxy().port() != 0 && e.proxy().port() == server.port()
-                    && (e.proxy().host().equals(server.host()) || server.host().equals("0.0.0.0"))) {
-                s.problem("engines", "engine '" + e.name() + "': proxy.listen " + e.proxy().listen()
-                        + " is the agent's own server.listen");
-            }
-        }
+        agentItself(s, server, engines);
         DiscoveryConfig discovery = DiscoveryConfig.read(s.section("discovery"), auto);
         s.finish();
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return new Config(source, server, host, otlp, engines, rules, alerts, discovery);
+    }
+
+    /**
+     * An engine URL or a proxy listen address that is the agent's own listener, however either is spelt
+     * (compared by resolved address and port; a listener on every address takes every loopback spelling of
+     * its port): the agent would probe or forward to itself.
+     */
+    private static void agentItself(Section s, ServerConfig server, List<EngineConfig> engines) {
+        String agent = EngineConfig.endpoint(server.host(), server.port());
+        String h = server.host().replace("[", "").replace("]", "");
+        boolean everyAddress = h.equals("0.0.0.0") || h.equals("::");
+        for (int i = 0; i < engines.size(); i++) {
+            EngineConfig e = engines.get(i);
+            if (e.proxy() != null && e.proxy().port() != 0 && (EngineConfig.endpoint(e.proxy().host(), e.proxy().port())
+                    .equals(agent) || everyAddress && e.proxy().port() == server.port())) {
+                s.problem("engines", "engines[" + i + "].proxy.listen " + e.proxy().listen()
+                        + " is the agent's own server.listen (" + server.listen() + ")");
+            }
+            String url = EngineConfig.endpoint(e.url());
+            boolean local = url.startsWith("127.") || url.startsWith("0:0:0:0:0:0:0:1 ");
+            if (url.equals(agent) || everyAddress && local && url.endsWith(" " + server.port())) {
+                s.problem("engines", "engines[" + i + "].url " + e.url() + " is the agent's own server.listen ("
+                        + server.listen() + "): the agent would probe itself; give the engine's own address");
+            }
+        }
     }
 
     public static Config load(Path file, Map<String, String> env) throws ConfigException, IOException {

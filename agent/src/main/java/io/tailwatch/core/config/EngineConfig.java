@@ -185,7 +185,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         return h.toLowerCase(java.util.Locale.ROOT) + " " + port;
     }
 
-    private static String endpoint(URI url) {
+    static String endpoint(URI url) {
         int port = url.getPort() >= 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
         return endpoint(url.getHost() == null ? "" : url.getHost(), port);
     }

@@ -48,6 +48,34 @@ class ProxyLoopConfigTest {
     }
 
     @Test
+    void aProxyOrAnEngineOnTheAgentsOwnListenerEitherSpellingIsRefused() {
+        String server = "server:\n  listen: 127.0.0.1:19531\n";
+        for (String listen : new String[] {"127.0.0.1:19531", "localhost:19531"}) {
+            assertThatThrownBy(() -> Config.parse(server + "engines:\n" + engine("a", "http://127.0.0.1:18001", listen),
+                    "test", Map.of()))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("engines[0].proxy.listen").hasMessageContaining("server.listen");
+        }
+        for (String url : new String[] {"http://127.0.0.1:19531", "http://localhost:19531/", "http://[::ffff:127.0.0.1]:19531"}) {
+            assertThatThrownBy(() -> Config.parse(server + "engines:\n" + engine("a", url, null), "test", Map.of()))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("engines[0].url").hasMessageContaining("server.listen")
+                    .hasMessageContaining("probe itself");
+        }
+        String every = "server:\n  listen: 0.0.0.0:19531\n  auth_token: ${TOKEN}\n";
+        assertThatThrownBy(() -> Config.parse(every + "engines:\n" + engine("a", "http://localhost:19531", null), "test",
+                Map.of("TOKEN", "a-token-of-some-length-000000"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engines[0].url").hasMessageContaining("server.listen");
+    }
+
+    @Test
+    void anEngineOnAnotherPortOfTheAgentsAddressIsAccepted() throws ConfigException {
+        Config c = Config.parse("server:\n  listen: 127.0.0.1:19531\nengines:\n"
+                + engine("a", "http://localhost:19532", "127.0.0.1:19533"), "test", Map.of());
+        assertThat(c.engines()).hasSize(1);
+    }
+
+    @Test
     void distinctAddressesAreAccepted() throws ConfigException {
         Config c = parse(engine("a", "http://127.0.0.1:18001", "127.0.0.1:18093")
                 + engine("b", "http://localhost:18002", "localhost:18094"));
