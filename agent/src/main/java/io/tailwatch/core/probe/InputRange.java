@@ -88,6 +88,65 @@ public final class InputRange {
         return v;
     }
 
+    /** The largest magnitude an engine's extra figure may have: past 2^53 a double no longer holds whole numbers. */
+    public static final double MAX_DETAIL = 9.007199254740992e15;
+    /** How deep the extras' maps and lists are walked; deeper is dropped (the sources nest two levels). */
+    private static final int MAX_DETAIL_DEPTH = 4;
+
+    /**
+     * A copy of an engine source's extras (for the status API) with every number out of range left out:
+     * non-finite, or larger in magnitude than {@link #MAX_DETAIL}. Nested maps and lists are walked (at most
+     * {@value #MAX_DETAIL_DEPTH} deep); each number left out is counted under {@code field}. Extras are free-form,
+     * so the range is the one every figure shares; the figures the agent acts on have their own ranges.
+     */
+    public static Map<String, Object> details(String source, String field, Map<String, ?> details) {
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        if (details != null) {
+            details.forEach((k, v) -> {
+                Object kept = detail(source, field, v, 1);
+                if (kept != null || v == null) {
+                    out.put(k, kept);
+                }
+            });
+        }
+        return out;
+    }
+
+    private static Object detail(String source, String field, Object v, int depth) {
+        if (v instanceof Number n) {
+            double d = n.doubleValue();
+            if (!(Math.abs(d) <= MAX_DETAIL)) { // NaN fails too
+                reject(source, field, n.toString());
+                return null;
+            }
+            return n;
+        }
+        if (depth >= MAX_DETAIL_DEPTH && (v instanceof Map || v instanceof List)) {
+            return null;
+        }
+        if (v instanceof Map<?, ?> m) {
+            Map<Object, Object> out = new java.util.LinkedHashMap<>();
+            m.forEach((k, x) -> {
+                Object kept = detail(source, field, x, depth + 1);
+                if (kept != null || x == null) {
+                    out.put(k, kept);
+                }
+            });
+            return out;
+        }
+        if (v instanceof List<?> l) {
+            List<Object> out = new ArrayList<>(l.size());
+            for (Object x : l) {
+                Object kept = detail(source, field, x, depth + 1);
+                if (kept != null || x == null) {
+                    out.add(kept);
+                }
+            }
+            return out;
+        }
+        return v;
+    }
+
     /** {@code a + b}, held at Long.MAX_VALUE rather than wrapping (counters saturate). */
     public static long saturatingAdd(long a, long b) {
         long r = a + b;

@@ -39,7 +39,7 @@ public record EngineSignals(Double running, Double waiting, Double kvCacheUsage,
         } else if (!MEASURED.equals(queueWaitSource) && !ESTIMATE.equals(queueWaitSource)) {
             throw new IllegalArgumentException("queue wait source must be measured or estimate");
         }
-        details = Collections.unmodifiableMap(new LinkedHashMap<>(details == null ? Map.of() : details));
+        details = Collections.unmodifiableMap(InputRange.details(SOURCE, "details", details));
     }
 
     /** Where the engines' own figures enter, for {@link InputRange}. */

@@ -110,6 +110,32 @@ class InputRangeTest {
     }
 
     @Test
+    void anEnginesExtrasKeepEveryFiniteFigureAndDropTheRestAtAnyDepth() {
+        long before = InputRange.rejected("test_extras", "details");
+        java.util.Map<String, Object> in = new java.util.LinkedHashMap<>();
+        in.put("slots_total", 4);
+        in.put("id_task", -1);
+        in.put("metal_bytes", 1e300);
+        in.put("rate", Double.NaN);
+        in.put("name", "m\u001b[31m");
+        in.put("absent", null);
+        in.put("slots", List.of(java.util.Map.of("n_ctx", 4096), java.util.Map.of("n_ctx", Double.NEGATIVE_INFINITY),
+                java.util.Map.of("n_decoded", -1e300)));
+        in.put("deep", java.util.Map.of("a", java.util.Map.of("b", java.util.Map.of("c", java.util.Map.of("d", 1)))));
+
+        java.util.Map<String, Object> out = InputRange.details("test_extras", "details", in);
+
+        assertThat(out).containsEntry("slots_total", 4).containsEntry("id_task", -1).containsEntry("name", "m\u001b[31m")
+                .containsEntry("absent", null).doesNotContainKeys("metal_bytes", "rate");
+        assertThat(out.get("slots")).isEqualTo(List.of(java.util.Map.of("n_ctx", 4096), java.util.Map.of(), java.util.Map.of()));
+        assertThat(out.get("deep")).as("walked four levels, no deeper").isEqualTo(java.util.Map.of("a", java.util.Map.of("b",
+                java.util.Map.of())));
+        assertThat(InputRange.rejected("test_extras", "details") - before).as("1e300, NaN, -Inf and -1e300").isEqualTo(4);
+        assertThat(InputRange.details("test_extras", "details", java.util.Map.of("edge", InputRange.MAX_DETAIL)))
+                .containsEntry("edge", InputRange.MAX_DETAIL);
+    }
+
+    @Test
     void countersSaturateRatherThanWrap() {
         assertThat(InputRange.saturatingAdd(1L << 62, 1L << 62)).isEqualTo(Long.MAX_VALUE);
         assertThat(InputRange.saturatingAdd(Long.MAX_VALUE, 1)).isEqualTo(Long.MAX_VALUE);
