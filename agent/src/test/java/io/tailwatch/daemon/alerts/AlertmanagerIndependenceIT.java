@@ -105,7 +105,7 @@ class AlertmanagerIndependenceIT {
                   baseline: {file: %s}
                 """.formatted(fx.procfs(), fx.sysfs(), hung.port(), healthy.getAddress().getPort(),
                 dir.resolve("baselines.json")));
-        agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
+        agent = AgentProcess.startShipped(dir, Map.of(), "run", "-c", config.toString());
         agent.awaitListening();
         await().atMost(Duration.ofSeconds(60)).until(() -> agent.get("/metrics").body().contains("system_paging_operations"));
         fx.swapIn(500);

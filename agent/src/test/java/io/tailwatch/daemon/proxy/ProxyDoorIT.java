@@ -46,7 +46,7 @@ class ProxyDoorIT {
         Path cfg = dir.resolve("tailwatch.yaml");
         Files.writeString(cfg, "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines:\n"
                 + ProxyIT.engineYaml("rec", engine.port()) + "      connection_rest: 0s\n");
-        agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString());
+        agent = AgentProcess.startShipped(dir, Map.of(), "run", "--config", cfg.toString());
         agent.awaitListening();
         await().atMost(Duration.ofSeconds(30)).until(() -> port() > 0);
         proxy = port();
