@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The proxy's door, against the real agent started by the release launcher (shipped flags, 24 MiB heap) and a
- * recording engine: what a reverse proxy answers itself (a foreign Host name, CONNECT, {@code OPTIONS *}, a malformed chunk, a client's forwarding headers) and the head deadline
- * that keeps 64 byte-a-time request heads from holding every connection.
+ * recording engine: what a reverse proxy answers itself (a foreign Host name, CONNECT, {@code OPTIONS *}, a
+ * malformed chunk, a client's forwarding headers) and the head deadline that keeps 64 byte-a-time request heads
+ * from holding every connection.
  */
 class ProxyDoorIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
