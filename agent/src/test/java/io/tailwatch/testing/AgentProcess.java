@@ -237,4 +237,25 @@ public final class AgentProcess implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * Lays out the release bundle under {@code dir}/bundle (bin/tailwatch, lib/tailwatch.jar, launchd/jvm.options),
+     * for a test that runs the launcher itself (in a shell script, say), and returns the launcher's path.
+     */
+    public static Path shippedLauncher(Path dir) throws IOException {
+        Path bundle = Files.createDirectories(dir.resolve("bundle"));
+        for (String d : List.of("bin", "lib", "launchd")) {
+            Files.createDirectories(bundle.resolve(d));
+        }
+        Path launcher = bundle.resolve("bin/tailwatch");
+        Files.copy(root().resolve("agent/src/assembly/bin/tailwatch"), launcher,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        launcher.toFile().setExecutable(true);
+        Files.copy(root().resolve("launchd/jvm.options"), bundle.resolve("launchd/jvm.options"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Path jar = bundle.resolve("lib/tailwatch.jar");
+        Files.deleteIfExists(jar);
+        Files.createSymbolicLink(jar, jar().toAbsolutePath());
+        return launcher;
+    }
 }
