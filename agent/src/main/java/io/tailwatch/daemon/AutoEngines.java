@@ -192,7 +192,7 @@ final class AutoEngines implements AutoCloseable, StatusContributor {
      */
     synchronized List<String> check(boolean forget) {
         List<EngineDiscovery.Found> found = scanner.apply(ports());
-        List<EngineConfig> configs = EngineDiscovery.engines(found);
+        List<EngineConfig> configs = EngineDiscovery.engines(found, System.getenv(), config.healthInterval());
         List<String> added = new ArrayList<>();
         List<Map<String, Object>> seen = new ArrayList<>();
         for (EngineConfig e : configs) {

@@ -140,17 +140,23 @@ class AutoEnginesTest {
     }
 
     @Test
-    void the_shipped_port_watch_is_fifteen_seconds_and_the_config_bounds_it() throws Exception {
+    void the_shipped_port_watch_and_found_engines_health_interval_are_fifteen_seconds_and_the_config_bounds_them() throws Exception {
         Config shipped = Config.parse("engines: auto\n", "test", Map.of());
         assertThat(shipped.discovery().portWatch()).isEqualTo(Duration.ofSeconds(15));
         assertThatThrownBy(() -> Config.parse("engines: auto\ndiscovery:\n  port_watch: 2m\n", "test", Map.of()))
                 .hasMessageContaining("port_watch");
+        assertThat(shipped.discovery().healthInterval()).isEqualTo(Duration.ofSeconds(15))
+                .isEqualTo(Config.parse("engines: [{name: e, api: openai, url: 'http://127.0.0.1:1'}]\n", "t", Map.of())
+                        .engines().get(0).healthInterval());
+        assertThatThrownBy(() -> Config.parse("engines: auto\ndiscovery:\n  health_interval: 500ms\n", "test", Map.of()))
+                .hasMessageContaining("health_interval");
     }
 
     @Test
     void a_found_engine_that_stopped_keeps_paging_until_a_reload_forgets_it_and_its_alert_resolves() throws Exception {
         String yaml = "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\nengines: auto\ndiscovery:\n"
-                + "  well_known_ports: false\n  ports: [%d]\n  interval: 5m\n  port_watch: 1s\nrules:\n  EngineDown: {for: 0s}\n";
+                + "  well_known_ports: false\n  ports: [%d]\n  interval: 5m\n  port_watch: 1s\n  health_interval: 1s\n"
+                + "rules:\n  EngineDown: {for: 0s}\n";
         EngineSimulator sim = EngineSimulator.start("openai", "llamacpp", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
         Config cfg = Config.parse(yaml.formatted(sim.port()), "test", Map.of());
         List<io.tailwatch.daemon.alerts.Transition> transitions = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -160,6 +166,7 @@ class AutoEnginesTest {
             d.rules().addListener(transitions::add);
             await().atMost(Duration.ofSeconds(30)).until(() -> d.engines().watch("llamacpp") != null
                     && "up".equals(d.engines().watch("llamacpp").state()));
+            assertThat(d.engines().watch("llamacpp").config().healthInterval()).isEqualTo(Duration.ofSeconds(1));
             sim.close();
             await().atMost(Duration.ofSeconds(30)).until(() -> d.rules().alerts().stream()
                     .anyMatch(a -> a.name().equals("EngineDown") && a.state() == io.tailwatch.core.rules.AlertState.FIRING));

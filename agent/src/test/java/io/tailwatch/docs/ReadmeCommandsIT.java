@@ -25,7 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the PATH and run lines, run as written in this tree, start the launcher's agent (with the shipped JVM
  * flags) on 127.0.0.1:9531, where the bare `tailwatch status` the README names next reaches it. The
  * soak (-Psoak) runs the whole block, build included, in a fresh clone of the committed tree.
+ * Tagged "alone": the README's port is fixed, so this class runs after the parallel integration tests,
+ * with nothing else beside it.
  */
+@Tag("alone")
 class ReadmeCommandsIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     /** Where the README says the agent listens. */

@@ -121,7 +121,8 @@ public final class AgentProcess implements AutoCloseable {
             Path archive = jar.resolveSibling("it-classes-" + Files.size(jar) + "-"
                     + Files.getLastModifiedTime(jar).toMillis() + ".jsa");
             if (!Files.isRegularFile(archive)) {
-                Path tmp = jar.resolveSibling(archive.getFileName() + ".tmp");
+                // Test JVMs run side by side: each makes its own temporary archive, and the first to finish puts it in place.
+                Path tmp = jar.resolveSibling(archive.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
                 Files.deleteIfExists(tmp);
                 Process p = new ProcessBuilder(java(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
                         "-XX:ArchiveClassesAtExit=" + tmp, "-jar", jar.toString(), "metrics")
@@ -130,6 +131,7 @@ public final class AgentProcess implements AutoCloseable {
                     Files.move(tmp, archive, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                 } else {
                     p.destroyForcibly();
+                    Files.deleteIfExists(tmp);
                 }
             }
             if (Files.isRegularFile(archive)) {

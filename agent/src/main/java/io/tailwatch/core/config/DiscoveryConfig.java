@@ -18,10 +18,15 @@ import java.util.List;
  * @param portWatch how often the ports are looked at with a TCP connect (nothing sent): a port that opens is
  *                  checked at once, so an engine started later is found within about this long; also the
  *                  first wait between checks after start, a reload or a port opening
+ * @param healthInterval the health-check interval of each engine discovery finds ({@code health.interval}
+ *                  of a configured engine, same default)
  */
-public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval, Duration portWatch) {
+public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval, Duration portWatch,
+                              Duration healthInterval) {
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);
     public static final Duration DEFAULT_PORT_WATCH = Duration.ofSeconds(15);
+    /** As a configured engine's {@code health.interval} when unset. */
+    public static final Duration DEFAULT_HEALTH_INTERVAL = EngineConfig.DEFAULT_HEALTH_INTERVAL;
     public static final DiscoveryConfig OFF = new DiscoveryConfig(false, true, List.of(), DEFAULT_INTERVAL);
 
     public DiscoveryConfig {
@@ -29,6 +34,14 @@ public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> por
         if (portWatch.isNegative() || portWatch.isZero()) {
             throw new IllegalArgumentException("port watch must be positive");
         }
+        if (healthInterval.isNegative() || healthInterval.isZero()) {
+            throw new IllegalArgumentException("health interval must be positive");
+        }
+    }
+
+    /** With the default health interval of found engines (15 s). */
+    public DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> ports, Duration interval, Duration portWatch) {
+        this(auto, wellKnown, ports, interval, portWatch, DEFAULT_HEALTH_INTERVAL);
     }
 
     /** With the default port watch (15 s). */
@@ -56,11 +69,12 @@ public record DiscoveryConfig(boolean auto, boolean wellKnown, List<Integer> por
         Duration interval = s.duration("interval", DEFAULT_INTERVAL, Duration.ofSeconds(30), Duration.ofHours(24));
         // At most the shortest interval, so the port watch never waits longer than a scheduled check.
         Duration portWatch = s.duration("port_watch", DEFAULT_PORT_WATCH, Duration.ofSeconds(1), Duration.ofSeconds(30));
+        Duration health = s.duration("health_interval", DEFAULT_HEALTH_INTERVAL, Duration.ofSeconds(1), Duration.ofHours(1));
         if (!wellKnown && ports.isEmpty() && auto) {
             s.problem("ports", "with well_known_ports: false, engines: auto needs ports to check");
         }
         s.finish();
-        return new DiscoveryConfig(auto, wellKnown, ports, interval, portWatch);
+        return new DiscoveryConfig(auto, wellKnown, ports, interval, portWatch, health);
     }
 
     /** The ports a check looks at, well-known first. */

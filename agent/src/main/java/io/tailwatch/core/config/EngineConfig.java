@@ -31,6 +31,8 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                            ProxyConfig proxy, Duration loadingLimit) {
 
     public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,62}");
+    /** Health-check interval when the config sets none. */
+    public static final Duration DEFAULT_HEALTH_INTERVAL = Duration.ofSeconds(15);
     /** Health-check deadline when the config sets none (capped at the health interval). */
     public static final Duration DEFAULT_HEALTH_TIMEOUT = Duration.ofSeconds(5);
     /** Connect deadline when the config sets none. */
@@ -288,7 +290,7 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
         String model = s.string("model", null);
         String apiKey = s.string("api_key", null);
         Section health = s.section("health");
-        Duration hInterval = health.duration("interval", Duration.ofSeconds(15), Duration.ofSeconds(1), Duration.ofHours(1));
+        Duration hInterval = health.duration("interval", DEFAULT_HEALTH_INTERVAL, Duration.ofSeconds(1), Duration.ofHours(1));
         // As Prometheus' scrape_timeout: unset, it is 5 s or the interval, whichever is shorter; only an
         // explicit timeout longer than the interval is an error.
         Duration hFallback = hInterval.compareTo(DEFAULT_HEALTH_TIMEOUT) < 0 ? hInterval : DEFAULT_HEALTH_TIMEOUT;

@@ -246,6 +246,11 @@ public final class EngineDiscovery {
 
     /** As {@link #engines(List)}, reading the keys of engines that need one from {@code env}. */
     public static List<EngineConfig> engines(List<Found> found, Map<String, String> env) {
+        return engines(found, env, EngineConfig.DEFAULT_HEALTH_INTERVAL);
+    }
+
+    /** As {@link #engines(List, Map)}, each engine checked every {@code healthInterval} ({@code discovery.health_interval}). */
+    public static List<EngineConfig> engines(List<Found> found, Map<String, String> env, java.time.Duration healthInterval) {
         List<String> names = names(found);
         StringBuilder yaml = new StringBuilder("engines:\n");
         int n = 0;
@@ -257,6 +262,9 @@ public final class EngineDiscovery {
             n++;
             yaml.append("  - name: ").append(names.get(i)).append("\n    api: ").append(f.api()).append("\n    url: ")
                     .append(yamlScalar(f.url().toString())).append('\n');
+            if (!healthInterval.equals(EngineConfig.DEFAULT_HEALTH_INTERVAL)) {
+                yaml.append("    health:\n      interval: ").append(healthInterval.toMillis()).append("ms\n");
+            }
             String keyVar = Found.keyVariable(names.get(i));
             if (f.needsKey() && env.get(keyVar) != null && !env.get(keyVar).isEmpty()) {
                 // The key the detect block names, when it is set; without it the engine is watched as needs_key.
