@@ -23,7 +23,6 @@ import io.tailwatch.daemon.status.HostStatus;
 import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.daemon.status.StatusHistory;
 import io.tailwatch.metrics.MetricHub;
-import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.metrics.PrometheusExporter;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Its parts, beside it in this package: {@link StatusParts} (the named parts of /api/v1/status it wires),
  * {@link ListenerHealth} (the listener's health answer), {@link AlertDelivery} (webhook, Alertmanager and the
- * labels alerts carry), {@link ReloadPlan} (what a reload restarts) and {@link EngineReconcile} (a reload's
- * pass over the watched engines). What runs after each host sample is {@code newHost}'s listeners.
+ * labels alerts carry), {@link OtlpPush} (the OTLP push), {@link ReloadPlan} (what a reload restarts) and
+ * {@link EngineReconcile} (a reload's pass over the watched engines). What runs after each host sample is
+ * {@code newHost}'s listeners.
  */
 public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
@@ -62,7 +62,8 @@ public final class Daemon implements AutoCloseable {
     private Map<String, String> resource;
     private PrometheusExporter prometheus;
     private volatile HostSampling host;
-    private OtlpExporter otlp;
+    /** The OTLP push, when it is on. */
+    private final OtlpPush otlp;
     private ApiServer http;
     private volatile BasicAuthGuard guard;
     private volatile ListenerSecurity security;
@@ -100,6 +101,7 @@ public final class Daemon implements AutoCloseable {
         this.env = env;
         this.samplerSource = samplers;
         this.hub = new MetricHub(clock, MetricHub.Limits.DEFAULT.withExpiry(seriesExpiry(config)));
+        this.otlp = new OtlpPush(hub, env);
         hub.genAiConventions(io.tailwatch.metrics.GenAiConventions.from(env.get(io.tailwatch.metrics.GenAiConventions.VARIABLE)));
     }
 
@@ -130,7 +132,7 @@ public final class Daemon implements AutoCloseable {
         hub.addSink(prometheus);
         prometheus.beforeScrape(hub::refresh);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
-        startOtlp(config);
+        otlp.start(config, resource);
         host = newHost(config);
         NativeSelfCheck.Report checked = selfCheck;
         if (!checked.results().isEmpty()) {
@@ -287,27 +289,6 @@ public final class Daemon implements AutoCloseable {
         return r;
     }
 
-    private void startOtlp(Config c) {
-        if (OtlpExporter.enabled(c.otlp().settings(), env)) {
-            // host: the machine as the agent's own alerts and the kit's scrape relabel name it, so alerts that a
-            // Prometheus evaluates on pushed series group and route per host as on scraped ones (an
-            // OTEL_RESOURCE_ATTRIBUTES host wins). Only on the push: a scrape gets host from its target.
-            Map<String, String> pushed = new java.util.LinkedHashMap<>(resource);
-            pushed.putIfAbsent("host", AlertDelivery.identity(c, 0).get("host"));
-            otlp = OtlpExporter.start(c.otlp().settings(), hub, pushed);
-            hub.addSink(otlp);
-            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
-        }
-    }
-
-    private void stopOtlp() {
-        if (otlp != null) {
-            hub.removeSink(otlp);
-            otlp.close();
-            otlp = null;
-        }
-    }
-
     /** Whether the agent's listener or an engine's proxy (both guarded by the web config) is off loopback. */
     private boolean exposedListener() {
         Config c = config;
@@ -388,8 +369,8 @@ public final class Daemon implements AutoCloseable {
             restarted.add("host sampling");
         }
         if (plan.otlp()) {
-            stopOtlp();
-            startOtlp(next);
+            otlp.stop();
+            otlp.start(next, resource);
             restarted.add("otlp");
         }
         AutoEngines a = auto;
@@ -585,21 +566,6 @@ public final class Daemon implements AutoCloseable {
         if (host != null) {
             host.close();
         }
-        if (otlp != null) {
-            otlp.close();
-        }
-    }
-
-    /** An endpoint URL for the log: user info, query and fragment removed (they may carry secrets). */
-    static String withoutCredentials(String url) {
-        try {
-            java.net.URI u = java.net.URI.create(url);
-            if (u.getScheme() == null || u.getHost() == null) {
-                return url.replaceAll("[?#].*$", "");
-            }
-            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (IllegalArgumentException | java.net.URISyntaxException e) {
-            return "(unparseable endpoint)";
-        }
+        otlp.close();
     }
 }
