@@ -8,53 +8,43 @@ import org.junit.jupiter.api.Test;
 
 /** What a reload restarts, read from the running and the new config alone. */
 class ReloadPlanTest {
-    private static Config parse(String yaml) throws Exception {
-        return Config.parse(yaml, "test", Map.of());
+    private static ReloadPlan plan(String running, String next, int boundPort) throws Exception {
+        return ReloadPlan.of(Config.parse(running, "running", Map.of()), Config.parse(next, "next", Map.of()), boundPort);
+    }
+
+    private static ReloadPlan restarts(String... parts) {
+        java.util.List<String> p = java.util.List.of(parts);
+        return new ReloadPlan(p.contains("listener"), p.contains("sameAddress"), p.contains("host"), p.contains("history"),
+                p.contains("otlp"), p.contains("rules"), p.contains("baselines"));
     }
 
     @Test
     void theSameConfigRestartsNothing() throws Exception {
-        Config c = parse("engines: []\n");
-        assertThat(ReloadPlan.of(c, parse("engines: []\n"), 9531))
-                .isEqualTo(new ReloadPlan(false, false, false, false, false, false, false));
+        assertThat(plan("engines: []\n", "engines: []\n", 9531)).isEqualTo(restarts());
     }
 
     @Test
     void aNewSamplingIntervalRestartsTheHostLoopAndItsHistoryButATimeoutOnlyTheLoop() throws Exception {
-        Config c = parse("host:\n  interval: 5s\n  timeout: 2s\n");
-        ReloadPlan interval = ReloadPlan.of(c, parse("host:\n  interval: 10s\n  timeout: 2s\n"), 9531);
-        assertThat(interval.host()).isTrue();
-        assertThat(interval.history()).isTrue();
-        assertThat(interval.listener()).isFalse();
-        ReloadPlan timeout = ReloadPlan.of(c, parse("host:\n  interval: 5s\n  timeout: 3s\n"), 9531);
-        assertThat(timeout.host()).isTrue();
-        assertThat(timeout.history()).isFalse();
+        String running = "host:\n  interval: 5s\n  timeout: 2s\n";
+        assertThat(plan(running, "host:\n  interval: 10s\n  timeout: 2s\n", 9531)).isEqualTo(restarts("host", "history"));
+        assertThat(plan(running, "host:\n  interval: 5s\n  timeout: 3s\n", 9531)).isEqualTo(restarts("host"));
     }
 
     @Test
     void theListenerGivesItsPortBackFirstOnlyWhenTheNewOneBindsTheSameAddress() throws Exception {
-        Config c = parse("server:\n  listen: 127.0.0.1:9531\n");
-        ReloadPlan token = ReloadPlan.of(c, parse("server:\n  listen: 127.0.0.1:9531\n  auth_token: abcdefgh12345678\n"), 9531);
-        assertThat(token.listener()).isTrue();
-        assertThat(token.sameAddress()).isTrue();
-        ReloadPlan moved = ReloadPlan.of(c, parse("server:\n  listen: 127.0.0.1:9532\n"), 9531);
-        assertThat(moved.listener()).isTrue();
-        assertThat(moved.sameAddress()).isFalse();
+        String running = "server:\n  listen: 127.0.0.1:9531\n";
+        assertThat(plan(running, running + "  auth_token: abcdefgh12345678\n", 9531))
+                .isEqualTo(restarts("listener", "sameAddress"));
+        assertThat(plan(running, "server:\n  listen: 127.0.0.1:9532\n", 9531)).isEqualTo(restarts("listener"));
         // A config with port 0 got a port at start: the running listener holds that one, not 0.
-        Config any = parse("server:\n  listen: 127.0.0.1:0\n");
-        ReloadPlan fromAny = ReloadPlan.of(any, parse("server:\n  listen: 127.0.0.1:40000\n"), 40000);
-        assertThat(fromAny.sameAddress()).isTrue();
+        assertThat(plan("server:\n  listen: 127.0.0.1:0\n", "server:\n  listen: 127.0.0.1:40000\n", 40000))
+                .isEqualTo(restarts("listener", "sameAddress"));
     }
 
     @Test
     void aNewBaselineFileReopensTheStoreWithNewRules() throws Exception {
-        Config c = parse("alerts:\n  baseline:\n    file: /tmp/a.json\n");
-        ReloadPlan plan = ReloadPlan.of(c, parse("alerts:\n  baseline:\n    file: /tmp/b.json\n"), 9531);
-        assertThat(plan.rules()).isTrue();
-        assertThat(plan.baselines()).isTrue();
-        ReloadPlan retention = ReloadPlan.of(c, parse("alerts:\n  baseline:\n    file: /tmp/a.json\n  resolved_retention: 1h\n"), 9531);
-        assertThat(retention.rules()).isTrue();
-        assertThat(retention.baselines()).isFalse();
-        assertThat(retention.otlp()).isFalse();
+        String running = "alerts:\n  baseline:\n    file: /tmp/a.json\n";
+        assertThat(plan(running, "alerts:\n  baseline:\n    file: /tmp/b.json\n", 9531)).isEqualTo(restarts("rules", "baselines"));
+        assertThat(plan(running, running + "  resolved_retention: 1h\n", 9531)).isEqualTo(restarts("rules"));
     }
 }
