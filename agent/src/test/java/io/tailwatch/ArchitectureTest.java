@@ -84,6 +84,20 @@ class ArchitectureTest {
                 .resideInAnyPackage("io.tailwatch.tools..", "io.tailwatch.cli..").check(project);
     }
 
+    /**
+     * The daemon package is the top of its wing: {@code Daemon} and the parts it is wired from
+     * ({@code StatusParts}, {@code ListenerHealth}, {@code AlertDelivery}, {@code ReloadPlan},
+     * {@code EngineReconcile}) use the subpackages, which never reach back up to them.
+     */
+    @Test
+    void theDaemonsWiringSitsAboveItsSubpackages() {
+        assertThat(project.contain("io.tailwatch.daemon.ReloadPlan")).isTrue();
+        assertThat(project.contain("io.tailwatch.daemon.StatusParts$Host")).isTrue();
+        noClasses().that(DescribedPredicate.describe("reside in a subpackage of io.tailwatch.daemon",
+                        (JavaClass c) -> c.getPackageName().startsWith("io.tailwatch.daemon.")))
+                .should().dependOnClassesThat().resideInAPackage("io.tailwatch.daemon").check(project);
+    }
+
     @Test
     void theToolsWingDoesNotImportTheDaemonWing() {
         noClasses().that().resideInAPackage("io.tailwatch.tools..").should().dependOnClassesThat()

@@ -83,6 +83,17 @@ public final class ServiceCommand {
             }
             return new AgentService(scope.paths(), new Launchctl(System.getenv()), out(), err());
         }
+
+        /** What {@code action} answers for the service in {@code scope}; exit 1 when this user cannot manage it. */
+        int withService(Scope scope, ServiceAction action) throws IOException, Launchctl.NotFound {
+            AgentService service = service(scope);
+            return service == null ? TailwatchCommand.EXIT_FAILURE : action.run(service);
+        }
+    }
+
+    /** One launchctl step on the agent's service, answering the command's exit code. */
+    interface ServiceAction {
+        int run(AgentService service) throws IOException, Launchctl.NotFound;
     }
 
     /** The agent plist this machine would get: this java, this jar, the given config. */
@@ -161,11 +172,7 @@ public final class ServiceCommand {
 
         @Override
         int run() throws IOException, Launchctl.NotFound {
-            AgentService service = service(scope);
-            if (service == null) {
-                return TailwatchCommand.EXIT_FAILURE;
-            }
-            return service.uninstall();
+            return withService(scope, AgentService::uninstall);
         }
     }
 
@@ -177,11 +184,7 @@ public final class ServiceCommand {
 
         @Override
         int run() throws IOException, Launchctl.NotFound {
-            AgentService service = service(scope);
-            if (service == null) {
-                return TailwatchCommand.EXIT_FAILURE;
-            }
-            return service.status();
+            return withService(scope, AgentService::status);
         }
     }
 

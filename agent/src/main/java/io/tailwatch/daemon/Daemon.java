@@ -4,6 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.LiveWebConfig;
 import io.tailwatch.core.host.HostSampling;
+import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.host.selfcheck.NativeSelfCheck;
 import io.tailwatch.core.host.platform.ResourceInfo;
@@ -19,16 +20,12 @@ import io.tailwatch.daemon.engine.EngineMonitor;
 import io.tailwatch.daemon.signals.EngineSignalMonitor;
 import io.tailwatch.daemon.status.AlertsStatus;
 import io.tailwatch.daemon.status.HostStatus;
-import io.tailwatch.daemon.status.SelfCheckStatus;
 import io.tailwatch.daemon.status.StatusContributor;
 import io.tailwatch.daemon.status.StatusHistory;
-import io.tailwatch.daemon.status.ThresholdsStatus;
 import io.tailwatch.metrics.MetricHub;
-import io.tailwatch.metrics.OtlpExporter;
 import io.tailwatch.metrics.PrometheusExporter;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +40,12 @@ import org.slf4j.LoggerFactory;
  * Start order: exporters, HTTP (so a busy port fails fast), then the loops. Stop order reverses it
  * and ends with a final OTLP flush. {@link #reconfigure} applies a reloaded config in place, restarting
  * only the parts whose settings changed (docs/reliability.md, "Reload").
+ *
+ * <p>Its parts, beside it in this package: {@link StatusParts} (the named parts of /api/v1/status it wires),
+ * {@link ListenerHealth} (the listener's health answer), {@link AlertDelivery} (webhook, Alertmanager and the
+ * labels alerts carry), {@link OtlpPush} (the OTLP push), {@link ReloadPlan} (what a reload restarts) and
+ * {@link EngineReconcile} (a reload's pass over the watched engines). What runs after each host sample is
+ * {@code newHost}'s listeners.
  */
 public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
@@ -59,25 +62,23 @@ public final class Daemon implements AutoCloseable {
     private Map<String, String> resource;
     private PrometheusExporter prometheus;
     private volatile HostSampling host;
-    private OtlpExporter otlp;
+    /** The OTLP push, when it is on. */
+    private final OtlpPush otlp;
     private ApiServer http;
     private volatile BasicAuthGuard guard;
     private volatile ListenerSecurity security;
     private EngineSignalMonitor signals;
     private volatile BaselineStore baselines;
     private volatile RuleEngine rules;
-    private volatile WebhookSink webhook;
-    private String webhookExternalUrl;
-    private volatile AlertmanagerSink alertmanagers;
+    /** The webhook and Alertmanager sinks in force; the evaluator's one listener. */
+    private final AlertDelivery delivery = new AlertDelivery(clock);
     private EngineMonitor engines;
     private volatile AutoEngines auto;
     private volatile StatusHistory history;
     private volatile io.tailwatch.daemon.api.EngineRestartRoute restart;
     /** Each engine's readiness verdict for routers (docs/routing.md). */
     private io.tailwatch.daemon.ready.ReadinessMonitor readiness;
-    private final java.util.concurrent.atomic.AtomicInteger reloads = new java.util.concurrent.atomic.AtomicInteger();
-    private volatile Instant lastReload;
-    private volatile List<String> lastRestarted = List.of();
+    private final StatusParts.Reloads reloads = new StatusParts.Reloads();
     /** The engines' metering proxies: kept across reloads with their connections, reconfigured in place. */
     private volatile io.tailwatch.daemon.proxy.EngineProxies proxies;
     /** Joules per output token per engine over the last minute, from the host's power at each sample. */
@@ -100,6 +101,7 @@ public final class Daemon implements AutoCloseable {
         this.env = env;
         this.samplerSource = samplers;
         this.hub = new MetricHub(clock, MetricHub.Limits.DEFAULT.withExpiry(seriesExpiry(config)));
+        this.otlp = new OtlpPush(hub, env);
         hub.genAiConventions(io.tailwatch.metrics.GenAiConventions.from(env.get(io.tailwatch.metrics.GenAiConventions.VARIABLE)));
     }
 
@@ -107,9 +109,9 @@ public final class Daemon implements AutoCloseable {
      * A histogram series expires after two probe windows of the longest scenario (configured, or the
      * default one given to a discovered engine), and never sooner than the hub's default.
      */
-    static java.time.Duration seriesExpiry(Config config) {
-        java.time.Duration longest = io.tailwatch.core.config.WindowRequirements.of(config.rules(), config.alerts())
-                .defaultWindow(java.time.Duration.ofSeconds(60));
+    static Duration seriesExpiry(Config config) {
+        Duration longest = io.tailwatch.core.config.WindowRequirements.of(config.rules(), config.alerts())
+                .defaultWindow(Duration.ofSeconds(60));
         for (io.tailwatch.core.config.EngineConfig e : config.engines()) {
             for (io.tailwatch.core.config.EngineConfig.Scenario s : e.scenarios()) {
                 if (s.window().compareTo(longest) > 0) {
@@ -117,7 +119,7 @@ public final class Daemon implements AutoCloseable {
                 }
             }
         }
-        java.time.Duration two = longest.multipliedBy(2);
+        Duration two = longest.multipliedBy(2);
         return two.compareTo(MetricHub.Limits.DEFAULT.expiry()) > 0 ? two : MetricHub.Limits.DEFAULT.expiry();
     }
 
@@ -130,43 +132,16 @@ public final class Daemon implements AutoCloseable {
         hub.addSink(prometheus);
         prometheus.beforeScrape(hub::refresh);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
-        startOtlp(config);
+        otlp.start(config, resource);
         host = newHost(config);
         NativeSelfCheck.Report checked = selfCheck;
         if (!checked.results().isEmpty()) {
-            status.add(new StatusContributor() {
-                public String name() {
-                    return "native_self_check";
-                }
-
-                public Object status() {
-                    return SelfCheckStatus.of(checked);
-                }
-            });
+            status.add(new StatusParts.SelfCheck(checked));
         }
-        status.add(new StatusContributor() {
-            public String name() {
-                return "host";
-            }
-
-            public Object status() {
-                HostSampling h = host;
-                io.tailwatch.core.host.HostSnapshot latest = h.latest();
-                return HostStatus.of(latest, h.previousOf(latest));
-            }
-        });
+        status.add(new StatusParts.Host(() -> host));
         engines = new EngineMonitor(config.engines(), hub, () -> host.latest(), clock);
         signals = new EngineSignalMonitor(config.engines(), hub, clock);
-        StatusContributor enginesPart = engines.status();
-        status.add(new StatusContributor() {
-            public String name() {
-                return enginesPart.name();
-            }
-
-            public Object status() {
-                return readiness.addTo(io.tailwatch.daemon.signals.EngineSignalStatus.addTo(enginesPart.status(), signals));
-            }
-        });
+        status.add(new StatusParts.Engines(engines.status(), signals, () -> readiness));
         engines.addProbeListener((name, r) -> {
             io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
             signals.onProbe(name, r, w != null && w.headersAtAdmission());
@@ -187,17 +162,9 @@ public final class Daemon implements AutoCloseable {
         }
         baselines = BaselineStore.open(config.alerts().baselineFile());
         rules = newRules(config);
-        status.add(new AlertsStatus(() -> rules, () -> webhook, () -> alertmanagers));
+        status.add(new AlertsStatus(() -> rules, delivery::webhook, delivery::alertmanagers));
         routes.add(app -> app.get("/api/v1/alerts", ctx -> ApiServer.json(ctx, Map.of("alerts", rules.alerts()))));
-        status.add(new StatusContributor() {
-            public String name() {
-                return "thresholds";
-            }
-
-            public Object status() {
-                return new ThresholdsStatus(config.rules()).status();
-            }
-        });
+        status.add(new StatusParts.Thresholds(() -> config));
         history = new StatusHistory(config.host().interval());
         routes.add(app -> app.get("/api/v1/history", ctx -> ApiServer.json(ctx, history.toJson(clock.instant()))));
         routes.add(io.tailwatch.daemon.api.StatusPage::register);
@@ -211,44 +178,15 @@ public final class Daemon implements AutoCloseable {
             closeQuietly();
             throw e;
         }
-        status.add(new StatusContributor() {
-            public String name() {
-                return security.name();
-            }
-
-            public Object status() {
-                return security.status();
-            }
-        });
-        status.add(new StatusContributor() {
-            public String name() {
-                return "reload";
-            }
-
-            public Object status() {
-                Map<String, Object> m = new java.util.LinkedHashMap<>();
-                m.put("reloads", reloads.get());
-                m.put("last", lastReload);
-                m.put("restarted", lastRestarted);
-                return m;
-            }
-        });
-        startWebhook(config);
-        rules.addListener(this::notifyWebhook);
-        startAlertmanagers(config);
+        status.add(new StatusParts.Listener(() -> security));
+        status.add(reloads);
+        delivery.start(config, http.port(), security.tls());
+        rules.addListener(delivery);
         // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
         proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web).allowHosts(config.server().allowedHosts());
         proxies.reconfigure(config.engines());
         status.add(proxies);
-        status.add(new StatusContributor() {
-            public String name() {
-                return "energy_per_token";
-            }
-
-            public Object status() {
-                return energy.status();
-            }
-        });
+        status.add(new StatusParts.Energy(energy));
         host.start();
         engines.start();
         signals.start();
@@ -273,30 +211,9 @@ public final class Daemon implements AutoCloseable {
             running = NativeSelfCheck.gate(running, selfCheck);
         }
         HostSampling h = new HostSampling(running, c.host().interval(), c.host().timeout(), hub, clock);
-        h.addListener(snap -> {
-            // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
-            WebhookSink w = webhook;
-            if (w != null) {
-                hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
-            }
-            synchronized (evaluation) {
-                rules.evaluate(snap.at());
-                AlertmanagerSink am = alertmanagers;
-                if (am != null) {
-                    am.update(rules.alerts());
-                }
-            }
-        });
+        h.addListener(this::evaluateRules);
         h.addListener(snap -> history.record(snap.at(), HostStatus.of(snap, h.previousOf(snap)), rules.signals()));
-        h.addListener(snap -> {
-            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
-            if (p != null) {
-                p.publish();
-            }
-            energy.sample(System.nanoTime(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
-            hub.publish("energy", energy.points());
-            hub.publish("input-rejected", io.tailwatch.core.probe.InputRange.points());
-        });
+        h.addListener(this::publishTraffic);
         h.addListener(snap -> {
             BasicAuthGuard g = guard;
             if (g != null) {
@@ -304,6 +221,33 @@ public final class Daemon implements AutoCloseable {
             }
         });
         return h;
+    }
+
+    /** After each host sample: the rules evaluate and the alerts in force go to Alertmanager. */
+    private void evaluateRules(HostSnapshot snap) {
+        // The webhook counters go in just before the rules read them (WebhookNotificationsDropped).
+        WebhookSink w = delivery.webhook();
+        if (w != null) {
+            hub.publish("alerts/webhook", io.tailwatch.daemon.alerts.WebhookMetrics.points(w.stats()));
+        }
+        synchronized (evaluation) {
+            rules.evaluate(snap.at());
+            AlertmanagerSink am = delivery.alertmanagers();
+            if (am != null) {
+                am.update(rules.alerts());
+            }
+        }
+    }
+
+    /** After each host sample: the proxies' figures, the energy per output token, the rejected inputs. */
+    private void publishTraffic(HostSnapshot snap) {
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        if (p != null) {
+            p.publish();
+        }
+        energy.sample(System.nanoTime(), io.tailwatch.core.host.HostPower.of(snap), outputTokens());
+        hub.publish("energy", energy.points());
+        hub.publish("input-rejected", io.tailwatch.core.probe.InputRange.points());
     }
 
     /** Each engine's output tokens so far: through its proxy plus its probes' (the energy attribution). */
@@ -345,51 +289,6 @@ public final class Daemon implements AutoCloseable {
         return r;
     }
 
-    /** Every transition goes to the webhook in force (a reload may replace it, never the evaluator's listener). */
-    private void notifyWebhook(io.tailwatch.daemon.alerts.Transition t) {
-        WebhookSink w = webhook;
-        if (w != null) {
-            w.accept(t);
-        }
-    }
-
-    private void startOtlp(Config c) {
-        if (OtlpExporter.enabled(c.otlp().settings(), env)) {
-            // host: the machine as the agent's own alerts and the kit's scrape relabel name it, so alerts that a
-            // Prometheus evaluates on pushed series group and route per host as on scraped ones (an
-            // OTEL_RESOURCE_ATTRIBUTES host wins). Only on the push: a scrape gets host from its target.
-            Map<String, String> pushed = new java.util.LinkedHashMap<>(resource);
-            pushed.putIfAbsent("host", alertIdentity(c, 0).get("host"));
-            otlp = OtlpExporter.start(c.otlp().settings(), hub, pushed);
-            hub.addSink(otlp);
-            LOG.info("OTLP export on: {}", withoutCredentials(otlp.endpoint()));
-        }
-    }
-
-    private void stopOtlp() {
-        if (otlp != null) {
-            hub.removeSink(otlp);
-            otlp.close();
-            otlp = null;
-        }
-    }
-
-    private void startWebhook(Config c) {
-        String scheme = security.tls() ? "https://" : "http://";
-        webhookExternalUrl = scheme + io.tailwatch.core.config.HostPort.format(c.server().host(), http.port());
-        if (c.alerts().webhook().enabled()) {
-            webhook = new WebhookSink(c.alerts().webhook(), webhookExternalUrl, alertIdentity(c, http.port()), clock);
-        }
-    }
-
-    /** Alertmanager's v2 API, as Prometheus sends to it: every firing alert re-sent, resolved ones once. */
-    private void startAlertmanagers(Config c) {
-        if (c.alerts().alertmanagers().enabled()) {
-            alertmanagers = new AlertmanagerSink(c.alerts().alertmanagers(), c.host().interval(), alertIdentity(c, http.port()),
-                    webhookExternalUrl, clock);
-        }
-    }
-
     /** Whether the agent's listener or an engine's proxy (both guarded by the web config) is off loopback. */
     private boolean exposedListener() {
         Config c = config;
@@ -411,26 +310,7 @@ public final class Daemon implements AutoCloseable {
     /** Starts a listener for {@code c}'s server settings; the daemon's listener fields change only when it answers. */
     private ApiServer startHttp(Config c, LiveWebConfig web) {
         boolean token = c.server().authToken() != null;
-        ApiServer.Health health = () -> {
-            HostSampling h = host;
-            Duration interval = config.host().interval();
-            Map<String, Duration> stuck = h.stuck();
-            if (!stuck.isEmpty()) {
-                StringBuilder b = new StringBuilder("degraded:");
-                stuck.forEach((name, age) -> b.append(" sampler ").append(name).append(" stuck for ")
-                        .append(age.toSeconds()).append(" s;"));
-                return b.append(" the other samplers run").toString();
-            }
-            Instant last = h.lastCompleted();
-            if (last == null) {
-                return "no host sample completed yet";
-            }
-            Duration age = Duration.between(last, clock.instant());
-            if (age.compareTo(interval.multipliedBy(3)) > 0) {
-                return "last host sample completed " + age.toSeconds() + " s ago (interval " + interval.toSeconds() + " s)";
-            }
-            return null;
-        };
+        ApiServer.Health health = new ListenerHealth(() -> host, () -> config.host().interval(), clock);
         ApiServer server = new ApiServer(prometheus, health, status, c.server().authToken(), c.server().allowedHosts(),
                 routes, ResourceInfo::version);
         BasicAuthGuard g = null;
@@ -476,99 +356,38 @@ public final class Daemon implements AutoCloseable {
      */
     public synchronized List<String> reconfigure(Config next) {
         Config prev = config;
+        ReloadPlan plan = ReloadPlan.of(prev, next, http.port());
         List<String> restarted = new ArrayList<>();
-        if (!next.server().equals(prev.server())) {
-            LiveWebConfig web;
-            try {
-                web = webConfig(next);
-            } catch (WebConfigFailure e) {
-                throw new Kept(e.getMessage());
-            }
-            // The port the listener is bound to (a config with port 0 got one at start) is given back first.
-            boolean sameAddress = next.server().port() == http.port() && next.server().host().equals(prev.server().host());
-            ApiServer old = http;
-            if (sameAddress) {
-                old.close();
-                http = startHttp(next, web);
-            } else {
-                try {
-                    http = startHttp(next, web);
-                } catch (RuntimeException e) {
-                    throw new Kept("the listener cannot start on "
-                            + io.tailwatch.core.config.HostPort.format(next.server().host(), next.server().port())
-                            + " (" + e.getMessage() + ")");
-                }
-                old.close();
-            }
+        if (plan.listener()) {
+            restartListener(next, plan.sameAddress());
             restarted.add("listener");
-            io.tailwatch.daemon.proxy.EngineProxies p = proxies;
-            if (p != null) {
-                p.rebind(hub, web).allowHosts(next.server().allowedHosts());
-            }
         }
         config = next;
         hub.expireAfter(seriesExpiry(next));
-        if (!next.host().equals(prev.host())) {
-            HostSampling old = host;
-            HostSampling h = newHost(next);
-            if (!next.host().interval().equals(prev.host().interval())) {
-                history = new StatusHistory(next.host().interval());
-            }
-            host = h;
-            old.close();
-            // The new process sampler knows the listed engines; the ones discovery added are followed again.
-            AutoEngines found = auto;
-            if (found != null) {
-                for (String name : found.added()) {
-                    io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
-                    if (w != null) {
-                        followProcesses(w.config());
-                    }
-                }
-            }
-            h.start();
+        if (plan.host()) {
+            restartHost(next, plan.history());
             restarted.add("host sampling");
         }
-        if (!next.otlp().equals(prev.otlp())) {
-            stopOtlp();
-            startOtlp(next);
+        if (plan.otlp()) {
+            otlp.stop();
+            otlp.start(next, resource);
             restarted.add("otlp");
         }
-        restarted.addAll(reconcileEngines(next));
+        AutoEngines a = auto;
+        restarted.addAll(EngineReconcile.apply(engines, signals, a == null ? java.util.Set.of() : a.added(), next));
+        restarted.addAll(reconcileDiscovery(next));
         io.tailwatch.daemon.proxy.EngineProxies p = proxies;
         if (p != null) {
             // Kept where an engine's proxy settings are the same: its clients' connections stay open.
             p.reconfigure(next.engines());
         }
-        String external = (security.tls() ? "https://" : "http://")
-                + io.tailwatch.core.config.HostPort.format(next.server().host(), http.port());
-        boolean webhookChanged = !next.alerts().webhook().equals(prev.alerts().webhook()) || !external.equals(webhookExternalUrl);
-        if (webhookChanged) {
-            WebhookSink old = webhook;
-            webhook = null;
-            if (old != null) {
-                old.close();
-            }
-            startWebhook(next);
-            restarted.add("webhook");
-        }
-        if (webhookChanged || !next.alerts().alertmanagers().equals(prev.alerts().alertmanagers())
-                || !alertIdentity(next, http.port()).equals(alertIdentity(prev, http.port()))) {
-            AlertmanagerSink old = alertmanagers;
-            alertmanagers = null;
-            if (old != null) {
-                old.close();
-            }
-            startAlertmanagers(next);
-            restarted.add("alertmanagers");
-        }
-        if (!next.rules().equals(prev.rules()) || !next.alerts().equals(prev.alerts())
-                || !RuleExport.interactiveScenarios(next).equals(RuleExport.interactiveScenarios(prev))) {
-            if (!java.util.Objects.equals(next.alerts().baselineFile(), prev.alerts().baselineFile())) {
+        delivery.reload(prev, next, http.port(), security.tls(), restarted);
+        if (plan.rules()) {
+            if (plan.baselines()) {
                 baselines = BaselineStore.open(next.alerts().baselineFile());
             }
             RuleEngine r = newRules(next);
-            r.addListener(this::notifyWebhook);
+            r.addListener(delivery);
             synchronized (evaluation) {
                 r.adopt(rules, clock.instant());
                 rules = r;
@@ -576,93 +395,85 @@ public final class Daemon implements AutoCloseable {
             restarted.add("rules");
         }
         restart = io.tailwatch.daemon.api.EngineRestartRoute.of(next, env);
-        AutoEngines a = auto;
-        if (a != null && !restarted.contains("discovery")) {
-            a.reloaded();
+        AutoEngines found = auto;
+        if (found != null && !restarted.contains("discovery")) {
+            found.reloaded();
         }
-        lastRestarted = List.copyOf(restarted);
-        lastReload = clock.instant();
-        reloads.incrementAndGet();
+        reloads.record(restarted, clock.instant());
         return restarted;
     }
 
     /**
-     * Keeps every watched engine the new config still has with the keys its watch is built from unchanged
-     * (the others applied to it in place, {@link io.tailwatch.daemon.engine.EngineReload}), restarts the
-     * ones whose such keys changed, drops the others, adds the new ones.
+     * A new listener for {@code next}'s server settings; on {@code sameAddress} the running one gives its port
+     * back first, otherwise it serves on until the new one answers (and stays, {@link Kept}, if it cannot).
      */
-    private List<String> reconcileEngines(Config next) {
-        List<String> changes = new ArrayList<>();
-        AutoEngines a = auto;
-        java.util.Set<String> discovered = a == null ? java.util.Set.of() : a.added();
-        for (io.tailwatch.daemon.engine.EngineWatch w : engines.watches()) {
-            String name = w.config().name();
-            io.tailwatch.core.config.EngineConfig was = w.config();
-            io.tailwatch.core.config.EngineConfig now = next.engines().stream().filter(e -> e.name().equals(name))
-                    .findFirst().orElse(null);
-            boolean keep = discovered.contains(name) ? next.autoEngines()
-                    : now != null && !io.tailwatch.daemon.engine.EngineReload.restartsWatch(was, now);
-            if (keep && now != null && !now.equals(was)) {
-                // Only keys the watch reads live or never reads changed: its state, windows and alerts stay.
-                if (io.tailwatch.daemon.engine.EngineReload.restartsSignals(was, now)) {
-                    signals.remove(name);
-                    signals.add(now);
-                    changes.add("engine " + name + " signals");
+    private void restartListener(Config next, boolean sameAddress) {
+        LiveWebConfig web;
+        try {
+            web = webConfig(next);
+        } catch (WebConfigFailure e) {
+            throw new Kept(e.getMessage());
+        }
+        ApiServer old = http;
+        if (sameAddress) {
+            old.close();
+            http = startHttp(next, web);
+        } else {
+            try {
+                http = startHttp(next, web);
+            } catch (RuntimeException e) {
+                throw new Kept("the listener cannot start on "
+                        + io.tailwatch.core.config.HostPort.format(next.server().host(), next.server().port())
+                        + " (" + e.getMessage() + ")");
+            }
+            old.close();
+        }
+        io.tailwatch.daemon.proxy.EngineProxies p = proxies;
+        if (p != null) {
+            p.rebind(hub, web).allowHosts(next.server().allowedHosts());
+        }
+    }
+
+    /** A new host loop for {@code next}'s host settings (and a new history when the interval changed). */
+    private void restartHost(Config next, boolean newHistory) {
+        HostSampling old = host;
+        HostSampling h = newHost(next);
+        if (newHistory) {
+            history = new StatusHistory(next.host().interval());
+        }
+        host = h;
+        old.close();
+        // The new process sampler knows the listed engines; the ones discovery added are followed again.
+        AutoEngines found = auto;
+        if (found != null) {
+            for (String name : found.added()) {
+                io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
+                if (w != null) {
+                    followProcesses(w.config());
                 }
-                engines.retune(now);
-            } else if (!keep) {
-                engines.remove(name);
-                signals.remove(name);
-                changes.add("engine " + name + " dropped");
             }
         }
-        for (io.tailwatch.core.config.EngineConfig e : next.engines()) {
-            if (engines.watch(e.name()) == null && engines.add(e)) {
-                signals.add(e);
-                changes.add("engine " + e.name() + " (re)started");
-            }
-        }
+        h.start();
+    }
+
+    /** Starts, stops or reconfigures discovery ({@code engines: auto}) as {@code next} says. */
+    private List<String> reconcileDiscovery(Config next) {
+        AutoEngines a = auto;
         if (next.autoEngines() && a == null) {
             auto = newAuto(next);
             status.add(2, auto);
             auto.start();
-            changes.add("discovery");
+            return List.of("discovery");
         } else if (!next.autoEngines() && a != null) {
             auto = null;
             status.remove(a);
             a.close();
-            changes.add("discovery stopped");
+            return List.of("discovery stopped");
         } else if (a != null && !next.discovery().equals(a.config())) {
             a.reconfigure(next.discovery());
-            changes.add("discovery");
+            return List.of("discovery");
         }
-        return changes;
-}
-
-    /**
-     * The labels every alert is sent with, as a scrape of this agent would label its series: {@code job}
-     * "tailwatch" (the kit's scrape job), {@code instance} HOST:PORT and {@code host} HOST, where HOST is
-     * the first of {@code server.allowed_hosts} (the name Prometheus scrapes it by), else the listen
-     * address unless it is a wildcard, else the host name; {@code alerts.labels} adds to or replaces them.
-     */
-    static Map<String, String> alertIdentity(Config config, int port) {
-        String host;
-        List<String> allowed = config.server().allowedHosts();
-        String listen = config.server().host();
-        if (allowed != null && !allowed.isEmpty()) {
-            host = allowed.get(0);
-        } else if (listen != null && !listen.isBlank() && !listen.equals("0.0.0.0") && !listen.equals("::")
-                && !listen.equals("[::]")) {
-            host = listen;
-        } else {
-            host = ResourceInfo.hostName();
-        }
-        Map<String, String> m = new java.util.LinkedHashMap<>();
-        m.put("job", "tailwatch");
-        m.put("instance", io.tailwatch.core.config.HostPort.format(host, port));
-        m.put("host", host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host);
-        m.putAll(config.alerts().labels());
-        return m;
+        return List.of();
     }
 
     /** The web config file cannot be used (it changed between the config check and the start). */
@@ -734,8 +545,8 @@ public final class Daemon implements AutoCloseable {
         if (http != null) {
             http.close();
         }
-        WebhookSink w = webhook;
-        AlertmanagerSink am = alertmanagers;
+        WebhookSink w = delivery.webhook();
+        AlertmanagerSink am = delivery.alertmanagers();
         AutoEngines a = auto;
         for (AutoCloseable c : new AutoCloseable[] {w, am, a}) {
             try {
@@ -755,21 +566,6 @@ public final class Daemon implements AutoCloseable {
         if (host != null) {
             host.close();
         }
-        if (otlp != null) {
-            otlp.close();
-        }
-    }
-
-    /** An endpoint URL for the log: user info, query and fragment removed (they may carry secrets). */
-    static String withoutCredentials(String url) {
-        try {
-            java.net.URI u = java.net.URI.create(url);
-            if (u.getScheme() == null || u.getHost() == null) {
-                return url.replaceAll("[?#].*$", "");
-            }
-            return new java.net.URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-        } catch (IllegalArgumentException | java.net.URISyntaxException e) {
-            return "(unparseable endpoint)";
-        }
+        otlp.close();
     }
 }

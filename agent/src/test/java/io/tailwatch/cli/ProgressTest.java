@@ -12,7 +12,7 @@ class ProgressTest {
     @Test
     void plain_lines_carry_count_elapsed_eta_and_figures_and_are_rate_limited() {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
+        io.tailwatch.testing.SimClock clock = new io.tailwatch.testing.SimClock();
         Progress p = new Progress.Lines(new PrintStream(buf, true, StandardCharsets.UTF_8), clock, Duration.ofSeconds(5));
         p.begin("level 4", 12);
         p.update(0, "");

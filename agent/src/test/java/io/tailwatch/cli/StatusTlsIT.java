@@ -38,13 +38,7 @@ class StatusTlsIT {
                 basic_auth_users:
                   oncall: '%s'
                 """.formatted(TestCerts.bcrypt(PASSWORD)));
-        Files.writeString(dir.resolve("mtls.yml"), """
-                tls_server_config:
-                  cert_file: server.crt
-                  key_file: server.key
-                  client_auth_type: RequireAndVerifyClientCert
-                  client_ca_file: ca.crt
-                """);
+        TestCerts.mutualTlsWebConfig(dir, "mtls.yml");
         Files.writeString(dir.resolve("creds"), "oncall:" + PASSWORD + "\n");
         basic = AgentProcess.start(Map.of(), "run", "--listen", "127.0.0.1:0", "--web-config-file", dir.resolve("basic.yml").toString());
         mtls = AgentProcess.start(Map.of(), "run", "--listen", "127.0.0.1:0", "--web-config-file", dir.resolve("mtls.yml").toString());

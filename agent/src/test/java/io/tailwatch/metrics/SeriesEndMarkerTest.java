@@ -113,7 +113,7 @@ class SeriesEndMarkerTest {
 
     @Test
     void anExpiredHistogramEndsWithItsBoundsSoEveryBucketEnds() throws Exception {
-        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
+        io.tailwatch.testing.SimClock clock = new io.tailwatch.testing.SimClock();
         MetricHub hub = new MetricHub(clock, MetricHub.Limits.DEFAULT);
         try (OtlpReceiver receiver = new OtlpReceiver(); OtlpExporter otlp = start(receiver, hub)) {
             Map<String, String> probe = sample(ProbeMetrics.OPERATION_DURATION);

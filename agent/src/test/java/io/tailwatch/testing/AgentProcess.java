@@ -57,6 +57,11 @@ public final class AgentProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
         pb.environment().putAll(env);
+        return launch(pb);
+    }
+
+    /** Starts {@code pb} with its standard output and error each in a temporary log file. */
+    private static AgentProcess launch(ProcessBuilder pb) throws IOException {
         Path out = Files.createTempFile("tailwatch-out", ".log");
         Path err = Files.createTempFile("tailwatch-err", ".log");
         pb.redirectOutput(out.toFile());
@@ -91,11 +96,7 @@ public final class AgentProcess implements AutoCloseable {
         pb.environment().keySet().removeIf(k -> k.startsWith("OTEL_") || k.equals("TAILWATCH_JAVA_OPTS"));
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().putAll(env);
-        Path out = Files.createTempFile("tailwatch-out", ".log");
-        Path err = Files.createTempFile("tailwatch-err", ".log");
-        pb.redirectOutput(out.toFile());
-        pb.redirectError(err.toFile());
-        return new AgentProcess(pb.start(), out, err);
+        return launch(pb);
     }
 
     private static String java() {

@@ -10,6 +10,11 @@ import java.time.ZoneOffset;
 public final class SimClock extends Clock {
     private volatile Instant now;
 
+    /** Starting at 2026-01-01T00:00:00Z. */
+    public SimClock() {
+        this(Instant.parse("2026-01-01T00:00:00Z"));
+    }
+
     public SimClock(Instant start) {
         this.now = start;
     }

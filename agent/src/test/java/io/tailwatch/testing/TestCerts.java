@@ -44,6 +44,20 @@ public final class TestCerts {
         return dir.resolve(name + ".crt");
     }
 
+    /**
+     * Writes the web config FILE in {@code dir} that serves server.crt/.key and requires a client certificate
+     * signed by ca.crt (mutual TLS), and returns its path.
+     */
+    public static Path mutualTlsWebConfig(Path dir, String file) throws IOException {
+        return Files.writeString(dir.resolve(file), """
+                tls_server_config:
+                  cert_file: server.crt
+                  key_file: server.key
+                  client_auth_type: RequireAndVerifyClientCert
+                  client_ca_file: ca.crt
+                """);
+    }
+
     /** Copies FROM.crt/.key over TO.crt/.key by atomic moves, key first (as a rotation tool would). */
     public static void rotate(Path dir, String from, String to) throws IOException {
         for (String ext : List.of(".key", ".crt")) {

@@ -1,5 +1,7 @@
 package io.tailwatch.core.probe;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.core.http.HttpTransport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -137,36 +139,78 @@ final class ProbeWarmup {
         List<String> pieces = new ArrayList<>();
         switch (api) {
             case "openai": {
-                String head = "{\"id\":\"warmup\",\"object\":\"chat.completion.chunk\",\"created\":0,\"model\":\"warmup\",";
-                pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
-                        + "\"finish_reason\":null}]}\n\n");
+                pieces.add(sse(openAiChunk(choice(delta(""), null))));
                 pieces.add(": keepalive\n\n");
                 for (int i = 0; i < TOKENS; i++) {
-                    String field = i == 1 ? "reasoning_content" : "content";
-                    pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"" + field
-                            + "\":\" " + WORDS[i % WORDS.length] + "\"},\"finish_reason\":null}]}\n\n");
+                    ObjectNode delta = HttpTransport.JSON.createObjectNode().put("role", "assistant")
+                            .put(i == 1 ? "reasoning_content" : "content", " " + WORDS[i % WORDS.length]);
+                    pieces.add(sse(openAiChunk(choice(delta, null))));
                 }
-                pieces.add("data: " + head + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],"
-                        + "\"timings\":{\"prompt_n\":64,\"prompt_ms\":1.5,\"predicted_n\":" + TOKENS
-                        + ",\"predicted_per_second\":35.0}}\n\n"
-                        + "data: " + head + "\"choices\":[],\"usage\":{\"prompt_tokens\":64,\"completion_tokens\":" + TOKENS
-                        + ",\"total_tokens\":" + (64 + TOKENS) + ",\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n");
+                ObjectNode last = openAiChunk(choice(HttpTransport.JSON.createObjectNode(), "length"));
+                last.putObject("timings").put("prompt_n", 64).put("prompt_ms", 1.5).put("predicted_n", TOKENS)
+                        .put("predicted_per_second", 35.0);
+                ObjectNode usage = openAiChunk(null);
+                usage.putObject("usage").put("prompt_tokens", 64).put("completion_tokens", TOKENS)
+                        .put("total_tokens", 64 + TOKENS).putObject("prompt_tokens_details").put("cached_tokens", 0);
+                pieces.add(sse(last) + sse(usage));
                 pieces.add("data: [DONE]\n\n");
                 return new Canned("text/event-stream", true, pieces.toArray(String[]::new));
             }
             case "ollama": {
-                String head = "{\"model\":\"warmup\",\"created_at\":\"2026-01-01T00:00:00Z\",";
                 for (int i = 0; i < TOKENS; i++) {
-                    pieces.add(head + "\"message\":{\"role\":\"assistant\",\"content\":\" " + WORDS[i % WORDS.length] + "\""
-                            + (i == 1 ? ",\"thinking\":\"\"" : "") + "},\"done\":false}\n");
+                    ObjectNode line = ollamaLine(" " + WORDS[i % WORDS.length]);
+                    if (i == 1) {
+                        ((ObjectNode) line.get("message")).put("thinking", "");
+                    }
+                    pieces.add(json(line.put("done", false)) + "\n");
                 }
-                pieces.add(head + "\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"length\","
-                        + "\"total_duration\":3000000,\"load_duration\":1000000,\"prompt_eval_count\":64,"
-                        + "\"prompt_eval_duration\":1000000,\"eval_count\":" + TOKENS + ",\"eval_duration\":1000000}\n");
+                ObjectNode end = ollamaLine("").put("done", true).put("done_reason", "length").put("total_duration", 3000000)
+                        .put("load_duration", 1000000).put("prompt_eval_count", 64).put("prompt_eval_duration", 1000000)
+                        .put("eval_count", TOKENS).put("eval_duration", 1000000);
+                pieces.add(json(end) + "\n");
                 return new Canned("application/x-ndjson", true, pieces.toArray(String[]::new));
             }
             default:
                 return null;
+        }
+    }
+
+    /** A chat.completion.chunk carrying {@code choice} (null: an empty choices list, as the usage chunk has). */
+    private static ObjectNode openAiChunk(ObjectNode choice) {
+        ObjectNode c = HttpTransport.JSON.createObjectNode().put("id", "warmup").put("object", "chat.completion.chunk")
+                .put("created", 0).put("model", "warmup");
+        ArrayNode choices = c.putArray("choices");
+        if (choice != null) {
+            choices.add(choice);
+        }
+        return c;
+    }
+
+    private static ObjectNode choice(ObjectNode delta, String finishReason) {
+        ObjectNode c = HttpTransport.JSON.createObjectNode().put("index", 0);
+        c.set("delta", delta);
+        return c.put("finish_reason", finishReason);
+    }
+
+    private static ObjectNode delta(String content) {
+        return HttpTransport.JSON.createObjectNode().put("role", "assistant").put("content", content);
+    }
+
+    private static ObjectNode ollamaLine(String content) {
+        ObjectNode line = HttpTransport.JSON.createObjectNode().put("model", "warmup").put("created_at", "2026-01-01T00:00:00Z");
+        line.putObject("message").put("role", "assistant").put("content", content);
+        return line;
+    }
+
+    private static String sse(ObjectNode event) {
+        return "data: " + json(event) + "\n\n";
+    }
+
+    private static String json(ObjectNode node) {
+        try {
+            return HttpTransport.JSON.writeValueAsString(node);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
     }
 

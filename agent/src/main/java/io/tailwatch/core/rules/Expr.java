@@ -308,18 +308,10 @@ public interface Expr {
     record CompareVector(Expr left, Op op, Matching matching, Expr right) implements Expr {
         @Override
         public List<Sample> eval(MetricSnapshot snapshot, Instant at) {
-            Map<Map<String, String>, Sample> rhs = index(right.eval(snapshot, at), matching);
-            List<Sample> out = new ArrayList<>();
-            for (Sample s : left.eval(snapshot, at)) {
-                Map<String, String> sig = matching.signature(s.labels());
-                Sample r = rhs.get(sig);
-                if (r != null && op.test(s.value(), r.value())) {
-                    // As PromQL: a one-to-one on(...) keeps only those labels, ignoring(...) drops them; group_left
-                    // keeps the left series' own.
-                    out.add(new Sample(matching.groupLeft() ? s.labels() : sig, s.value()));
-                }
-            }
-            return out;
+            // As PromQL: a one-to-one on(...) keeps only those labels, ignoring(...) drops them; group_left
+            // keeps the left series' own.
+            return join(left, right, matching, snapshot, at, (l, r) -> op.test(l.value(), r.value())
+                    ? new Sample(matching.groupLeft() ? l.labels() : matching.signature(l.labels()), l.value()) : null);
         }
 
         @Override
@@ -331,22 +323,12 @@ public interface Expr {
     record Arith(char op, Expr left, Matching matching, Expr right) implements Expr {
         @Override
         public List<Sample> eval(MetricSnapshot snapshot, Instant at) {
-            Map<Map<String, String>, Sample> rhs = index(right.eval(snapshot, at), matching);
-            List<Sample> out = new ArrayList<>();
-            for (Sample s : left.eval(snapshot, at)) {
-                Map<String, String> sig = matching.signature(s.labels());
-                Sample r = rhs.get(sig);
-                if (r != null) {
-                    double v = switch (op) {
-                        case '/' -> s.value() / r.value();
-                        case '*' -> s.value() * r.value();
-                        default -> s.value() - r.value();
-                    };
-                    // As PromQL: the result carries the matching labels (lhs labels minus ignored ones).
-                    out.add(new Sample(sig, v));
-                }
-            }
-            return out;
+            // As PromQL: the result carries the matching labels (lhs labels minus ignored ones).
+            return join(left, right, matching, snapshot, at, (l, r) -> new Sample(matching.signature(l.labels()), switch (op) {
+                case '/' -> l.value() / r.value();
+                case '*' -> l.value() * r.value();
+                default -> l.value() - r.value();
+            }));
         }
 
         @Override
@@ -522,6 +504,26 @@ public interface Expr {
         public String promql() {
             return "count by(" + String.join(", ", by) + ") (" + inner.promql() + ")";
         }
+    }
+
+    /**
+     * One-to-one vector matching: each sample of {@code left} with the first sample of {@code right} of the same
+     * signature under {@code m} (a left sample with none is dropped), made into a result by {@code pairing}
+     * (null: the pair is dropped too).
+     */
+    private static List<Sample> join(Expr left, Expr right, Matching m, MetricSnapshot snapshot, Instant at,
+            java.util.function.BinaryOperator<Sample> pairing) {
+        Map<Map<String, String>, Sample> rhs = index(right.eval(snapshot, at), m);
+        List<Sample> out = new ArrayList<>();
+        for (Sample s : left.eval(snapshot, at)) {
+            Map<String, String> sig = m.signature(s.labels());
+            Sample r = rhs.get(sig);
+            Sample joined = r == null ? null : pairing.apply(s, r);
+            if (joined != null) {
+                out.add(joined);
+            }
+        }
+        return out;
     }
 
     private static Map<Map<String, String>, Sample> index(List<Sample> samples, Matching m) {

@@ -506,6 +506,9 @@ public final class EngineWatch {
         return h.version() == null || h.version().isBlank() ? h.provider() : h.provider() + " " + h.version();
     }
 
+    /** A version's leading MAJOR.MINOR (mlx_lm's "0.28.1" -> 0, 28). */
+    private static final java.util.regex.Pattern MAJOR_MINOR = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)");
+
     /**
      * True when the engine sends response headers when it admits a request into its batch, not when a slot
      * takes it (mlx_lm.server 0.28 and later, as its answers' system_fingerprint tells): its time to headers
@@ -516,7 +519,7 @@ public final class EngineWatch {
         if (h == null || !"mlx_lm".equals(h.provider()) || h.version() == null) {
             return false;
         }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)").matcher(h.version());
+        java.util.regex.Matcher m = MAJOR_MINOR.matcher(h.version());
         return m.find() && (Integer.parseInt(m.group(1)) > 0 || Integer.parseInt(m.group(2)) >= 28);
     }
 

@@ -14,12 +14,7 @@ public class ConfigTest {
     private static final Map<String, String> ENV = Map.of("TW_TOKEN", "s3cret", "OLLAMA_KEY", "k-123");
 
     private static List<String> problems(String yaml) {
-        try {
-            Config.parse(yaml, "test.yaml", ENV);
-        } catch (ConfigException e) {
-            return e.problems().list().stream().map(Problems.Problem::toString).toList();
-        }
-        throw new AssertionError("expected problems in:\n" + yaml);
+        return ConfigProblems.of(yaml, ENV);
     }
 
     @Test

@@ -14,12 +14,7 @@ class RulesConfigTest {
     private static final Map<String, String> ENV = Map.of("HOME", "/home/op");
 
     private static List<String> problems(String yaml) {
-        try {
-            Config.parse(yaml, "test.yaml", ENV);
-        } catch (ConfigException e) {
-            return e.problems().list().stream().map(Problems.Problem::toString).toList();
-        }
-        throw new AssertionError("expected problems in:\n" + yaml);
+        return ConfigProblems.of(yaml, ENV);
     }
 
     @Test

@@ -66,13 +66,7 @@ class WebConfigIT {
                 basic_auth_users:
                   prometheus: '%s'
                 """.formatted(hash));
-        Files.writeString(dir.resolve("mtls.yml"), """
-                tls_server_config:
-                  cert_file: server.crt
-                  key_file: server.key
-                  client_auth_type: RequireAndVerifyClientCert
-                  client_ca_file: ca.crt
-                """);
+        TestCerts.mutualTlsWebConfig(dir, "mtls.yml");
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, "server: {listen: 127.0.0.1:0, web_config_file: " + dir.resolve("web.yml") + "}\n"
                 + "host: {interval: 1s, timeout: 800ms}\n");

@@ -3,7 +3,6 @@ package io.tailwatch.core.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,16 +15,7 @@ class NdjsonDecoderTest {
 
     static List<String> decode(byte[] b, List<Integer> cuts) {
         NdjsonDecoder d = new NdjsonDecoder();
-        List<String> out = new ArrayList<>();
-        int pos = 0;
-        for (int c : cuts) {
-            int end = Math.min(b.length, Math.max(pos, c));
-            out.addAll(d.feed(b, pos, end - pos));
-            pos = end;
-        }
-        out.addAll(d.feed(b, pos, b.length - pos));
-        out.addAll(d.finish());
-        return out;
+        return InPieces.decode(b, cuts, d::feed, d::finish);
     }
 
     @Test

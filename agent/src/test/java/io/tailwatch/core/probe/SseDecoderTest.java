@@ -25,16 +25,7 @@ class SseDecoderTest {
 
     static List<SseDecoder.Event> decodeSplit(byte[] b, List<Integer> cuts) {
         SseDecoder d = new SseDecoder();
-        List<SseDecoder.Event> out = new ArrayList<>();
-        int pos = 0;
-        for (int c : cuts) {
-            int end = Math.min(b.length, Math.max(pos, c));
-            out.addAll(d.feed(b, pos, end - pos));
-            pos = end;
-        }
-        out.addAll(d.feed(b, pos, b.length - pos));
-        out.addAll(d.finish());
-        return out;
+        return InPieces.decode(b, cuts, d::feed, d::finish);
     }
 
     @Test

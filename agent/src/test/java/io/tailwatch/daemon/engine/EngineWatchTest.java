@@ -204,7 +204,7 @@ class EngineWatchTest {
     void aWindowWhoseModelIsNotProbedForTwoWindowAgesLeavesTheOutput() throws Exception {
         MetricHub hub = new MetricHub();
         AtomicReference<HostSnapshot> snap = new AtomicReference<>(host(16.0 * (1L << 30), 0));
-        io.tailwatch.testing.TestClock clock = new io.tailwatch.testing.TestClock();
+        io.tailwatch.testing.SimClock clock = new io.tailwatch.testing.SimClock();
         SimulatorOptions o = SimulatorOptions.defaults("ollama").withTiming(Duration.ofMillis(5), 500);
         try (EngineSimulator sim = EngineSimulator.start("ollama", "127.0.0.1", 0, o)) {
             EngineConfig e = engine("ollama", sim.port(), null);
