@@ -81,9 +81,15 @@ class OllamaRunnerSlotsIT {
                     }
                 }
                 awaitVerdict(agent, runnerPort, 0, true);
-                String status = agent.get("/api/v1/status").body();
-                assertThat(status).contains("\"runners_found\":1").contains("\"port\":" + runnerPort)
-                        .contains("\"reads\":\"GET /slots of each runner process\"");
+                JsonNode signals = null;
+                for (JsonNode e : Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("engines")) {
+                    signals = e.path("name").asText().equals("ollama") ? e.path("signals") : signals;
+                }
+                assertThat(signals).isNotNull();
+                assertThat(signals.path("sources").get(0).path("reads").asText()).isEqualTo("GET /slots of each runner process");
+                assertThat(signals.path("details").path("runners_found").asInt()).isEqualTo(1);
+                assertThat(signals.path("details").path("runners").get(0).path("port").asInt()).isEqualTo(runnerPort);
+                assertThat(signals.path("details").path("runners").get(0).path("pid").asLong()).isEqualTo(runner.pid());
             }
         }
     }
