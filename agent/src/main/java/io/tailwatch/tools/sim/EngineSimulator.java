@@ -353,6 +353,50 @@ public final class EngineSimulator implements AutoCloseable {
         void finish(Outcome outcome) throws IOException;
     }
 
+    /**
+     * An answer streamed as one line or event per token (headers when a slot takes the request, nothing during
+     * prefill), or sent whole at the end with the tokens gathered in {@link #all}.
+     */
+    abstract static class TokenLines implements Emitter {
+        final HttpExchange x;
+        final boolean stream;
+        private final String contentType;
+        final StringBuilder all = new StringBuilder();
+        OutputStream out;
+
+        TokenLines(HttpExchange x, boolean stream, String contentType) {
+            this.x = x;
+            this.stream = stream;
+            this.contentType = contentType;
+        }
+
+        @Override
+        public void start() throws IOException {
+            if (stream) {
+                x.getResponseHeaders().set("Content-Type", contentType);
+                x.sendResponseHeaders(200, 0);
+                out = x.getResponseBody();
+            }
+        }
+
+        @Override
+        public void waiting(int step, int steps) {
+            // Ollama and llama-server's /completion send nothing while they load or evaluate the prompt.
+        }
+
+        @Override
+        public void token(int index, String text) throws IOException {
+            if (stream) {
+                streamed(text);
+            } else {
+                all.append(text);
+            }
+        }
+
+        /** Writes one token's line or event. */
+        abstract void streamed(String text) throws IOException;
+    }
+
     /** What a generation did, in the units the wires report. */
     record Outcome(int promptTokens, int completionTokens, String finishReason, long totalNanos, long loadNanos,
                    long promptNanos, long evalNanos) {

@@ -171,33 +171,13 @@ final class OllamaWire implements EngineSimulator.Wire {
             viaRunner(x, body, chat, model, stream, max);
             return;
         }
-        StringBuilder all = new StringBuilder();
-        OutputStream[] out = new OutputStream[1];
-        sim.generate(x, body, max, new EngineSimulator.Emitter() {
+        sim.generate(x, body, max, new EngineSimulator.TokenLines(x, stream, "application/x-ndjson") {
             @Override
-            public void start() throws IOException {
-                if (stream) {
-                    x.getResponseHeaders().set("Content-Type", "application/x-ndjson");
-                    x.sendResponseHeaders(200, 0);
-                    out[0] = x.getResponseBody();
-                }
-            }
-
-            @Override
-            public void waiting(int step, int steps) {
-                // Ollama sends nothing while it loads or evaluates the prompt.
-            }
-
-            @Override
-            public void token(int index, String text) throws IOException {
-                if (!stream) {
-                    all.append(text);
-                    return;
-                }
+            void streamed(String text) throws IOException {
                 ObjectNode line = base(model);
                 content(line, chat, text);
                 line.put("done", false);
-                write(out[0], line);
+                write(out, line);
             }
 
             @Override
@@ -216,7 +196,7 @@ final class OllamaWire implements EngineSimulator.Wire {
                 line.put("eval_count", o.completionTokens());
                 line.put("eval_duration", o.evalNanos());
                 if (stream) {
-                    write(out[0], line);
+                    write(out, line);
                 } else {
                     sim.sendJson(x, 200, line);
                 }

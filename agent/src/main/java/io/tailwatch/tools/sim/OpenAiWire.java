@@ -202,29 +202,9 @@ final class OpenAiWire implements EngineSimulator.Wire {
         if (max <= 0) {
             max = 16;
         }
-        StringBuilder all = new StringBuilder();
-        OutputStream[] out = new OutputStream[1];
-        sim.generate(x, body, max, new EngineSimulator.Emitter() {
+        sim.generate(x, body, max, new EngineSimulator.TokenLines(x, stream, "text/event-stream") {
             @Override
-            public void start() throws IOException {
-                if (stream) {
-                    x.getResponseHeaders().set("Content-Type", "text/event-stream");
-                    x.sendResponseHeaders(200, 0);
-                    out[0] = x.getResponseBody();
-                }
-            }
-
-            @Override
-            public void waiting(int step, int steps) {
-                // llama-server sends nothing during prefill on /completion
-            }
-
-            @Override
-            public void token(int index, String text) throws IOException {
-                if (!stream) {
-                    all.append(text);
-                    return;
-                }
+            void streamed(String text) throws IOException {
                 event(EngineSimulator.JSON.createObjectNode().put("content", text).put("stop", false));
             }
 
@@ -250,8 +230,8 @@ final class OpenAiWire implements EngineSimulator.Wire {
             }
 
             private void event(ObjectNode n) throws IOException {
-                out[0].write(("data: " + n + "\n\n").getBytes(StandardCharsets.UTF_8));
-                out[0].flush();
+                out.write(("data: " + n + "\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
             }
         });
     }
