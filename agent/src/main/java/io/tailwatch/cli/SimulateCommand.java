@@ -75,6 +75,42 @@ public final class SimulateCommand extends PrintingCommand {
     @Option(names = "--seed", paramLabel = "N", description = "Random seed for errors and stalls (default: time based).")
     Long seed;
 
+    @Option(names = "--runner", paramLabel = "PROGRAM",
+            description = {"With --api ollama: generate in a runner child process started as Ollama starts one (llama-server",
+                    "--model M --port <free loopback port> -np N ...) on the first request: PROGRAM is llama.cpp's",
+                    "llama-server (needs --runner-model), or 'sim' for the simulator's own look-alike (a child JVM)."})
+    String runner;
+
+    @Option(names = "--runner-model", paramLabel = "FILE", description = "With --runner llama-server: the GGUF model it serves.")
+    java.nio.file.Path runnerModel;
+
+    @Option(names = "--parallel", defaultValue = "1", paramLabel = "N",
+            description = "With --runner: the runner's slots (-np, OLLAMA_NUM_PARALLEL; default: ${DEFAULT-VALUE}).")
+    int parallel;
+
+    @Option(names = "--context", defaultValue = "4096", paramLabel = "N",
+            description = "With --runner: context per slot (num_ctx; the runner gets -c N x slots; default: ${DEFAULT-VALUE}).")
+    int context;
+
+    @Option(names = "--runner-threads", paramLabel = "N", description = "With --runner llama-server: -t N (as Ollama passes num_thread).")
+    Integer runnerThreads;
+
+    /** The runner of --runner, checked: only with the Ollama API; llama-server needs its model file. */
+    private io.tailwatch.tools.sim.RunnerSpec runnerSpec(SimulatorOptions o) {
+        if (!"ollama".equals(api)) {
+            throw new IllegalArgumentException("--runner: only with --api ollama (Ollama runs runners)");
+        }
+        if ("sim".equals(runner)) {
+            return io.tailwatch.tools.sim.RunnerSpec.simulated(o.model(), parallel, context, o);
+        }
+        if (runnerModel == null) {
+            throw new IllegalArgumentException("--runner " + runner + ": --runner-model FILE (a GGUF) is required");
+        }
+        java.util.List<String> extra = runnerThreads == null ? java.util.List.of()
+                : java.util.List.of("-t", Integer.toString(runnerThreads));
+        return io.tailwatch.tools.sim.RunnerSpec.llamaServer(java.nio.file.Path.of(runner), runnerModel, parallel, context, extra);
+    }
+
     @Override
     protected int run(PrintWriter out, PrintWriter err) {
         HostPort hp;
@@ -92,9 +128,18 @@ public final class SimulateCommand extends PrintingCommand {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         }
+        io.tailwatch.tools.sim.RunnerSpec spec = null;
+        if (runner != null) {
+            try {
+                spec = runnerSpec(o);
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return TailwatchCommand.EXIT_CONFIG;
+            }
+        }
         EngineSimulator sim;
         try {
-            sim = EngineSimulator.start(api, flavor != null ? flavor : "ollama".equals(api) ? "ollama" : "mlx_lm", hp.host(),
+            sim = spec != null ? EngineSimulator.startOllama(hp.host(), hp.port(), o, spec) : EngineSimulator.start(api, flavor != null ? flavor : "ollama".equals(api) ? "ollama" : "mlx_lm", hp.host(),
                     hp.port(), o);
         } catch (IllegalArgumentException e) {
             err.println("--flavor: " + e.getMessage());

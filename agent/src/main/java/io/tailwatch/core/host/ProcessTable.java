@@ -36,6 +36,15 @@ public interface ProcessTable {
         return args;
     }
 
+    /**
+     * The arguments of one process, bounded as in {@link #processes()} ({@link #MAX_ARGS} arguments, {@link #MAX_ARG_BYTES}
+     * bytes), for a process whose arguments that cycle's byte budget left out; null where the OS offers no cheaper way
+     * than the whole table, or the process is gone.
+     */
+    default List<String> arguments(int pid) {
+        return null;
+    }
+
     /** Every process this user can see. Processes that vanish while being read are left out. */
     List<ProcessInfo> processes() throws IOException;
 

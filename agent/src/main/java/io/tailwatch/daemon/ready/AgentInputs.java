@@ -93,7 +93,7 @@ public final class AgentInputs {
         String slotsSource = null;
         if (s.details().get("slots_total") instanceof Number n) {
             slots = n.intValue();
-            slotsSource = "llama.cpp /slots";
+            slotsSource = s.details().get("slots_source") instanceof String named ? named : "llama.cpp /slots";
         } else if (h != null && SERIAL.contains(h.provider())) {
             slots = 1;
             slotsSource = h.provider() + ": batch size not readable, counted as one slot";

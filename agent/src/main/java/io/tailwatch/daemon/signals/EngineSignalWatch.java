@@ -94,7 +94,9 @@ public final class EngineSignalWatch {
     public synchronized State poll() {
         Instant now = clock.instant();
         if (redetectDue(now)) {
-            SignalDetector.Detection d = SignalDetector.detect(endpoint, config.signals(), estimate, deadline);
+            SignalDetector.Detection d = OllamaRunnerSlotsSource.applies(config)
+                    ? OllamaRunnerSlotsSource.detection(config, estimate)
+                    : SignalDetector.detect(endpoint, config.signals(), estimate, deadline);
             if (detection == null || !d.note().equals(detection.note())) {
                 LOG.info("engine {}: signals: {}", config.name(), io.tailwatch.core.logging.LogGuard.value(d.note()));
             }

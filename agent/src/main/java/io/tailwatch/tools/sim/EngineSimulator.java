@@ -54,6 +54,8 @@ public final class EngineSimulator implements AutoCloseable {
     private volatile String requiredKey;
     private final SimulatorOptions options;
     private final HttpServer server;
+    /** The Ollama flavour's runner child (null: the simulator generates in-process). */
+    private volatile OllamaRunner runner;
     /** The batching mlx_lm flavour's HTTP/1.0 server (then {@code server} is null). */
     private volatile Http10Server http10;
     private final ThreadPoolExecutor executor;
@@ -117,6 +119,22 @@ public final class EngineSimulator implements AutoCloseable {
      */
     public static EngineSimulator start(String api, String flavor, String host, int port, SimulatorOptions options)
             throws IOException {
+        return start(api, flavor, host, port, options, null);
+    }
+
+    /**
+     * Ollama as it runs today: {@code ollama serve} answering the Ollama API and generating nothing itself; on the
+     * first request for the model it starts a runner child process ({@code runner}: the real llama-server, or
+     * {@link RunnerSpec#simulated the simulator's look-alike}) with Ollama's command line and proxies generation to
+     * the runner's {@code /completion}, turning its events into NDJSON. The runner is stopped with the simulator.
+     */
+    public static EngineSimulator startOllama(String host, int port, SimulatorOptions options, RunnerSpec runner)
+            throws IOException {
+        return start("ollama", "ollama", host, port, options, java.util.Objects.requireNonNull(runner, "runner"));
+    }
+
+    private static EngineSimulator start(String api, String flavor, String host, int port, SimulatorOptions options,
+                                         RunnerSpec runnerSpec) throws IOException {
         if (!"ollama".equals(api) && !"openai".equals(api)) {
             throw new IllegalArgumentException("api must be ollama or openai");
         }
@@ -135,13 +153,13 @@ public final class EngineSimulator implements AutoCloseable {
         });
         EngineSimulator sim = new EngineSimulator(api, options, server, ex);
         sim.flavor = flavor;
-        Wire wire = "ollama".equals(api) ? new OllamaWire(sim) : new OpenAiWire(sim);
+        sim.runner = runnerSpec == null ? null : new OllamaRunner(runnerSpec);
+        Wire wire = "ollama".equals(api) ? new OllamaWire(sim, sim.runner) : new OpenAiWire(sim);
         com.sun.net.httpserver.HttpHandler handler = x -> {
             try (x) {
                 if (sim.refusesKey(x)) {
                     // llama-server's answer to a missing or wrong key
-                    sim.sendJson(x, 401, "{\"error\":{\"code\":401,\"message\":\"Invalid API Key\","
-                            + "\"type\":\"authentication_error\"}}");
+                    sim.sendJson(x, 401, codedError(401, "Invalid API Key", "authentication_error"));
                     return;
                 }
                 wire.handle(x);
@@ -149,7 +167,7 @@ public final class EngineSimulator implements AutoCloseable {
                 // The client went away mid-response: nothing to do.
             } catch (RuntimeException e) {
                 try {
-                    sim.sendJson(x, 500, "{\"error\":\"simulator fault: " + e.getClass().getSimpleName() + "\"}");
+                    sim.sendJson(x, 500, error("simulator fault: " + e.getClass().getSimpleName()));
                 } catch (IOException ignored) {
                     // already answering
                 }
@@ -244,6 +262,27 @@ public final class EngineSimulator implements AutoCloseable {
         currentModel = null;
     }
 
+    /** Requests generating right now (the busy slots). */
+    int active() {
+        return active.get();
+    }
+
+    /** One more request reached generation (the Ollama flavour's runner does the generating). */
+    void countServed() {
+        int now = active.get();
+        maxActive.accumulateAndGet(now, Math::max);
+        served.incrementAndGet();
+    }
+
+    /** The Ollama flavour's runner: a request starts or ends generating there. */
+    void activeDelta(int d) {
+        int now = active.addAndGet(d);
+        maxActive.accumulateAndGet(now, Math::max);
+        if (d > 0) {
+            served.incrementAndGet();
+        }
+    }
+
     /** Requests that reached generation so far. */
     public long served() {
         return served.get();
@@ -269,8 +308,24 @@ public final class EngineSimulator implements AutoCloseable {
         return List.copyOf(generations);
     }
 
+    /** The Ollama flavour's runner process id, or -1 (no runner loaded, or a flavour without runners). */
+    public long runnerPid() {
+        OllamaRunner r = runner;
+        return r == null ? -1 : r.pid();
+    }
+
+    /** The Ollama flavour's runner port, or -1 (no runner loaded, or a flavour without runners). */
+    public int runnerPort() {
+        OllamaRunner r = runner;
+        return r == null ? -1 : r.port();
+    }
+
     @Override
     public void close() {
+        OllamaRunner r = runner;
+        if (r != null) {
+            r.close();
+        }
         Http10Server h = http10;
         if (h != null) {
             h.close();
@@ -298,6 +353,50 @@ public final class EngineSimulator implements AutoCloseable {
         void finish(Outcome outcome) throws IOException;
     }
 
+    /**
+     * An answer streamed as one line or event per token (headers when a slot takes the request, nothing during
+     * prefill), or sent whole at the end with the tokens gathered in {@link #all}.
+     */
+    abstract static class TokenLines implements Emitter {
+        final HttpExchange x;
+        final boolean stream;
+        private final String contentType;
+        final StringBuilder all = new StringBuilder();
+        OutputStream out;
+
+        TokenLines(HttpExchange x, boolean stream, String contentType) {
+            this.x = x;
+            this.stream = stream;
+            this.contentType = contentType;
+        }
+
+        @Override
+        public void start() throws IOException {
+            if (stream) {
+                x.getResponseHeaders().set("Content-Type", contentType);
+                x.sendResponseHeaders(200, 0);
+                out = x.getResponseBody();
+            }
+        }
+
+        @Override
+        public void waiting(int step, int steps) {
+            // Ollama and llama-server's /completion send nothing while they load or evaluate the prompt.
+        }
+
+        @Override
+        public void token(int index, String text) throws IOException {
+            if (stream) {
+                streamed(text);
+            } else {
+                all.append(text);
+            }
+        }
+
+        /** Writes one token's line or event. */
+        abstract void streamed(String text) throws IOException;
+    }
+
     /** What a generation did, in the units the wires report. */
     record Outcome(int promptTokens, int completionTokens, String finishReason, long totalNanos, long loadNanos,
                    long promptNanos, long evalNanos) {
@@ -320,6 +419,24 @@ public final class EngineSimulator implements AutoCloseable {
         }
     }
 
+    /** Ollama's and mlx_lm's error body: {@code {"error": message}}. */
+    static com.fasterxml.jackson.databind.node.ObjectNode error(String message) {
+        return JSON.createObjectNode().put("error", message);
+    }
+
+    /** llama-server's error body: {@code {"error": {"code": .., "message": .., "type": ..}}}. */
+    static com.fasterxml.jackson.databind.node.ObjectNode codedError(int code, String message, String type) {
+        com.fasterxml.jackson.databind.node.ObjectNode root = JSON.createObjectNode();
+        root.putObject("error").put("code", code).put("message", message).put("type", type);
+        return root;
+    }
+
+    /** Sends {@code json} serialised by Jackson (compact, UTF-8). */
+    void sendJson(HttpExchange x, int status, JsonNode json) throws IOException {
+        sendJson(x, status, JSON.writeValueAsString(json));
+    }
+
+    /** Sends {@code json} as it is; only the empty body of mlx_lm's hub-less model list is given as a string. */
     void sendJson(HttpExchange x, int status, String json) throws IOException {
         byte[] b = json.getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
@@ -395,7 +512,7 @@ public final class EngineSimulator implements AutoCloseable {
         long received = System.nanoTime();
         if (waiting.incrementAndGet() > MAX_WAITING) {
             waiting.decrementAndGet();
-            sendJson(x, 503, "{\"error\":\"server busy, please try again.  maximum pending requests exceeded\"}");
+            sendJson(x, 503, error("server busy, please try again.  maximum pending requests exceeded"));
             return false;
         }
         String key = body.path("model").isTextual() ? body.path("model").asText() : "";

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -20,12 +21,20 @@ final class OllamaWire implements EngineSimulator.Wire {
     static final long SIZE = 4_920_753_328L;
     static final int CONTEXT = 4096;
 
+    /** How long Ollama keeps a model loaded after its last request (OLLAMA_KEEP_ALIVE's default). */
+    static final long KEEP_ALIVE_MILLIS = 5 * 60_000L;
+    /** Bound on one event line read from the runner. */
+    static final int MAX_RUNNER_LINE = 1 << 20;
+
     private final EngineSimulator sim;
     private final OpenAiWire openai;
+    /** The runner child that generates (null: this process generates, as the Ollama of 2025 did in-process). */
+    private final OllamaRunner runner;
 
-    OllamaWire(EngineSimulator sim) {
+    OllamaWire(EngineSimulator sim, OllamaRunner runner) {
         this.sim = sim;
         this.openai = new OpenAiWire(sim);
+        this.runner = runner;
     }
 
     @Override
@@ -34,13 +43,13 @@ final class OllamaWire implements EngineSimulator.Wire {
         String method = x.getRequestMethod();
         switch (path) {
             case "/" -> sim.sendText(x, 200, "Ollama is running");
-            case "/api/version" -> sim.sendJson(x, 200, "{\"version\":\"" + VERSION + "\"}");
+            case "/api/version" -> sim.sendJson(x, 200, EngineSimulator.JSON.createObjectNode().put("version", VERSION));
             case "/api/tags" -> sim.sendJson(x, 200, tags());
             case "/api/ps" -> sim.sendJson(x, 200, ps());
             case "/api/show" -> show(x);
             case "/api/chat", "/api/generate" -> {
                 if (!"POST".equals(method)) {
-                    sim.sendJson(x, 405, "{\"error\":\"method not allowed\"}");
+                    sim.sendJson(x, 405, EngineSimulator.error("method not allowed"));
                 } else {
                     generate(x, path.equals("/api/chat"));
                 }
@@ -70,7 +79,7 @@ final class OllamaWire implements EngineSimulator.Wire {
         return "365c0bd3c000a25d28ddbf732fe1c6add414de7275464c4e4d1c3b5fcb5d8ad1";
     }
 
-    private String tags() {
+    private ObjectNode tags() {
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
         ObjectNode m = root.putArray("models").addObject();
         String name = sim.options().model();
@@ -80,13 +89,13 @@ final class OllamaWire implements EngineSimulator.Wire {
         m.put("size", SIZE);
         m.put("digest", digest());
         m.set("details", details());
-        return root.toString();
+        return root;
     }
 
-    private String ps() {
+    private ObjectNode ps() {
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
         ArrayNode models = root.putArray("models");
-        if (sim.loaded()) {
+        if (runner != null ? runner.loaded() : sim.loaded()) {
             ObjectNode m = models.addObject();
             String name = sim.options().model();
             m.put("name", name);
@@ -94,18 +103,19 @@ final class OllamaWire implements EngineSimulator.Wire {
             m.put("size", SIZE + 1_073_741_824L);
             m.put("digest", digest());
             m.set("details", details());
-            m.put("expires_at", Instant.now().plus(5, ChronoUnit.MINUTES).toString());
+            m.put("expires_at", runner != null ? Instant.ofEpochMilli(runner.lastUsedMillis() + KEEP_ALIVE_MILLIS).toString()
+                    : Instant.now().plus(5, ChronoUnit.MINUTES).toString());
             m.put("size_vram", SIZE + 1_073_741_824L);
-            m.put("context_length", CONTEXT);
+            m.put("context_length", runner != null ? runner.spec().contextLength() : CONTEXT);
         }
-        return root.toString();
+        return root;
     }
 
     private void show(HttpExchange x) throws IOException {
         JsonNode body = sim.readBody(x);
         String want = body.path("model").asText(body.path("name").asText(""));
         if (!sim.options().model().equals(want)) {
-            sim.sendJson(x, 404, "{\"error\":\"model '" + want.replace("\"", "") + "' not found\"}");
+            sim.sendJson(x, 404, EngineSimulator.error("model '" + want + "' not found"));
             return;
         }
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
@@ -117,7 +127,7 @@ final class OllamaWire implements EngineSimulator.Wire {
         root.set("model_info", modelInfo());
         root.putArray("capabilities").add("completion");
         root.put("modified_at", "2026-01-05T10:00:00.000000000Z");
-        sim.sendJson(x, 200, root.toString());
+        sim.sendJson(x, 200, root);
     }
 
     /** A Llama-3-8B-shaped model: 32 layers, 8 KV heads of 128 (from 4096 / 32): 128 KiB per token at f16. */
@@ -145,11 +155,11 @@ final class OllamaWire implements EngineSimulator.Wire {
         JsonNode body = sim.readBody(x);
         String model = body.path("model").asText("");
         if (!sim.options().model().equals(model)) {
-            sim.sendJson(x, 404, "{\"error\":\"model \\\"" + model.replace("\"", "") + "\\\" not found, try pulling it first\"}");
+            sim.sendJson(x, 404, EngineSimulator.error("model \"" + model + "\" not found, try pulling it first"));
             return;
         }
         if (sim.drawError()) {
-            sim.sendJson(x, 500, "{\"error\":\"simulated server error\"}");
+            sim.sendJson(x, 500, EngineSimulator.error("simulated server error"));
             return;
         }
         boolean stream = body.path("stream").asBoolean(true);
@@ -157,33 +167,17 @@ final class OllamaWire implements EngineSimulator.Wire {
         if (max <= 0) {
             max = 128;
         }
-        StringBuilder all = new StringBuilder();
-        OutputStream[] out = new OutputStream[1];
-        sim.generate(x, body, max, new EngineSimulator.Emitter() {
+        if (runner != null) {
+            viaRunner(x, body, chat, model, stream, max);
+            return;
+        }
+        sim.generate(x, body, max, new EngineSimulator.TokenLines(x, stream, "application/x-ndjson") {
             @Override
-            public void start() throws IOException {
-                if (stream) {
-                    x.getResponseHeaders().set("Content-Type", "application/x-ndjson");
-                    x.sendResponseHeaders(200, 0);
-                    out[0] = x.getResponseBody();
-                }
-            }
-
-            @Override
-            public void waiting(int step, int steps) {
-                // Ollama sends nothing while it loads or evaluates the prompt.
-            }
-
-            @Override
-            public void token(int index, String text) throws IOException {
-                if (!stream) {
-                    all.append(text);
-                    return;
-                }
+            void streamed(String text) throws IOException {
                 ObjectNode line = base(model);
                 content(line, chat, text);
                 line.put("done", false);
-                write(out[0], line);
+                write(out, line);
             }
 
             @Override
@@ -202,12 +196,147 @@ final class OllamaWire implements EngineSimulator.Wire {
                 line.put("eval_count", o.completionTokens());
                 line.put("eval_duration", o.evalNanos());
                 if (stream) {
-                    write(out[0], line);
+                    write(out, line);
                 } else {
-                    sim.sendJson(x, 200, line.toString());
+                    sim.sendJson(x, 200, line);
                 }
             }
         });
+    }
+
+    /**
+     * Ollama's server side of a generation: load the runner if needed, POST the prompt to its {@code /completion}
+     * (streamed), and turn each event into an NDJSON line; the runner's stop event gives the final line's counters
+     * ({@code prompt_eval_count} = {@code cache_n + prompt_n}, {@code prompt_eval_cached_count} = {@code cache_n}). The
+     * response headers go out with the first line, as Ollama's server sends them. A client that goes away closes the
+     * runner's stream, so the runner stops generating and frees its slot.
+     */
+    private void viaRunner(HttpExchange x, JsonNode body, boolean chat, String model, boolean stream, int max)
+            throws IOException {
+        long received = System.nanoTime();
+        long loadNanos;
+        try {
+            loadNanos = runner.ensure();
+        } catch (IOException e) {
+            sim.sendJson(x, 500, EngineSimulator.error("llama runner process has terminated: " + e.getMessage()));
+            return;
+        }
+        ObjectNode req = EngineSimulator.JSON.createObjectNode();
+        req.put("prompt", prompt(body, chat));
+        req.put("n_predict", max);
+        req.put("stream", true);
+        req.put("cache_prompt", true);
+        sim.activeDelta(1);
+        try (InputStream events = open(req)) {
+            if (events == null) {
+                sim.sendJson(x, 500, EngineSimulator.error("llama runner process has terminated"));
+                return;
+            }
+            OutputStream out = null;
+            StringBuilder all = new StringBuilder();
+            java.io.BufferedInputStream in = new java.io.BufferedInputStream(events);
+            for (String line; (line = line(in)) != null; ) {
+                if (!line.startsWith("data: ")) {
+                    continue;
+                }
+                JsonNode ev = EngineSimulator.JSON.readTree(line.substring(6));
+                String text = ev.path("content").asText("");
+                if (!ev.path("stop").asBoolean(false)) {
+                    if (text.isEmpty()) {
+                        continue;
+                    }
+                    if (!stream) {
+                        all.append(text);
+                        continue;
+                    }
+                    if (out == null) {
+                        out = startStream(x);
+                    }
+                    ObjectNode l = base(model);
+                    content(l, chat, text);
+                    l.put("done", false);
+                    write(out, l);
+                    continue;
+                }
+                JsonNode t = ev.path("timings");
+                long cached = t.path("cache_n").asLong(0);
+                ObjectNode last = base(model);
+                content(last, chat, stream ? text : all.append(text).toString());
+                last.put("done_reason", "limit".equals(ev.path("stop_type").asText()) ? "length" : "stop");
+                last.put("done", true);
+                if (!chat) {
+                    last.putArray("context").add(1).add(2).add(3);
+                }
+                last.put("total_duration", System.nanoTime() - received);
+                last.put("load_duration", loadNanos);
+                last.put("prompt_eval_count", cached + t.path("prompt_n").asLong(0));
+                last.put("prompt_eval_cached_count", cached);
+                last.put("prompt_eval_duration", (long) (t.path("prompt_ms").asDouble(0) * 1e6));
+                last.put("eval_count", t.path("predicted_n").asLong(0));
+                last.put("eval_duration", (long) (t.path("predicted_ms").asDouble(0) * 1e6));
+                if (!stream) {
+                    sim.sendJson(x, 200, last);
+                    return;
+                }
+                if (out == null) {
+                    out = startStream(x);
+                }
+                write(out, last);
+                return;
+            }
+            if (out == null) {
+                sim.sendJson(x, 500, EngineSimulator.error("llama runner process has terminated"));
+            } else {
+                write(out, EngineSimulator.error("llama runner process has terminated"));
+            }
+        } finally {
+            sim.activeDelta(-1);
+        }
+    }
+
+    /** The runner's event stream for {@code req}, or null when it answered with an error status. */
+    private InputStream open(ObjectNode req) throws IOException {
+        java.net.http.HttpResponse<InputStream> r = runner.post("/completion", EngineSimulator.JSON.writeValueAsBytes(req));
+        if (r.statusCode() != 200) {
+            r.body().close();
+            return null;
+        }
+        return r.body();
+    }
+
+    private static OutputStream startStream(HttpExchange x) throws IOException {
+        x.getResponseHeaders().set("Content-Type", "application/x-ndjson");
+        x.sendResponseHeaders(200, 0);
+        return x.getResponseBody();
+    }
+
+    /** One line (LF or CRLF ended) of at most {@link #MAX_RUNNER_LINE} bytes, or null at the end of the stream. */
+    private static String line(java.io.BufferedInputStream in) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(256);
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (b.size() >= MAX_RUNNER_LINE) {
+                throw new IOException("runner event longer than " + MAX_RUNNER_LINE + " bytes");
+            }
+            b.write(c);
+        }
+        if (c < 0 && b.size() == 0) {
+            return null;
+        }
+        String s = b.toString(StandardCharsets.UTF_8);
+        return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** The prompt Ollama's server would render: the prompt, or the messages' contents one a line. */
+    private static String prompt(JsonNode body, boolean chat) {
+        if (!chat) {
+            return body.path("prompt").asText("");
+        }
+        StringBuilder p = new StringBuilder();
+        for (JsonNode m : body.path("messages")) {
+            p.append(m.path("content").asText("")).append('\n');
+        }
+        return p.toString();
     }
 
     private static ObjectNode base(String model) {

@@ -25,6 +25,8 @@ final class OpenAiWire implements EngineSimulator.Wire {
     private static final AtomicLong IDS = new AtomicLong();
     /** GGUF size the llamacpp flavour reports in /v1/models meta.size (an 8B model at Q4_K_M). */
     static final long SIM_GGUF_BYTES = 4_912_898_304L;
+    /** Context of each llama.cpp slot the llamacpp flavour reports. */
+    static final int SLOT_CONTEXT = 4096;
     /** mlx_lm's system_fingerprint: mlx-lm version, mlx version, platform, GPU architecture. */
     static final String MLX_FINGERPRINT = "0.32.0-0.32.1-macOS-15.6.1-arm64-arm-64bit-applegpu_g15s";
     private final EngineSimulator sim;
@@ -40,25 +42,31 @@ final class OpenAiWire implements EngineSimulator.Wire {
         switch (path) {
             case "/props" -> {
                 if ("llamacpp".equals(sim.flavor())) {
-                    sim.sendJson(x, 200, "{\"default_generation_settings\":{\"n_ctx\":4096},\"total_slots\":"
-                            + sim.options().slots() + ",\"model_path\":\"/models/" + sim.options().model()
-                            + ".gguf\",\"build_info\":\"b6000-sim\"}");
+                    ObjectNode props = EngineSimulator.JSON.createObjectNode();
+                    props.putObject("default_generation_settings").put("n_ctx", SLOT_CONTEXT);
+                    props.put("total_slots", sim.options().slots());
+                    props.put("model_path", "/models/" + sim.options().model() + ".gguf");
+                    props.put("build_info", "b6000-sim");
+                    sim.sendJson(x, 200, props);
                 } else {
                     sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
                 }
             }
             case "/api/v0/models" -> {
                 if ("lmstudio".equals(sim.flavor())) {
-                    sim.sendJson(x, 200, "{\"object\":\"list\",\"data\":[{\"id\":\"" + sim.options().model()
-                            + "\",\"object\":\"model\",\"type\":\"llm\",\"compatibility_type\":\"mlx\",\"state\":\"loaded\","
-                            + "\"max_context_length\":32768}]}");
+                    ObjectNode list = EngineSimulator.JSON.createObjectNode();
+                    list.put("object", "list");
+                    list.putArray("data").addObject().put("id", sim.options().model()).put("object", "model")
+                            .put("type", "llm").put("compatibility_type", "mlx").put("state", "loaded")
+                            .put("max_context_length", 32768);
+                    sim.sendJson(x, 200, list);
                 } else {
                     sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
                 }
             }
             case "/version" -> {
                 if ("vllm".equals(sim.flavor())) {
-                    sim.sendJson(x, 200, "{\"version\":\"0.10.1-sim\"}");
+                    sim.sendJson(x, 200, EngineSimulator.JSON.createObjectNode().put("version", "0.10.1-sim"));
                 } else {
                     sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
                 }
@@ -67,9 +75,9 @@ final class OpenAiWire implements EngineSimulator.Wire {
                 if ("ollama".equals(sim.api())) {
                     sim.sendText(x, 404, "404 page not found");
                 } else if (sim.loaded() || sim.batching()) {
-                    sim.sendJson(x, 200, "{\"status\":\"ok\"}");
+                    sim.sendJson(x, 200, EngineSimulator.JSON.createObjectNode().put("status", "ok"));
                 } else {
-                    sim.sendJson(x, 503, "{\"error\":{\"code\":503,\"message\":\"Loading model\",\"type\":\"unavailable_error\"}}");
+                    sim.sendJson(x, 503, EngineSimulator.codedError(503, "Loading model", "unavailable_error"));
                 }
             }
             case "/v1/models" -> {
@@ -104,7 +112,23 @@ final class OpenAiWire implements EngineSimulator.Wire {
                 } else if ("lmstudio".equals(sim.flavor())) {
                     m.put("owned_by", "organization_owner");
                 }
-                sim.sendJson(x, 200, root.toString());
+                sim.sendJson(x, 200, root);
+            }
+            case "/slots" -> {
+                if ("llamacpp".equals(sim.flavor())) {
+                    slots(x);
+                } else {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                }
+            }
+            case "/completion" -> {
+                if (!"llamacpp".equals(sim.flavor())) {
+                    sim.sendJson(x, 404, error("not found: " + path, "invalid_request_error"));
+                } else if (!"POST".equals(x.getRequestMethod())) {
+                    sim.sendJson(x, 405, error("method not allowed", "invalid_request_error"));
+                } else {
+                    completion(x);
+                }
             }
             case "/v1/chat/completions" -> {
                 if (!"POST".equals(x.getRequestMethod())) {
@@ -143,7 +167,7 @@ final class OpenAiWire implements EngineSimulator.Wire {
         for (String id : ids) {
             data.addObject().put("id", id).put("object", "model").put("created", 1_767_600_000L);
         }
-        sim.sendJson(x, 200, root.toString());
+        sim.sendJson(x, 200, root);
     }
 
     /** The model a batching mlx_lm request is served by: its own name, the start model for none or default_model. */
@@ -156,14 +180,70 @@ final class OpenAiWire implements EngineSimulator.Wire {
         return named.equals(sim.options().model()) || hub != null && hub.contains(named) ? named : null;
     }
 
-    private static String error(String message, String type) {
+    /** llama-server's /slots: one object per slot; as many as are generating show {@code is_processing}. */
+    private void slots(HttpExchange x) throws IOException {
+        int busy = sim.active();
+        com.fasterxml.jackson.databind.node.ArrayNode list = EngineSimulator.JSON.createArrayNode();
+        for (int i = 0; i < sim.options().slots(); i++) {
+            list.addObject().put("id", i).put("id_task", i < busy ? i : -1).put("n_ctx", SLOT_CONTEXT)
+                    .put("speculative", false).put("is_processing", i < busy);
+        }
+        sim.sendJson(x, 200, list);
+    }
+
+    /**
+     * llama-server's native /completion (what Ollama's server sends its runner): streamed, one
+     * {@code data: {"content": ..., "stop": false}} event a token, then a stop event with {@code timings}.
+     */
+    private void completion(HttpExchange x) throws IOException {
+        JsonNode body = sim.readBody(x);
+        boolean stream = body.path("stream").asBoolean(false);
+        int max = body.path("n_predict").asInt(16);
+        if (max <= 0) {
+            max = 16;
+        }
+        sim.generate(x, body, max, new EngineSimulator.TokenLines(x, stream, "text/event-stream") {
+            @Override
+            void streamed(String text) throws IOException {
+                event(EngineSimulator.JSON.createObjectNode().put("content", text).put("stop", false));
+            }
+
+            @Override
+            public void finish(EngineSimulator.Outcome o) throws IOException {
+                ObjectNode end = EngineSimulator.JSON.createObjectNode();
+                end.put("content", stream ? "" : all.toString());
+                end.put("stop", true);
+                end.put("stop_type", "limit");
+                end.put("tokens_predicted", o.completionTokens());
+                end.put("tokens_evaluated", o.promptTokens());
+                ObjectNode t = end.putObject("timings");
+                t.put("cache_n", 0);
+                t.put("prompt_n", o.promptTokens());
+                t.put("prompt_ms", o.promptNanos() / 1e6);
+                t.put("predicted_n", o.completionTokens());
+                t.put("predicted_ms", o.evalNanos() / 1e6);
+                if (stream) {
+                    event(end);
+                } else {
+                    sim.sendJson(x, 200, end);
+                }
+            }
+
+            private void event(ObjectNode n) throws IOException {
+                out.write(("data: " + n + "\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+        });
+    }
+
+    private static ObjectNode error(String message, String type) {
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
         ObjectNode e = root.putObject("error");
         e.put("message", message);
         e.put("type", type);
         e.putNull("param");
         e.putNull("code");
-        return root.toString();
+        return root;
     }
 
     private void chat(HttpExchange x) throws IOException {
@@ -270,7 +350,7 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     choice.putObject("message").put("role", "assistant").put("content", all.toString());
                     choice.put("finish_reason", o.finishReason());
                     r.set("usage", u);
-                    sim.sendJson(x, 200, r.toString());
+                    sim.sendJson(x, 200, r);
                     return;
                 }
                 flushHeld();

@@ -86,6 +86,12 @@ public final class LinuxProcessTable implements ProcessTable {
         return out;
     }
 
+    @Override
+    public List<String> arguments(int pid) {
+        byte[] cmdline = prefix(procfs.resolve(Integer.toString(pid)).resolve("cmdline"), MAX_ARG_BYTES);
+        return cmdline.length == 0 ? null : ProcessTable.splitArgs(cmdline, cmdline.length);
+    }
+
     /** At most {@code max} bytes from the start of a file (the kernel produces /proc/PID/cmdline as it is read). */
     static byte[] prefix(Path file, int max) {
         try (java.io.InputStream in = Files.newInputStream(file)) {

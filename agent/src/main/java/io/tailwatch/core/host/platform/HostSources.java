@@ -17,6 +17,20 @@ public final class HostSources {
         return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("mac");
     }
 
+    /** This host's process table (libproc on macOS, /proc elsewhere), opened on first use and shared. */
+    private static final io.tailwatch.core.host.Lazy<io.tailwatch.core.host.ProcessTable> PROCESSES = isMac()
+            ? io.tailwatch.core.host.Lazy.of("libproc", io.tailwatch.core.host.macos.MacNativeProcessTable::open)
+            : io.tailwatch.core.host.Lazy.of("procfs processes",
+                    () -> new io.tailwatch.core.host.linux.LinuxProcessTable(java.nio.file.Path.of("/proc")));
+
+    /**
+     * The process table of this host, for readers outside host sampling (an engine's runner processes); the samplers
+     * keep their own, under the configured procfs root.
+     */
+    public static io.tailwatch.core.host.Lazy<io.tailwatch.core.host.ProcessTable> processTable() {
+        return PROCESSES;
+    }
+
     public static List<Sampler> forThisHost(Config config) {
         if (isMac()) {
             return MacSources.samplers(config);
