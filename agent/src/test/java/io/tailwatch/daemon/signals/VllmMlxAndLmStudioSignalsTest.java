@@ -194,4 +194,19 @@ class VllmMlxAndLmStudioSignalsTest {
                     .doesNotContain("tailwatch_engine_queue_wait_seconds{tailwatch_engine_name=\"lms\"");
         }
     }
+
+    @Test
+    void enginesAutoFindsVllmMlxAndReadsItsOwnFigures() throws Exception {
+        try (EngineSimulator sim = sim("vllm_mlx", 1)) {
+            Config cfg = Config.parse("server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines: auto\ndiscovery:\n"
+                    + "  well_known_ports: false\n  ports: [" + sim.port() + "]\n  interval: 30s\n", "test", Map.of());
+            try (Daemon d = new Daemon(cfg, Map.of(), List.of()).start()) {
+                await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get(d, "/metrics"))
+                        .contains("tailwatch_engine_signal_source{tailwatch_engine_name=\"vllm-mlx\",tailwatch_engine_signal_source=\"vllm_mlx_status\"} 1.0")
+                        .contains(requests("vllm-mlx", "waiting", "engine", 0.0)));
+                JsonNode status = Json.MAPPER.readTree(get(d, "/api/v1/status"));
+                assertThat(status.get("discovery").get("watching").get(0).asText()).isEqualTo("vllm-mlx");
+            }
+        }
+    }
 }
