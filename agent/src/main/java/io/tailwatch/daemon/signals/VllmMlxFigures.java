@@ -57,7 +57,8 @@ final class VllmMlxFigures {
         if (cacheType != null) {
             details.put("cache_type", cacheType);
         }
-        if (cacheType != null && !"none".equals(cacheType)) {
+        // Without a cache the server writes 0 for every cache figure; a server without the cache_type family is taken at its word.
+        if (!"none".equals(cacheType)) {
             Map<String, Object> cache = new LinkedHashMap<>();
             putRatio(cache, "hit_rate", e.max("vllm_mlx_cache_hit_rate"));
             putRatio(cache, "utilization", e.max("vllm_mlx_cache_utilization_ratio"));
