@@ -92,6 +92,29 @@ class DetectCommandTest {
     }
 
     @Test
+    void vllm_mlx_and_lm_studio_0_4_are_told_apart_by_their_own_answers_with_or_without_a_key() throws Exception {
+        EngineSimulator vmlx = sim("openai", "vllm_mlx", "mlx-community/Qwen3-8B-4bit");
+        EngineSimulator keyed = sim("openai", "vllm_mlx", "mlx-community/Qwen3-8B-4bit").requireKey("secret-key-1");
+        EngineSimulator lms = EngineSimulator.start("openai", "lmstudio", "127.0.0.1", 0,
+                SimulatorOptions.defaults("openai").withModel("google/gemma-3-4b").withSlots(4));
+        sims.add(lms);
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports",
+                vmlx.port() + "," + keyed.port() + "," + lms.port(), "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        JsonNode found = new ObjectMapper().readTree(r.out()).get("found");
+        assertThat(kinds(found)).containsExactly("vllm_mlx", "vllm_mlx", "lmstudio");
+        assertThat(found.get(0).get("status").asText()).contains("owned_by \"vllm-mlx\"");
+        assertThat(found.get(1).get("status").asText()).contains("needs an API key").contains("engine_type");
+        assertThat(found.get(2).get("status").asText()).contains("/api/v1/models");
+        // The loaded model first; the embedding model is not one a probe can use.
+        assertThat(found.get(2).get("models").toString()).isEqualTo("[\"google/gemma-3-4b\",\"qwen/qwen3-8b\"]");
+        Config cfg = Config.parse(new ObjectMapper().readTree(r.out()).get("engines_block").asText(), "detect output",
+                Map.of("VLLM_MLX_" + keyed.port() + "_API_KEY", "secret-key-1"));
+        assertThat(cfg.engines()).extracting(EngineConfig::name).containsExactly("vllm-mlx", "vllm-mlx-" + keyed.port(), "lmstudio");
+        assertThat(cfg.engine("vllm-mlx").model()).isEqualTo("mlx-community/Qwen3-8B-4bit");
+    }
+
+    @Test
     void the_table_names_what_was_found_and_two_of_a_kind_get_distinct_names() throws Exception {
         EngineSimulator a = sim("openai", "mlx_lm", "m1");
         EngineSimulator b = sim("openai", "mlx_lm", "m2");

@@ -655,7 +655,7 @@ class RealLlamaServerIT {
 
     private static double daemonGauge(String exposition, String state) {
         Matcher m = Pattern.compile("^tailwatch_engine_requests\\{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\""
-                + state + "\"} (\\S+)$", Pattern.MULTILINE).matcher(exposition);
+                + state + "\",tailwatch_engine_requests_source=\"engine\"} (\\S+)$", Pattern.MULTILINE).matcher(exposition);
         if (!m.find()) {
             throw new AssertionError("no " + state + " requests for llama in:\n" + exposition);
         }

@@ -18,6 +18,8 @@ public final class AttrKeys {
     public static final String REQUEST_STATE = "tailwatch.engine.request.state";
     public static final String SIGNAL_SOURCE = "tailwatch.engine.signal.source";
     public static final String QUEUE_WAIT_SOURCE = "tailwatch.queue.wait.source";
+    /** What an engine's running/waiting counts are measured from ({@code AttrValues.RequestsSource}). */
+    public static final String REQUESTS_SOURCE = "tailwatch.engine.requests.source";
     /** Why an engine is not ready for one more request ({@code AttrValues.ReadyReason}). */
     public static final String READY_REASON = "tailwatch.engine.ready.reason";
     /** Probe scenario name. */

@@ -42,6 +42,7 @@ public final class AttrValues {
             Map.entry(ModelMemoryKind.class, AttrKeys.MODEL_MEMORY_KIND),
             Map.entry(RequestState.class, AttrKeys.REQUEST_STATE),
             Map.entry(QueueWaitSource.class, AttrKeys.QUEUE_WAIT_SOURCE),
+            Map.entry(RequestsSource.class, AttrKeys.REQUESTS_SOURCE),
             Map.entry(SignalSource.class, AttrKeys.SIGNAL_SOURCE),
             Map.entry(Operation.class, AttrKeys.OPERATION),
             Map.entry(TokenType.class, AttrKeys.TOKEN_TYPE),
@@ -142,7 +143,15 @@ public final class AttrValues {
     public enum QueueWaitSource implements AttrValue { MEASURED, ESTIMATE }
 
     /** {@code tailwatch.engine.signal.source}: where an engine's own figures are read. */
-    public enum SignalSource implements AttrValue { LLAMACPP_SLOTS, PROMETHEUS, MLX_VLM_JSON, HEALTH_QUEUE, HEADER_ESTIMATE }
+    public enum SignalSource implements AttrValue {
+        LLAMACPP_SLOTS, PROMETHEUS, MLX_VLM_JSON, HEALTH_QUEUE, HEADER_ESTIMATE, VLLM_MLX_STATUS, LMSTUDIO_MODELS
+    }
+
+    /**
+     * {@code tailwatch.engine.requests.source}: what running/waiting counts are measured from: the engine's own
+     * count, or the proxy's requests in flight against the engine's batch size (requests past it wait).
+     */
+    public enum RequestsSource implements AttrValue { ENGINE, PROXY }
 
     /**
      * {@code tailwatch.engine.ready.reason}: why an engine cannot take one more request within its SLO

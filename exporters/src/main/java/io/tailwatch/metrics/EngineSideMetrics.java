@@ -5,6 +5,7 @@ import static io.tailwatch.metrics.AttributeDef.oneOf;
 
 import io.tailwatch.metrics.AttrValues.QueueWaitSource;
 import io.tailwatch.metrics.AttrValues.RequestState;
+import io.tailwatch.metrics.AttrValues.RequestsSource;
 import io.tailwatch.metrics.AttrValues.SignalSource;
 import java.util.List;
 
@@ -16,8 +17,11 @@ public final class EngineSideMetrics {
     static final AttributeDef ENGINE = free(AttrKeys.ENGINE, "Configured engine name");
 
     public static final MetricDef REQUESTS = MetricDef.gauge("tailwatch.engine.requests", "{request}",
-            "Requests the engine reports as running or waiting in its queue.", ENGINE,
-            oneOf(AttrKeys.REQUEST_STATE, "Request state", RequestState.class));
+            "Requests running or waiting in the engine's queue, as the engine counts them, or (for a batching engine that "
+                    + "counts none) the proxy's requests in flight against the engine's batch size.", ENGINE,
+            oneOf(AttrKeys.REQUEST_STATE, "Request state", RequestState.class),
+            oneOf(AttrKeys.REQUESTS_SOURCE, "engine: the engine's own count; proxy: the proxy's in-flight requests "
+                    + "against the engine's batch size (only traffic through the proxy)", RequestsSource.class));
 
     public static final MetricDef KV_CACHE_USAGE = MetricDef.gauge("tailwatch.engine.kv_cache.usage", "1",
             "KV-cache use the engine reports, as a ratio of its capacity.", ENGINE);
@@ -28,7 +32,8 @@ public final class EngineSideMetrics {
 
     static final AttributeDef SIGNAL_SOURCE_KIND = oneOf(AttrKeys.SIGNAL_SOURCE,
             "Where the engine's own figures are read: llamacpp_slots (/slots), prometheus (/metrics text), mlx_vlm_json "
-                    + "(/metrics JSON), health_queue (a field of /healthz or /health), header_estimate (probe header time)",
+                    + "(/metrics JSON), health_queue (a field of /healthz or /health), vllm_mlx_status (vllm-mlx /v1/status), "
+                    + "lmstudio_models (LM Studio /api/v1/models), header_estimate (probe header time)",
             SignalSource.class);
 
     public static final MetricDef SIGNAL_SOURCE = MetricDef.gauge("tailwatch.engine.signal.source", "{info}",

@@ -89,9 +89,16 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
      * @param healthQueueField dotted path of the queue length in the /healthz or /health JSON (e.g. queue_size)
      * @param interval         how often the engine's endpoints are read
      */
-    public record Signals(SignalSourceSetting source, String healthQueueField, Duration interval) {
+    public record Signals(SignalSourceSetting source, String healthQueueField, Duration interval, Integer batchSize) {
         public static final Pattern FIELD = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
         public static final Signals DEFAULT = new Signals(SignalSourceSetting.AUTO, "queue_size", Duration.ofSeconds(15));
+        /** The largest batch size taken (vllm-mlx's default max_num_seqs is 256; mlx_lm's decode concurrency 32). */
+        public static final int MAX_BATCH_SIZE = 4096;
+
+        /** Without a configured batch size. */
+        public Signals(SignalSourceSetting source, String healthQueueField, Duration interval) {
+            this(source, healthQueueField, interval, null);
+        }
 
         static Signals read(Section s) {
             String name = s.oneOf("source", DEFAULT.source().configName(), SignalSourceSetting.names().toArray(new String[0]));
@@ -103,8 +110,11 @@ public record EngineConfig(String name, String api, URI url, String model, Strin
                 field = DEFAULT.healthQueueField();
             }
             Duration interval = s.duration("interval", DEFAULT.interval(), Duration.ofSeconds(1), Duration.ofHours(1));
+            // How many requests the engine generates at once (mlx_lm.server --decode-concurrency): with it, the proxy's
+            // requests in flight past it count as waiting when the engine reports no queue of its own.
+            Integer batch = s.has("batch_size") ? s.integer("batch_size", 1, 1, MAX_BATCH_SIZE) : null;
             s.finish();
-            return new Signals(source, field, interval);
+            return new Signals(source, field, interval, batch);
         }
     }
 

@@ -15,6 +15,8 @@ public enum EngineFlavor {
     LLAMACPP("llamacpp", EngineApi.OPENAI, "llamacpp", List.of("llama-server"), true),
     LMSTUDIO("lmstudio", EngineApi.OPENAI, "lmstudio", List.of("LM Studio", "lms"), false),
     VLLM("vllm", EngineApi.OPENAI, "vllm", List.of("vllm"), true),
+    /** vllm-mlx: vLLM's API on Apple's MLX, with its own /metrics ({@code vllm_mlx_*}) and /v1/status. */
+    VLLM_MLX("vllm_mlx", EngineApi.OPENAI, "vllm-mlx", List.of("vllm-mlx", "vllm_mlx"), true),
     /** Another OpenAI-compatible server. */
     OPENAI("openai", EngineApi.OPENAI, "openai", List.of(), false);
 

@@ -93,11 +93,18 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows, Lis
     /**
      * What the engine reports about its own queue (docs/engine-signals.md); each figure null when unknown,
      * the whole record null when the engine reports none. {@code waitSource} is {@code measured} or
-     * {@code estimate} (from probe header time).
+     * {@code estimate} (from probe header time); {@code countsSource} what running and waiting are measured
+     * from: {@code engine} (its own count) or {@code proxy} (the proxy's requests in flight against the engine's
+     * batch size), null when unknown.
      */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Queue(Double running, Double waiting, Double kvCacheUsage, Double waitSeconds, String waitSource) {
+    public record Queue(Double running, Double waiting, Double kvCacheUsage, Double waitSeconds, String waitSource,
+                        String countsSource) {
+        /** Without saying what the counts are measured from. */
+        public Queue(Double running, Double waiting, Double kvCacheUsage, Double waitSeconds, String waitSource) {
+            this(running, waiting, kvCacheUsage, waitSeconds, waitSource, null);
+        }
     }
 
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -214,7 +221,13 @@ public record Signals(Host host, List<Engine> engines, List<Window> windows, Lis
         if (running == null && waiting == null && kv == null && wait == null) {
             return null;
         }
-        return new Queue(running, waiting, kv, wait, wait == null ? null : source.value());
+        String counts = null;
+        for (Point p : s.of(EngineSideMetrics.REQUESTS)) {
+            if (e.equals(p.attributes().get(AttrKeys.ENGINE))) {
+                counts = p.attributes().get(AttrKeys.REQUESTS_SOURCE);
+            }
+        }
+        return new Queue(running, waiting, kv, wait, wait == null ? null : source.value(), counts);
     }
 
     private static void add(List<String> names, String name) {

@@ -20,8 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Finds LLM engines on loopback ports and tells them apart by what their API answers, never by the
- * port alone: Ollama answers {@code GET /api/version}; LM Studio {@code GET /api/v0/models}; llama.cpp
- * {@code GET /props}; vLLM lists its models as {@code owned_by: "vllm"}; mlx_lm.server answers
+ * port alone: Ollama answers {@code GET /api/version}; LM Studio {@code GET /api/v1/models} (0.4 and later: a
+ * {@code models} list with {@code loaded_instances}) or {@code GET /api/v0/models}; llama.cpp
+ * {@code GET /props}; vLLM lists its models as {@code owned_by: "vllm"}, vllm-mlx as {@code "vllm-mlx"} (and its
+ * open {@code /health} names its {@code engine_type}); mlx_lm.server answers
  * {@code GET /v1/models} and {@code /health} with {@code {"status": "ok"}}; anything else that answers
  * {@code /v1/models} is an OpenAI-compatible server. One that answers {@code /props} or {@code /v1/models} with HTTP 401 or 403
  * is an engine that needs an API key (llama.cpp when {@code /props} refuses too and {@code /health} answers,
@@ -137,7 +139,13 @@ public final class EngineDiscovery {
             return new Found(port, base, EngineFlavor.OLLAMA, "GET /api/version answers {\"version\"}", vj.path("version").asText(),
                     models);
         }
-        // LM Studio: GET /api/v0/models -> data[] with state / compatibility_type.
+        // LM Studio 0.4+: GET /api/v1/models -> models[] with key / loaded_instances.
+        JsonNode lmsV1 = json(get(base, LMSTUDIO_MODELS));
+        if (lmsV1 != null && lmsV1.path("models").isArray() && hasAny(lmsV1.path("models"), "loaded_instances")) {
+            return new Found(port, base, EngineFlavor.LMSTUDIO, "GET /api/v1/models answers (LM Studio 0.4 or later)", null,
+                    lmStudioModels(lmsV1));
+        }
+        // LM Studio before 0.4: GET /api/v0/models -> data[] with state / compatibility_type.
         JsonNode lms = json(get(base, "/api/v0/models"));
         if (lms != null && lms.path("data").isArray() && hasAny(lms.path("data"), "state", "compatibility_type")) {
             return new Found(port, base, EngineFlavor.LMSTUDIO, "GET /api/v0/models answers (LM Studio)", null,
@@ -170,6 +178,9 @@ public final class EngineDiscovery {
         if (models != null && models.path("data").isArray()) {
             List<String> ids = names(models, "data", "id");
             for (JsonNode m : models.path("data")) {
+                if ("vllm-mlx".equals(m.path("owned_by").asText(""))) {
+                    return new Found(port, base, EngineFlavor.VLLM_MLX, "GET /v1/models owned_by \"vllm-mlx\"", null, ids);
+                }
                 if ("vllm".equals(m.path("owned_by").asText(""))) {
                     JsonNode ver = json(get(base, "/version"));
                     return new Found(port, base, EngineFlavor.VLLM, "GET /v1/models owned_by \"vllm\"",
@@ -208,6 +219,10 @@ public final class EngineDiscovery {
         }
         HttpTransport.JsonReply props = endpoint.equals("/props") ? null : get(base, "/props");
         JsonNode health = json(get(base, "/health"));
+        if (vllmMlxHealth(health)) {
+            return new Found(port, base, EngineFlavor.VLLM_MLX, why + ", GET /health names its engine_type (vllm-mlx)", null,
+                    List.of(), status);
+        }
         if ((props == null || io.tailwatch.core.probe.EngineHealth.refusesKey(props.status())) && health != null
                 && "ok".equals(health.path("status").asText(""))) {
             return new Found(port, base, EngineFlavor.LLAMACPP, why + (props == null ? "" : ", /props refused too")
@@ -423,6 +438,29 @@ public final class EngineDiscovery {
         String v = answer == null ? null : io.tailwatch.core.probe.MlxFingerprint.version(
                 answer.path("system_fingerprint").asText(null));
         return v == null ? f : new Found(f.port(), f.url(), f.flavor(), f.status(), v, f.models(), f.keyRefusedStatus());
+    }
+
+    /** LM Studio's native model list (0.4 and later). */
+    static final String LMSTUDIO_MODELS = "/api/v1/models";
+
+    /** vllm-mlx's open /health: {@code status} healthy or unhealthy, with {@code model_loaded} and {@code engine_type}. */
+    static boolean vllmMlxHealth(JsonNode health) {
+        return health != null && health.path("model_loaded").isBoolean() && health.path("engine_type").isTextual()
+                && health.path("status").asText("").endsWith("healthy");
+    }
+
+    /** Up to 5 model keys from LM Studio's list, the loaded ones first (those are the ones probes can use at once). */
+    private static List<String> lmStudioModels(JsonNode root) {
+        List<String> loaded = new ArrayList<>();
+        List<String> other = new ArrayList<>();
+        for (JsonNode m : root.path("models")) {
+            if (!m.path("key").isTextual() || "embedding".equals(m.path("type").asText(""))) {
+                continue;
+            }
+            (m.path("loaded_instances").size() > 0 ? loaded : other).add(m.path("key").asText());
+        }
+        loaded.addAll(other);
+        return loaded.size() <= 5 ? loaded : new ArrayList<>(loaded.subList(0, 5));
     }
 
     private static HttpTransport.JsonReply get(URI base, String path) {

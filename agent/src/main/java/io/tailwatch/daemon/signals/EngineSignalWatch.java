@@ -119,6 +119,7 @@ public final class EngineSignalWatch {
             }
         }
         failedReads = !detection.sources().isEmpty() && failed.size() == detection.sources().size() ? failedReads + 1 : 0;
+        merged = proxyCounts(merged);
         synchronized (out) {
             LastFailure last = state.lastFailure();
             for (LastFailure f : failed) {
@@ -156,11 +157,39 @@ public final class EngineSignalWatch {
         if (d != null && d.onlyEstimate()) {
             synchronized (out) {
                 State s = state;
-                state = new State(s.detection(), s.detectedAt(), clock.instant(), estimate.read(deadline),
+                state = new State(s.detection(), s.detectedAt(), clock.instant(), proxyCounts(estimate.read(deadline)),
                         s.lastFailure(), s.failures());
                 publish();
             }
         }
+    }
+
+    /**
+     * For an engine that counts no running or waiting requests of its own but whose batch size is known (LM
+     * Studio's loaded instances, or {@code signals.batch_size}): the proxy's requests in flight to it, up to the
+     * batch size, run; the rest wait. Measured from the proxy (only its traffic), and said so; without a proxy in
+     * front, or without a batch size, the counts stay unknown.
+     */
+    EngineSignals proxyCounts(EngineSignals s) {
+        if (s.running() != null || s.waiting() != null) {
+            return s;
+        }
+        Object fromEngine = s.details().get(LmStudioModelsSource.BATCH_SIZE);
+        Double batch = fromEngine instanceof Double d ? d
+                : config.signals().batchSize() == null ? null : config.signals().batchSize().doubleValue();
+        if (batch == null) {
+            return s;
+        }
+        hub.refresh();
+        Double inFlight = hub.snapshot().value(io.tailwatch.metrics.ProxyMetrics.IN_FLIGHT, AttrKeys.ENGINE, config.name());
+        if (inFlight == null) {
+            return s;
+        }
+        Map<String, Object> more = new LinkedHashMap<>();
+        more.put("proxy_in_flight", inFlight);
+        more.put(LmStudioModelsSource.BATCH_SIZE, batch);
+        more.put("batch_size_from", fromEngine instanceof Double ? "engine" : "config");
+        return s.withCounts(Math.min(inFlight, batch), Math.max(0, inFlight - batch), EngineSignals.FROM_PROXY, more);
     }
 
     private Map<String, Map<String, Long>> copyFailures() {

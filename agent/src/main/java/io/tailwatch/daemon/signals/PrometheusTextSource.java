@@ -14,8 +14,10 @@ import java.util.TreeMap;
  * An engine's Prometheus {@code GET /metrics}: vLLM ({@code vllm:num_requests_running|waiting},
  * {@code vllm:kv_cache_usage_perc}, older {@code vllm:gpu_cache_usage_perc}, and the
  * {@code vllm:request_queue_time_seconds} histogram, whose growth between two reads gives the
- * measured mean queue wait of the requests started in between), vllm-mlx (scheduler running and
- * waiting gauges; Metal memory to the details) and llama.cpp started with --metrics
+ * measured mean queue wait of the requests started in between), vllm-mlx started with --enable-metrics
+ * (scheduler running and waiting gauges, read only while {@code vllm_mlx_model_loaded} is 1: with no engine it
+ * writes 0 for figures it does not have; Metal memory, cache hit rate and the mean TTFT between two reads go
+ * to the details, see {@link VllmMlxFigures}) and llama.cpp started with --metrics
  * ({@code llamacpp:requests_processing|requests_deferred}, {@code llamacpp:kv_cache_usage_ratio}
  * where the build exports it). Series with several label sets (one per model) are summed; KV-cache
  * use takes the fullest.
@@ -32,12 +34,11 @@ public final class PrometheusTextSource extends EndpointSignalSource {
             "llamacpp:kv_cache_usage_ratio");
     static final String QUEUE_TIME = "vllm:request_queue_time_seconds";
     /** Gauges copied to the details as they are, when present. */
-    static final List<String> EXTRAS = List.of("vllm_mlx_metal_memory_bytes", "vllm_mlx_cache_hit_rate",
-            "vllm_mlx_cache_memory_bytes", "llamacpp:kv_cache_tokens", "llamacpp:n_busy_slots_per_decode");
+    static final List<String> EXTRAS = List.of("llamacpp:kv_cache_tokens", "llamacpp:n_busy_slots_per_decode");
     static final int MAX_EXTRA_SERIES = 16;
 
-    private double lastQueueSum = Double.NaN;
-    private double lastQueueCount = Double.NaN;
+    private final HistogramGrowth queueTime = new HistogramGrowth();
+    private final VllmMlxFigures vllmMlx = new VllmMlxFigures();
 
     public PrometheusTextSource(EngineEndpoint endpoint) {
         super(endpoint, KIND, PATH);
@@ -95,12 +96,20 @@ public final class PrometheusTextSource extends EndpointSignalSource {
             throw new SignalFailure(SignalFailure.MISSING_FIELD, PATH,
                     "none of the vllm:, vllm_mlx_ or llamacpp: metric families is exported");
         }
-        Double running = first(e, RUNNING, false);
-        Double waiting = first(e, WAITING, false);
+        boolean mlxUnloaded = flavors.contains("vllm_mlx") && !VllmMlxFigures.modelLoaded(e);
+        // vllm-mlx without an engine writes 0 for every scheduler figure: unknown, not an empty queue.
+        Double running = mlxUnloaded ? null : first(e, RUNNING, false);
+        Double waiting = mlxUnloaded ? null : first(e, WAITING, false);
         Double kv = first(e, KV_USAGE, true);
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("families", flavors);
-        Double wait = queueWait(e, details);
+        Double wait = queueTime.mean(e, QUEUE_TIME);
+        if (wait != null) {
+            details.put("queue_wait_requests", queueTime.lastCount());
+        }
+        if (flavors.contains("vllm_mlx")) {
+            vllmMlx.details(e, details);
+        }
         for (String name : EXTRAS) {
             List<Sample> ss = e.samples(name);
             if (ss.isEmpty()) {
@@ -115,7 +124,7 @@ public final class PrometheusTextSource extends EndpointSignalSource {
             }
             details.put(name, series.size() == 1 && series.containsKey("") ? series.get("") : series);
         }
-        if (running == null && waiting == null && kv == null && wait == null) {
+        if (running == null && waiting == null && kv == null && wait == null && !mlxUnloaded) {
             throw new SignalFailure(SignalFailure.MISSING_FIELD, PATH, "exports " + flavors
                     + " families but none of the request or KV-cache gauges");
         }
@@ -133,24 +142,35 @@ public final class PrometheusTextSource extends EndpointSignalSource {
     }
 
     /**
-     * Mean queue wait of the requests that left vLLM's queue since the previous read, from the
-     * growth of the histogram's _sum and _count; null on the first read, when no request started
-     * in between, or after a counter reset.
+     * The mean of a histogram's observations between two reads, from the growth of its _sum and _count
+     * (series summed over their labels); null on the first read, when nothing was observed in between, or
+     * after a counter reset.
      */
-    private Double queueWait(Exposition e, Map<String, Object> details) {
-        Double sum = e.sum(QUEUE_TIME + "_sum");
-        Double count = e.sum(QUEUE_TIME + "_count");
-        if (sum == null || count == null) {
-            return null;
+    static final class HistogramGrowth {
+        private double lastSum = Double.NaN;
+        private double lastCount = Double.NaN;
+        private double count;
+
+        Double mean(Exposition e, String histogram) {
+            Double sum = e.sum(histogram + "_sum");
+            Double n = e.sum(histogram + "_count");
+            if (sum == null || n == null) {
+                return null;
+            }
+            double ds = sum - lastSum;
+            double dc = n - lastCount;
+            lastSum = sum;
+            lastCount = n;
+            if (Double.isNaN(ds) || Double.isNaN(dc) || dc <= 0 || ds < 0) {
+                return null;
+            }
+            count = dc;
+            return ds / dc;
         }
-        double ds = sum - lastQueueSum;
-        double dc = count - lastQueueCount;
-        lastQueueSum = sum;
-        lastQueueCount = count;
-        if (Double.isNaN(ds) || Double.isNaN(dc) || dc <= 0 || ds < 0) {
-            return null;
+
+        /** Observations behind the last mean. */
+        double lastCount() {
+            return count;
         }
-        details.put("queue_wait_requests", dc);
-        return ds / dc;
     }
 }

@@ -16,6 +16,9 @@ import java.util.List;
  * <li>{@code GET /metrics}: JSON with {@code in_flight} is mlx-vlm; Prometheus text with
  * {@code vllm:}, {@code vllm_mlx_} or {@code llamacpp:} families is read as such;</li>
  * <li>{@code GET /slots} (unless /metrics was vLLM or mlx-vlm): a list of slot objects is llama.cpp;</li>
+ * <li>{@code GET /v1/status} when /metrics was vllm-mlx, or when nothing was found yet: vllm-mlx's status (its
+ * counts without {@code --enable-metrics}, the oldest waiting request's age with it);</li>
+ * <li>when nothing was found: {@code GET /api/v1/models}, LM Studio's loaded instances (its batch size);</li>
  * <li>when nothing was found: {@code GET /healthz}, then {@code /health}, with the configured queue field;</li>
  * <li>when still nothing: the header-time estimate from the probes.</li>
  * </ol>
@@ -133,6 +136,15 @@ public final class SignalDetector {
                 notes.add("/slots: " + f.errorType());
             }
         }
+        if (sources.isEmpty() || families.contains("vllm_mlx")) {
+            slow |= probe(ep, VllmMlxStatusSource.PATH, VllmMlxStatusSource::looksLikeVllmMlx,
+                    () -> new VllmMlxStatusSource(ep), "vllm_mlx", "vllm-mlx status", sources, families, notes, deadline);
+        }
+        if (sources.isEmpty()) {
+            slow |= probe(ep, LmStudioModelsSource.PATH, LmStudioModelsSource::looksLikeLmStudio,
+                    () -> new LmStudioModelsSource(ep), "lmstudio", "LM Studio's loaded instances", sources, families, notes,
+                    deadline);
+        }
         if (sources.isEmpty() && slow) {
             // Settling on the estimate now could hide a /metrics that was merely slow: ask again next time.
             return Detection.undecided("engine slow to answer (" + String.join("; ", notes) + "); asking again");
@@ -147,6 +159,34 @@ public final class SignalDetector {
             notes.add("queue wait is estimated from probe header time");
         }
         return new Detection(true, sources, families, String.join("; ", notes));
+    }
+
+    /**
+     * GET {@code path} as JSON; when {@code looks} accepts it, adds the source and family. True when the answer
+     * was inconclusive (timeout, cut); an unreachable engine throws.
+     */
+    private static boolean probe(EngineEndpoint ep, String path, java.util.function.Predicate<JsonNode> looks,
+                                 java.util.function.Supplier<EngineSignalSource> source, String family, String what,
+                                 List<EngineSignalSource> sources, List<String> families, List<String> notes,
+                                 Duration deadline) throws SignalFailure {
+        try {
+            if (looks.test(ep.getJson(path, deadline))) {
+                sources.add(source.get());
+                if (!families.contains(family)) {
+                    families.add(family);
+                }
+                notes.add(path + " is " + what);
+            } else {
+                notes.add(path + " is not " + what);
+            }
+            return false;
+        } catch (SignalFailure f) {
+            if (unreachable(f)) {
+                throw f;
+            }
+            notes.add(path + ": " + f.errorType());
+            return inconclusive(f);
+        }
     }
 
     /** What /metrics answered: a bounded JSON tree (mlx-vlm) or the engine families of Prometheus text. */

@@ -102,7 +102,7 @@ public final class AgentStatus {
         }
         JsonNode q = object(e.get("queue"));
         Signals.Queue queue = q == null ? null : new Signals.Queue(number(q, "running"), number(q, "waiting"),
-                number(q, "kv_cache_usage"), number(q, "wait_seconds"), text(q, "wait_source"));
+                number(q, "kv_cache_usage"), number(q, "wait_seconds"), text(q, "wait_source"), text(q, "counts_source"));
         return new Signals.Engine(text(e, "engine"), number(e, "up"), number(e, "loading"), number(e, "footprint_bytes"),
                 number(e, "rss_bytes"), models, queue, number(e, "reached"), number(e, "key_refused"),
                 number(e, "gpu_utilization"));

@@ -4,6 +4,7 @@ import io.tailwatch.core.rules.Rules;
 import io.tailwatch.core.rules.Signals;
 import io.tailwatch.core.units.Units;
 import io.tailwatch.metrics.AttrValues.QueueWaitSource;
+import io.tailwatch.metrics.AttrValues.RequestsSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -280,14 +281,28 @@ public final class Diagnosis {
                 secs(w.e2eP95()), overBaseline(w), secs(w.baselineP95())));
         double score = x.swapGrowing() ? 0.4 : 0.65;
         Signals.Queue q = queueOf(x.engines(), w.engine());
+        String title = QUEUE_TITLE;
         if (queueBusy(q)) {
             f.add(w.engine() + " queue: " + queueFigure(q) + " (saturated: more requests than it serves)");
             score += 0.2;
+        } else if (queueEmpty(q)) {
+            // Measured: nothing waits. The load slows the requests that run together (a batch shares decode).
+            f.add(w.engine() + " queue empty: " + queueFigure(q) + " (nothing waits: the requests it runs together slow each other)");
+            title = "Load slows every request, with nothing waiting (requests running together share the engine)";
+            score -= 0.2;
+        } else {
+            // No figure measures the queue: the slowdown is load, and whether it is queueing is not known.
+            f.add(w.engine() + ": nothing it reports counts requests waiting (docs/engine-signals.md), so whether they wait "
+                    + "or share a batch is not known");
+            title = "Load slows requests far past the single-request baseline (queueing not measured)";
         }
-        return cause("queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
-                score, f, "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
+        return cause("queueing", title, score, f,
+                "Rate-limit clients or split lanes (interactive vs batch on separate engines); move batch work off-peak.",
                 "LatencyOverBaseline");
     }
+
+    /** The title of the queueing cause when a figure measures requests waiting. */
+    static final String QUEUE_TITLE = "Requests wait in the engine's queue (more concurrent requests than it serves at once)";
 
     /** The failure classes that a full queue produces: no first token, no end, or a proxy cutting the wait. */
     static final java.util.Set<String> QUEUE_FAILURES = java.util.Set.of("first_token_timeout", "total_timeout", "cut");
@@ -315,8 +330,7 @@ public final class Diagnosis {
         f.add(String.format(Locale.ROOT, "%s error ratio %.1f%%", where(w), 100 * w.errorRatio()));
         f.add(String.format(Locale.ROOT, "recent failures of %s: %s", w.engine(),
                 counts(x.failures().getOrDefault(w.engine(), List.of()))));
-        return cause("queueing", "Requests queue on an engine that serves one at a time (more concurrency than it can take)",
-                x.swapGrowing() ? 0.6 : 0.85, f,
+        return cause("queueing", QUEUE_TITLE, x.swapGrowing() ? 0.6 : 0.85, f,
                 "Rate-limit clients or split lanes (interactive vs batch on separate engines); give the engine more slots "
                         + "(llama-server --parallel) or raise the probe's timeouts above the queue wait.",
                 "LatencyOverBaseline");
@@ -499,7 +513,10 @@ public final class Diagnosis {
         return q.waitSeconds() != null && q.waitSeconds() < QUEUE_EMPTY_WAIT;
     }
 
-    /** The queue figures the engine reported, e.g. "3 waiting, 1 running, wait 2.10 s (estimate)". */
+    /**
+     * The queue figures, each saying what it is measured from, e.g. "3 waiting, 1 running (the engine's count),
+     * wait 2.10 s (estimate)".
+     */
     static String queueFigure(Signals.Queue q) {
         List<String> parts = new ArrayList<>();
         if (q.waiting() != null) {
@@ -507,6 +524,11 @@ public final class Diagnosis {
         }
         if (q.running() != null) {
             parts.add(fmt0(q.running()) + " running");
+        }
+        if (!parts.isEmpty() && q.countsSource() != null) {
+            String from = RequestsSource.PROXY.value().equals(q.countsSource())
+                    ? " (the proxy's requests in flight against the engine's batch size)" : " (the engine's count)";
+            parts.set(parts.size() - 1, parts.get(parts.size() - 1) + from);
         }
         if (q.kvCacheUsage() != null) {
             parts.add(String.format(Locale.ROOT, "KV cache %.0f%%", 100 * q.kvCacheUsage()));

@@ -154,7 +154,10 @@ public final class EngineSimulator implements AutoCloseable {
         EngineSimulator sim = new EngineSimulator(api, options, server, ex);
         sim.flavor = flavor;
         sim.runner = runnerSpec == null ? null : new OllamaRunner(runnerSpec);
-        Wire wire = "ollama".equals(api) ? new OllamaWire(sim, sim.runner) : new OpenAiWire(sim);
+        Wire wire = "ollama".equals(api) ? new OllamaWire(sim, sim.runner)
+                : "vllm_mlx".equals(flavor) ? new VllmMlxWire(sim, new OpenAiWire(sim))
+                : "lmstudio".equals(flavor) ? new LmStudioWire(sim, new OpenAiWire(sim)) : new OpenAiWire(sim);
+        sim.wire = wire;
         com.sun.net.httpserver.HttpHandler handler = x -> {
             try (x) {
                 if (sim.refusesKey(x)) {
@@ -197,6 +200,24 @@ public final class EngineSimulator implements AutoCloseable {
             sim.loaded = true;
         }
         return sim;
+    }
+
+    /** The wire answering requests; a flavour's own controls are reached through {@link #wire(Class)}. */
+    private volatile Wire wire;
+
+    /** The flavour's wire as {@code type} (e.g. {@link VllmMlxWire}); a ClassCastException for another flavour. */
+    public <T> T wire(Class<T> type) {
+        return type.cast(wire);
+    }
+
+    /** Requests waiting for a slot now. */
+    int waitingNow() {
+        return waiting.get();
+    }
+
+    /** Requests generating now. */
+    int activeNow() {
+        return active.get();
     }
 
     public int port() {

@@ -61,8 +61,8 @@ class DaemonSignalsTest {
             try (Daemon d = new Daemon(config, Map.of(), List.of()).start()) {
                 await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
                     String m = get(d, "/metrics");
-                    assertThat(m).contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"running\"} 2.0")
-                            .contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"waiting\"} 5.0")
+                    assertThat(m).contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"running\",tailwatch_engine_requests_source=\"engine\"} 2.0")
+                            .contains("tailwatch_engine_requests{tailwatch_engine_name=\"llama\",tailwatch_engine_request_state=\"waiting\",tailwatch_engine_requests_source=\"engine\"} 5.0")
                             .contains("tailwatch_engine_kv_cache_usage_ratio{tailwatch_engine_name=\"llama\"} 0.3125")
                             .contains("tailwatch_engine_signal_failures_total{error_type=\"malformed\",tailwatch_engine_name=\"broken\","
                                     + "tailwatch_engine_signal_source=\"prometheus\"}");

@@ -1,8 +1,11 @@
 package io.tailwatch.daemon.signals;
 
+import io.tailwatch.core.probe.InputRange;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tailwatch.core.probe.InputRange;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -94,9 +97,63 @@ class EngineSignalSourcesTest {
         assertThat(s.waiting()).isEqualTo(4.0);
         assertThat(s.kvCacheUsage()).isNull();
         assertThat(s.details()).containsEntry("families", List.of("vllm_mlx"))
-                .containsEntry("vllm_mlx_cache_hit_rate", 0.25);
-        assertThat(s.details().get("vllm_mlx_metal_memory_bytes")).isEqualTo(Map.of("{kind=active}", 9.663676416e9,
-                "{kind=peak}", 1.1811160064e10));
+                .containsEntry("cache", Map.of("hit_rate", 0.25)).containsEntry("model_loaded", true);
+        assertThat(s.details().get("metal_memory_bytes")).isEqualTo(Map.of("active", 9.663676416e9, "peak", 1.1811160064e10));
+    }
+
+    /** vllm-mlx as its metrics module writes it: what it writes as 0 for want of a figure is left out. */
+    @Test
+    void vllmMlxZerosForWantOfAFigureAreLeftOutAndTtftIsTheMeanBetweenReads() throws Exception {
+        String head = "vllm_mlx_model_loaded 1.0\nvllm_mlx_scheduler_waiting_requests 3.0\nvllm_mlx_scheduler_running_requests 8.0\n"
+                + "vllm_mlx_metal_memory_bytes{kind=\"active\"} 0.0\nvllm_mlx_metal_memory_bytes{kind=\"peak\"} 0.0\n"
+                + "vllm_mlx_cache_type{cache_type=\"none\"} 1.0\nvllm_mlx_cache_type{cache_type=\"paged_cache\"} 0.0\n"
+                + "vllm_mlx_cache_hit_rate 0.0\nvllm_mlx_engine_type{engine_type=\"simple\"} 1.0\n"
+                + "vllm_mlx_engine_type{engine_type=\"batched\"} 0.0\n";
+        String ttft = "vllm_mlx_inference_ttft_seconds_count{endpoint=\"chat_completions\",stream=\"true\"} %s\n"
+                + "vllm_mlx_inference_ttft_seconds_sum{endpoint=\"chat_completions\",stream=\"true\"} %s\n"
+                + "vllm_mlx_inference_ttft_seconds_count{endpoint=\"completions\",stream=\"true\"} 2.0\n"
+                + "vllm_mlx_inference_ttft_seconds_sum{endpoint=\"completions\",stream=\"true\"} 0.5\n";
+        PrometheusTextSource src = new PrometheusTextSource(engine.endpoint());
+        engine.prometheus("/metrics", head + String.format(ttft, "8.0", "1.0"));
+        EngineSignals first = src.read(DEADLINE);
+        assertThat(first.running()).isEqualTo(8.0);
+        assertThat(first.waiting()).isEqualTo(3.0);
+        // No Metal (0 active), no cache: absent. The first read has no TTFT mean yet (nothing to compare with).
+        assertThat(first.details()).doesNotContainKeys("metal_memory_bytes", "cache", "ttft_mean_seconds")
+                .containsEntry("engine_type", "simple").containsEntry("cache_type", "none");
+        // 4 more first tokens taking 1.2 s together (the completions endpoint unchanged): a mean of 0.3 s.
+        engine.prometheus("/metrics", head + String.format(ttft, "12.0", "2.2"));
+        EngineSignals second = src.read(DEADLINE);
+        assertThat((Double) second.details().get("ttft_mean_seconds")).isCloseTo(0.3, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(second.details()).containsEntry("ttft_requests", 4.0);
+        // Without an engine the server writes 0 for the scheduler: unknown, not an empty queue.
+        engine.prometheus("/metrics", "vllm_mlx_model_loaded 0.0\nvllm_mlx_scheduler_waiting_requests 0.0\n"
+                + "vllm_mlx_scheduler_running_requests 0.0\n");
+        EngineSignals unloaded = src.read(DEADLINE);
+        assertThat(unloaded.running()).isNull();
+        assertThat(unloaded.waiting()).isNull();
+        assertThat(unloaded.details()).containsEntry("model_loaded", false);
+    }
+
+    @Test
+    void lmStudioLoadedInstancesGiveTheBatchSizeAndBrokenListsAreClassified() throws Exception {
+        engine.json("/api/v1/models", "{\"models\":[{\"type\":\"llm\",\"key\":\"a\",\"loaded_instances\":["
+                + "{\"id\":\"a\",\"config\":{\"context_length\":4096,\"parallel\":4}},"
+                + "{\"id\":\"a:2\",\"config\":{\"context_length\":8192,\"parallel\":2}}]},"
+                + "{\"type\":\"embedding\",\"key\":\"e\",\"loaded_instances\":[{\"id\":\"e\",\"config\":{\"context_length\":2048}}]},"
+                + "{\"type\":\"llm\",\"key\":\"b\",\"loaded_instances\":[]}]}");
+        EngineSignals s = new LmStudioModelsSource(engine.endpoint()).read(DEADLINE);
+        assertThat(s.isEmpty()).as("LM Studio counts nothing itself").isTrue();
+        assertThat(s.details()).containsEntry("batch_size", 6.0).containsEntry("loaded_instances", 2);
+        // A parallel of -1 is out of range: dropped and counted, and the batch size is then unknown.
+        long before = InputRange.rejected(LmStudioModelsSource.SOURCE, "parallel");
+        engine.json("/api/v1/models", "{\"models\":[{\"type\":\"llm\",\"key\":\"a\",\"loaded_instances\":["
+                + "{\"id\":\"a\",\"config\":{\"context_length\":4096,\"parallel\":-1}}]}]}");
+        assertThat(new LmStudioModelsSource(engine.endpoint()).read(DEADLINE).details()).doesNotContainKey("batch_size");
+        assertThat(InputRange.rejected(LmStudioModelsSource.SOURCE, "parallel")).isEqualTo(before + 1);
+        engine.json("/api/v1/models", "{\"data\":[]}");
+        assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(() -> new LmStudioModelsSource(engine.endpoint())
+                .read(DEADLINE), SignalFailure.class).errorType()).isEqualTo(SignalFailure.MISSING_FIELD);
     }
 
     @Test

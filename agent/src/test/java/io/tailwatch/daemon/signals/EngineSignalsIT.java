@@ -31,8 +31,8 @@ class EngineSignalsIT {
             try (AgentProcess agent = AgentProcess.start(Map.of(), "run", "--config", cfg.toString())) {
                 agent.awaitListening();
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(agent.get("/metrics").body())
-                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vllm\",tailwatch_engine_request_state=\"waiting\"} 9.0")
-                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\"} 3.0"));
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vllm\",tailwatch_engine_request_state=\"waiting\",tailwatch_engine_requests_source=\"engine\"} 9.0")
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\",tailwatch_engine_requests_source=\"engine\"} 3.0"));
                 String body = agent.get("/metrics").body();
                 assertThat(body).contains("tailwatch_engine_kv_cache_usage_ratio{tailwatch_engine_name=\"vllm\"} 0.61")
                         .contains("tailwatch_engine_signal_source{tailwatch_engine_name=\"vllm\",tailwatch_engine_signal_source=\"prometheus\"} 1.0")
@@ -52,7 +52,7 @@ class EngineSignalsIT {
                         .contains("tailwatch_engine_signal_failures_total{error_type=\"malformed\",tailwatch_engine_name=\"vllm\","
                                 + "tailwatch_engine_signal_source=\"prometheus\"}")
                         .doesNotContain("tailwatch_engine_requests{tailwatch_engine_name=\"vllm\"")
-                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\"} 3.0"));
+                        .contains("tailwatch_engine_requests{tailwatch_engine_name=\"vlm\",tailwatch_engine_request_state=\"running\",tailwatch_engine_requests_source=\"engine\"} 3.0"));
             }
         }
     }

@@ -120,6 +120,29 @@ class DiagnosisCausesTest {
     }
 
     @Test
+    void only_a_figure_that_measures_waiting_makes_the_slowdown_queueing() {
+        Signals.Window slow = window(35.01, 36, 0.3, 0, 3.67); // 9.5x the baseline
+        // No queue figure: load, and the title does not claim requests wait.
+        Diagnosis.Cause none = Diagnosis.queueing(findings(CALM, UP, slow)).get(0);
+        assertThat(none.title()).contains("queueing not measured").doesNotContain("wait in");
+        assertThat(none.figures()).anySatisfy(f -> assertThat(f).startsWith("mlx: nothing it reports counts requests waiting"));
+        // Measured empty (a batching engine running 4 at once, 0 waiting): not queueing, and scored lower.
+        Signals.Engine batching = engine(1.0, 0.0, new Signals.Queue(4.0, 0.0, null, null, null, "engine"));
+        Diagnosis.Cause empty = Diagnosis.queueing(findings(CALM, batching, slow)).get(0);
+        assertThat(empty.score()).isEqualTo(0.45);
+        assertThat(empty.title()).contains("nothing waiting").doesNotContain("wait in");
+        assertThat(empty.figures()).contains("mlx queue empty: 0 waiting, 4 running (the engine's count) (nothing waits: the "
+                + "requests it runs together slow each other)");
+        // Waiting counted by the proxy against the batch size: queueing, and the figure says where it comes from.
+        Signals.Engine proxied = engine(1.0, 0.0, new Signals.Queue(32.0, 5.0, null, null, null, "proxy"));
+        Diagnosis.Cause busy = Diagnosis.queueing(findings(CALM, proxied, slow)).get(0);
+        assertThat(busy.score()).isEqualTo(0.85);
+        assertThat(busy.title()).isEqualTo(Diagnosis.QUEUE_TITLE);
+        assertThat(busy.figures()).contains("mlx queue: 5 waiting, 32 running (the proxy's requests in flight against the "
+                + "engine's batch size) (saturated: more requests than it serves)");
+    }
+
+    @Test
     void ttft_stalls_need_ttft_over_the_slo() {
         // 0.45, + 0.1 for a decode rate, + 0.1 for 75 % of e2e before the first token
         assertThat(onlyScore(Diagnosis.ttftStalls(findings(CALM, UP, window(2.0, 2.2, 1.5, 0, 1.8))), "ttft"))
