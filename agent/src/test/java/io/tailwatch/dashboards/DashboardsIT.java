@@ -66,6 +66,8 @@ class DashboardsIT {
     /** The same agent's OTLP push, translated as Prometheus' OTLP receiver does, in a Prometheus 3 of its own. */
     private io.tailwatch.testing.OtlpReceiver receiver;
     private PrometheusServer pushed;
+    /** The kit's Alertmanager, alerted by both Prometheus (each evaluates the kit's rules). */
+    private io.tailwatch.testing.AlertmanagerServer alertmanager;
     private Path dir;
     private Path config;
     private String configText;
@@ -96,6 +98,7 @@ class DashboardsIT {
         // is written into a Prometheus 3 loaded with the kit's prometheus-otlp.yml by remote write with the points'
         // own timestamps, as Prometheus' OTLP receiver appends them: no scrape, so a series ends there only when the
         // push says so. Every query below runs on the scrape and on the push.
+        alertmanager = io.tailwatch.testing.AlertmanagerServer.start(dir.resolve("alertmanager"));
         pushed = startPushed("UnderscoreEscapingWithSuffixes");
         java.util.Set<String> promoted = promoted();
         io.tailwatch.testing.RemoteWrite write = new io.tailwatch.testing.RemoteWrite(pushed.url(""));
@@ -125,6 +128,10 @@ class DashboardsIT {
         prometheus = PrometheusServer.start(dir.resolve("prom"), Files.writeString(dir.resolve("prom.yml"), """
                 global: {scrape_interval: 1s, evaluation_interval: 1s}
                 rule_files: ['%s']
+                alerting:
+                  alertmanagers:
+                    - static_configs:
+                        - targets: ['%s']
                 scrape_configs:
                   - job_name: tailwatch
                     static_configs:
@@ -134,7 +141,7 @@ class DashboardsIT {
                         regex: '\\[?(.+?)\\]?:\\d+'
                         target_label: host
                         replacement: '$1'
-                """.formatted(dir.resolve("prometheus/tailwatch-rules.yml"), instance)));
+                """.formatted(dir.resolve("prometheus/tailwatch-rules.yml"), alertmanager.address(), instance)));
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
         // The fixture's 2 GiB of swap only counts while pages move: once Prometheus holds a paging
@@ -204,12 +211,13 @@ class DashboardsIT {
     private PrometheusServer startPushed(String strategy) throws Exception {
         String kit = Files.readString(KIT.resolve("prometheus-otlp.yml"));
         String supported = "translation_strategy: UnderscoreEscapingWithSuffixes";
-        assertThat(kit).contains("evaluation_interval: 15s", supported, "../prometheus/tailwatch-rules.yml");
+        assertThat(kit).contains("evaluation_interval: 15s", supported, "../prometheus/tailwatch-rules.yml", "'127.0.0.1:9093'");
         Path rules = Files.createDirectories(dir.resolve("prometheus")).resolve("tailwatch-rules.yml");
         Files.writeString(rules, Files.readString(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml"))
                 .replaceAll("(?m)^(\\s+)for: \\w+$", "$1for: 0s"));
         Path file = Files.createDirectories(dir.resolve("fleet")).resolve("prometheus-otlp-" + strategy + ".yml");
         Files.writeString(file, kit.replace("evaluation_interval: 15s", "evaluation_interval: 1s")
+                .replace("'127.0.0.1:9093'", "'" + alertmanager.address() + "'")
                 .replace(supported, "translation_strategy: " + strategy));
         return PrometheusServer.start(PrometheusServer.binary3(), 0, dir.resolve("prom-otlp-" + strategy), file,
                 "--web.enable-remote-write-receiver");
@@ -231,6 +239,9 @@ class DashboardsIT {
         }
         if (pushed != null) {
             pushed.close();
+        }
+        if (alertmanager != null) {
+            alertmanager.close();
         }
         if (receiver != null) {
             receiver.close();
@@ -435,6 +446,41 @@ class DashboardsIT {
         }
         assertThat(firing).contains("rule/SwapUsedHigh scrape host=127.0.0.1", "rule/SwapUsedHigh push host=127.0.0.1");
         assertThat(firing).allSatisfy(f -> assertThat(f).endsWith(" host=127.0.0.1"));
+    }
+
+    /**
+     * Alertmanager groups per host on both paths: both Prometheus evaluate the kit's rules and alert one real
+     * Alertmanager with the kit's alertmanager.yml (group_by [alertname, host]). SwapUsedHigh evaluated on the
+     * scrape and on the push lands in one group, alertname and host 127.0.0.1, routed to the kit's receiver,
+     * which is notified of that group with both alerts; every group Alertmanager holds has the host.
+     */
+    @Test
+    @Order(3)
+    void alertmanagerGroupsTheSameHostsAlertsFromBothPathsTogether() throws Exception {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode swap = null;
+            for (JsonNode g : alertmanager.get("/api/v2/alerts/groups")) {
+                if (g.path("labels").path("alertname").asText().equals("SwapUsedHigh")) {
+                    assertThat(swap).as("one SwapUsedHigh group").isNull();
+                    swap = g;
+                }
+            }
+            assertThat(swap).as("the SwapUsedHigh group").isNotNull();
+            assertThat(swap.path("labels").toString()).isEqualTo("{\"alertname\":\"SwapUsedHigh\",\"host\":\"" + HOST + "\"}");
+            assertThat(swap.path("receiver").path("name").asText()).isEqualTo("tailwatch");
+            List<String> instances = new ArrayList<>();
+            swap.path("alerts").forEach(a -> instances.add(a.path("labels").path("instance").asText()));
+            // one from the scrape (the target's address), one from the push (the agent's service.instance.id)
+            assertThat(instances).hasSize(2).contains(instance).doesNotHaveDuplicates();
+        });
+        List<String> groups = new ArrayList<>();
+        for (JsonNode g : alertmanager.get("/api/v2/alerts/groups")) {
+            groups.add(g.path("labels").path("alertname").asText() + " host=" + g.path("labels").path("host").asText("(none)"));
+        }
+        assertThat(groups).isNotEmpty().allSatisfy(g -> assertThat(g).endsWith(" host=" + HOST));
+        await().atMost(Duration.ofSeconds(30)).until(() -> alertmanager.notifications().stream().anyMatch(n ->
+                n.path("groupLabels").toString().equals("{\"alertname\":\"SwapUsedHigh\",\"host\":\"" + HOST + "\"}")
+                        && n.path("alerts").size() == 2));
     }
 
     /**
