@@ -32,10 +32,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real Prometheus (Debian's) scrapes the real jar (fixture procfs with 2 GiB of swap, an engine
+ * A real Prometheus (Debian's 2.42) scrapes the real jar (fixture procfs with 2 GiB of swap, an engine
  * simulator on loopback); every dashboard panel query and every Grafana alert query runs against it
- * with the variables substituted, and must succeed and return data. A second Prometheus holds the same
- * agent's OTLP push; the last test stops an engine and resolves an alert and both paths must agree after it.
+ * with the variables substituted, and must succeed and return data. A Prometheus 3.5 (Debian's, from
+ * scripts/prometheus-root.sh) holds the same agent's OTLP push, loaded with the kit's
+ * {@code prometheus-otlp.yml} (its otlp block, its rules); every query must agree on both paths, and again
+ * after an engine stops, an alert resolves and a lane's window empties.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,9 +62,15 @@ class DashboardsIT {
     private AgentProcess agent;
     private PrometheusServer prometheus;
     private String instance;
-    /** The same agent's OTLP push, translated as Prometheus' OTLP translation does, in a Prometheus of its own. */
+    private static final Path KIT = ROOT.resolve("dashboards/fleet");
+    /** The same agent's OTLP push, translated as Prometheus' OTLP receiver does, in a Prometheus 3 of its own. */
     private io.tailwatch.testing.OtlpReceiver receiver;
     private PrometheusServer pushed;
+    /** The kit's Alertmanager, alerted by both Prometheus (each evaluates the kit's rules). */
+    private io.tailwatch.testing.AlertmanagerServer alertmanager;
+    private Path dir;
+    private Path config;
+    private String configText;
     /** The machine both paths name in `host`: the scrape's relabel takes it from the target, the push from the listen address. */
     private static final String HOST = "127.0.0.1";
     /** Requests the pushed Prometheus refused (an out-of-order sample, say): none expected. */
@@ -71,6 +79,7 @@ class DashboardsIT {
 
     @BeforeAll
     void start(@TempDir Path dir) throws Exception {
+        this.dir = dir;
         PrometheusServer.binary();
         fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
@@ -85,36 +94,44 @@ class DashboardsIT {
             closed = s.getLocalPort();
         }
         // OTLP goes to a loopback receiver; each request, translated by Prometheus' rules (PromTranslation, points
-        // flagged NO_RECORDED_VALUE as staleness markers), is written into a second Prometheus by remote write with
-        // the points' own timestamps, as Prometheus' OTLP receiver appends them: no scrape, so a series ends there
-        // only when the push says so. Every query below runs on the scrape and on the push.
-        pushed = PrometheusServer.start(dir.resolve("prom-otlp"), Files.writeString(dir.resolve("prom-otlp.yml"),
-                "global: {evaluation_interval: 1s}\n"), "--web.enable-remote-write-receiver");
+        // flagged NO_RECORDED_VALUE as staleness markers, the resource attributes the kit's otlp block promotes),
+        // is written into a Prometheus 3 loaded with the kit's prometheus-otlp.yml by remote write with the points'
+        // own timestamps, as Prometheus' OTLP receiver appends them: no scrape, so a series ends there only when the
+        // push says so. Every query below runs on the scrape and on the push.
+        alertmanager = io.tailwatch.testing.AlertmanagerServer.start(dir.resolve("alertmanager"));
+        pushed = startPushed("UnderscoreEscapingWithSuffixes");
+        java.util.Set<String> promoted = promoted();
         io.tailwatch.testing.RemoteWrite write = new io.tailwatch.testing.RemoteWrite(pushed.url(""));
         receiver = new io.tailwatch.testing.OtlpReceiver();
         receiver.onRequest(r -> {
             try {
-                write.write(io.tailwatch.testing.PromTranslation.translate(r));
+                write.write(io.tailwatch.testing.PromTranslation.translate(r, promoted));
             } catch (java.io.IOException e) {
                 pushRefused.add(e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
-        Path config = dir.resolve("tailwatch.yaml");
-        Files.writeString(config, """
+        config = dir.resolve("tailwatch.yaml");
+        configText = """
                 server: {listen: 127.0.0.1:0}
                 otlp: {enabled: true, endpoint: "%s", interval: 1s}
                 host: {interval: 1s, timeout: 800ms, procfs: %s, sysfs: %s}
                 """.formatted(receiver.endpoint(), fx.procfs(), fx.sysfs())
                 + withProxy(TwoEngines.config(sim.port(), ollama.port(), dir.resolve("baselines.json")))
-                + "  webhook: {url: \"http://127.0.0.1:" + closed + "/hook\", timeout: 500ms}\n");
+                + "  webhook: {url: \"http://127.0.0.1:" + closed + "/hook\", timeout: 500ms}\n";
+        Files.writeString(config, configText);
         agent = AgentProcess.start(Map.of(), "run", "-c", config.toString());
         int port = agent.awaitListening();
         instance = "127.0.0.1:" + port;
         // The kit's scrape: host from the target's address (dashboards/fleet/prometheus.yml).
         prometheus = PrometheusServer.start(dir.resolve("prom"), Files.writeString(dir.resolve("prom.yml"), """
                 global: {scrape_interval: 1s, evaluation_interval: 1s}
+                rule_files: ['%s']
+                alerting:
+                  alertmanagers:
+                    - static_configs:
+                        - targets: ['%s']
                 scrape_configs:
                   - job_name: tailwatch
                     static_configs:
@@ -124,7 +141,7 @@ class DashboardsIT {
                         regex: '\\[?(.+?)\\]?:\\d+'
                         target_label: host
                         replacement: '$1'
-                """.formatted(instance)));
+                """.formatted(dir.resolve("prometheus/tailwatch-rules.yml"), alertmanager.address(), instance)));
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 prometheus.query("up{job=\"tailwatch\"} == 1").path("data").path("result").size() == 1);
         // The fixture's 2 GiB of swap only counts while pages move: once Prometheus holds a paging
@@ -186,6 +203,35 @@ class DashboardsIT {
                 """ + ollamaEngine);
     }
 
+    /**
+     * Prometheus 3 with the kit's prometheus-otlp.yml, its translation strategy set to {@code strategy}, evaluating
+     * every second, and the kit's rules at the kit's relative path with their for: durations shortened so that
+     * they fire at once; it takes the translated push by remote write.
+     */
+    private PrometheusServer startPushed(String strategy) throws Exception {
+        String kit = Files.readString(KIT.resolve("prometheus-otlp.yml"));
+        String supported = "translation_strategy: UnderscoreEscapingWithSuffixes";
+        assertThat(kit).contains("evaluation_interval: 15s", supported, "../prometheus/tailwatch-rules.yml", "'127.0.0.1:9093'");
+        Path rules = Files.createDirectories(dir.resolve("prometheus")).resolve("tailwatch-rules.yml");
+        Files.writeString(rules, Files.readString(ROOT.resolve("dashboards/prometheus/tailwatch-rules.yml"))
+                .replaceAll("(?m)^(\\s+)for: \\w+$", "$1for: 0s"));
+        Path file = Files.createDirectories(dir.resolve("fleet")).resolve("prometheus-otlp-" + strategy + ".yml");
+        Files.writeString(file, kit.replace("evaluation_interval: 15s", "evaluation_interval: 1s")
+                .replace("'127.0.0.1:9093'", "'" + alertmanager.address() + "'")
+                .replace(supported, "translation_strategy: " + strategy));
+        return PrometheusServer.start(PrometheusServer.binary3(), 0, dir.resolve("prom-otlp-" + strategy), file,
+                "--web.enable-remote-write-receiver");
+    }
+
+    /** The resource attributes the kit's prometheus-otlp.yml promotes to labels on every series. */
+    private static java.util.Set<String> promoted() throws Exception {
+        JsonNode otlp = new ObjectMapper(new YAMLFactory()).readTree(KIT.resolve("prometheus-otlp.yml").toFile()).path("otlp");
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        otlp.path("promote_resource_attributes").forEach(a -> out.add(a.asText()));
+        assertThat(out).contains("host");
+        return out;
+    }
+
     @AfterAll
     void stop() {
         if (prometheus != null) {
@@ -193,6 +239,9 @@ class DashboardsIT {
         }
         if (pushed != null) {
             pushed.close();
+        }
+        if (alertmanager != null) {
+            alertmanager.close();
         }
         if (receiver != null) {
             receiver.close();
@@ -400,23 +449,81 @@ class DashboardsIT {
     }
 
     /**
-     * Series end on both paths alike: an engine stops (its models, KV headroom and inventory leave the scrape at
-     * once; on the push the agent flags their last point, which ends them at once too) and SwapUsedHigh resolves
-     * (its active series leaves both). Then every query agrees again: nothing that ended lingers on the push for
-     * Prometheus' 5-minute lookback. Runs last: it changes what the other tests read.
+     * Alertmanager groups per host on both paths: both Prometheus evaluate the kit's rules and alert one real
+     * Alertmanager with the kit's alertmanager.yml (group_by [alertname, host]). SwapUsedHigh evaluated on the
+     * scrape and on the push lands in one group, alertname and host 127.0.0.1, routed to the kit's receiver,
+     * which is notified of that group with both alerts; every group Alertmanager holds has the host.
      */
     @Test
-    @Order(Integer.MAX_VALUE)
-    void anEngineThatStopsAndAnAlertThatResolvesEndOnBothPaths() throws Exception {
-        String swapAlert = "tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}";
-        String ollamaModels = "tailwatch_model_context_length{tailwatch_engine_name=\"ollama\"}";
-        assertThat(pushedResults(swapAlert)).isEqualTo(1);
-        assertThat(pushedResults(ollamaModels)).isPositive();
+    @Order(3)
+    void alertmanagerGroupsTheSameHostsAlertsFromBothPathsTogether() throws Exception {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode swap = null;
+            for (JsonNode g : alertmanager.get("/api/v2/alerts/groups")) {
+                if (g.path("labels").path("alertname").asText().equals("SwapUsedHigh")) {
+                    assertThat(swap).as("one SwapUsedHigh group").isNull();
+                    swap = g;
+                }
+            }
+            assertThat(swap).as("the SwapUsedHigh group").isNotNull();
+            assertThat(swap.path("labels").toString()).isEqualTo("{\"alertname\":\"SwapUsedHigh\",\"host\":\"" + HOST + "\"}");
+            assertThat(swap.path("receiver").path("name").asText()).isEqualTo("tailwatch");
+            List<String> instances = new ArrayList<>();
+            swap.path("alerts").forEach(a -> instances.add(a.path("labels").path("instance").asText()));
+            // one from the scrape (the target's address), one from the push (the agent's service.instance.id)
+            assertThat(instances).hasSize(2).contains(instance).doesNotHaveDuplicates();
+        });
+        List<String> groups = new ArrayList<>();
+        for (JsonNode g : alertmanager.get("/api/v2/alerts/groups")) {
+            groups.add(g.path("labels").path("alertname").asText() + " host=" + g.path("labels").path("host").asText("(none)"));
+        }
+        assertThat(groups).isNotEmpty().allSatisfy(g -> assertThat(g).endsWith(" host=" + HOST));
+        await().atMost(Duration.ofSeconds(30)).until(() -> alertmanager.notifications().stream().anyMatch(n ->
+                n.path("groupLabels").toString().equals("{\"alertname\":\"SwapUsedHigh\",\"host\":\"" + HOST + "\"}")
+                        && n.path("alerts").size() == 2));
+    }
+
+    /**
+     * Series end on both paths alike: an engine stops (its models, KV headroom and inventory leave the scrape at
+     * once; on the push the agent flags their last point "no recorded value", which the receiver turns into a
+     * staleness marker), SwapUsedHigh resolves (its active series leaves both, and so does the alert each
+     * Prometheus evaluated from the kit's rules) and the lane's window empties (a reload sets lane_window to 1s:
+     * its percentiles and goodput go). Each is gone from the push within seconds, not after Prometheus' 5-minute
+     * lookback, and then every query agrees again. Runs after the others: it changes what they read.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void anEngineThatStopsAnAlertThatResolvesAndALaneThatEmptiesEndOnBothPaths() throws Exception {
+        List<String> ending = List.of("tailwatch_alert_active{tailwatch_alert_name=\"SwapUsedHigh\"}",
+                "ALERTS{alertname=\"SwapUsedHigh\"}",
+                "tailwatch_model_context_length{tailwatch_engine_name=\"ollama\"}",
+                "tailwatch_proxy_lane_window_ttft_seconds{tailwatch_lane=\"interactive\"}",
+                "tailwatch_proxy_lane_window_goodput_ratio{tailwatch_lane=\"interactive\"}");
+        for (String q : ending) {
+            assertThat(results(q)).as(q + " on the scrape").isPositive();
+            assertThat(pushedResults(q)).as(q + " on the push").isPositive();
+        }
         ollama.close();
         fx.setMeminfo("SwapFree", "8388608 kB");
-        await().atMost(Duration.ofSeconds(60)).until(() -> results(swapAlert) == 0 && results(ollamaModels) == 0);
+        String lanes = "      lanes:\n";
+        assertThat(configText).contains(lanes);
+        Files.writeString(config, configText.replace(lanes, "      lane_window: 1s\n" + lanes));
+        assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(agent.process().pid())).start().waitFor()).isZero();
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            for (String q : ending) {
+                assertThat(results(q)).as(q + " on the scrape").isZero();
+            }
+        });
         // The push ends them within an export or two, not after the lookback.
-        await().atMost(Duration.ofSeconds(20)).until(() -> pushedResults(swapAlert) == 0 && pushedResults(ollamaModels) == 0);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            for (String q : ending) {
+                assertThat(pushedResults(q)).as(q + " on the push").isZero();
+            }
+        });
+        // The configured lane stays, empty, on both: its request count is 0.
+        String emptyLane = "tailwatch_proxy_lane_window_requests{tailwatch_lane=\"interactive\"} == 0";
+        assertThat(results(emptyLane)).isEqualTo(1);
+        assertThat(pushedResults(emptyLane)).isEqualTo(1);
         Map<String, Integer> fired = new java.util.HashMap<>();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(disagreements(fired)).as("queries with data on one path only").isEmpty());

@@ -1,7 +1,6 @@
 package io.tailwatch.testing;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.URI;
@@ -46,32 +45,7 @@ public final class LlamaServer implements AutoCloseable {
 
     /** The wrapper that runs llama-server from the private root; skips or fails the test when there is none. */
     public static Path binary() {
-        String env = System.getenv("TAILWATCH_LLAMA_SERVER");
-        Path found = null;
-        if (env != null && !env.isEmpty()) {
-            found = Path.of(env);
-        } else {
-            String base = System.getenv("TAILWATCH_CACHE");
-            Path cache = base != null && !base.isEmpty() ? Path.of(base)
-                    : Path.of(System.getProperty("user.home"), ".cache", "tailwatch");
-            Path current = cache.resolve("llama-root/current-forky");
-            try {
-                if (Files.isRegularFile(current)) {
-                    found = Path.of(Files.readString(current).trim(), "run-llama-server");
-                }
-            } catch (IOException e) {
-                found = null;
-            }
-        }
-        if (found != null && Files.isExecutable(found)) {
-            return found;
-        }
-        if ("1".equals(System.getenv("TAILWATCH_REQUIRE_LLAMA"))) {
-            throw new AssertionError("llama-server is required (TAILWATCH_REQUIRE_LLAMA=1) but "
-                    + (env == null ? "TAILWATCH_LLAMA_SERVER is not set" : env + " is not executable"));
-        }
-        assumeTrue(false, "no llama-server (run scripts/llama-root.sh)");
-        return null;
+        return DebianRoot.wrapper("TAILWATCH_LLAMA_SERVER", "LLAMA", "llama", "run-llama-server");
     }
 
     /** The model every server here serves (written once, cached). */

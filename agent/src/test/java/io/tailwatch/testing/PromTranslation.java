@@ -240,6 +240,16 @@ public final class PromTranslation {
      * (resource_to_telemetry_conversion), and target_info carries those other than the three identifying ones.
      */
     public static List<Sample> translate(ExportMetricsServiceRequest request) {
+        return translate(request, null);
+    }
+
+    /**
+     * As {@link #translate(ExportMetricsServiceRequest)}, as Prometheus' own OTLP receiver does it: only the
+     * resource attributes in {@code promoted} (its {@code otlp.promote_resource_attributes}) become labels on
+     * every series; the rest are on target_info only. {@code promoted} null: every attribute
+     * (the Collector's resource_to_telemetry_conversion).
+     */
+    public static List<Sample> translate(ExportMetricsServiceRequest request, java.util.Set<String> promoted) {
         List<Sample> out = new ArrayList<>();
         for (ResourceMetrics rm : request.getResourceMetricsList()) {
             Map<String, String> res = new LinkedHashMap<>();
@@ -251,7 +261,8 @@ public final class PromTranslation {
             String job = service == null ? null : (ns == null || ns.isEmpty() ? service : ns + "/" + service);
             String instance = res.get("service.instance.id");
             Map<String, String> base = new TreeMap<>();
-            putAll(base, rm.getResource().getAttributesList());
+            putAll(base, rm.getResource().getAttributesList().stream()
+                    .filter(kv -> promoted == null || promoted.contains(kv.getKey())).toList());
             if (job != null) {
                 base.put("job", job);
             }

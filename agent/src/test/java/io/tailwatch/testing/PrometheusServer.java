@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Debian's real Prometheus on loopback (temp dir, random port), scraping the given targets every
  * second. Skips the test when the binary is missing unless TAILWATCH_REQUIRE_PROMTOOL=1 (CI).
+ * {@link #binary3()} is Prometheus 3 (its own OTLP receiver) from the private root of
+ * scripts/prometheus-root.sh, required in CI by TAILWATCH_REQUIRE_PROMETHEUS3=1.
  */
 public final class PrometheusServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,6 +53,11 @@ public final class PrometheusServer implements AutoCloseable {
         return null;
     }
 
+    /** Prometheus 3 (scripts/prometheus-root.sh's wrapper): TAILWATCH_PROMETHEUS3, else the root built last. */
+    public static String binary3() {
+        return DebianRoot.wrapper("TAILWATCH_PROMETHEUS3", "PROMETHEUS3", "prometheus", "run-prometheus").toString();
+    }
+
     public static PrometheusServer start(Path dir, List<String> targets) throws IOException {
         StringBuilder cfg = new StringBuilder("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                 + "scrape_configs:\n  - job_name: tailwatch\n    static_configs:\n      - targets: [");
@@ -66,10 +73,15 @@ public final class PrometheusServer implements AutoCloseable {
 
     /** Starts Prometheus with a config file written by the caller (TLS, file_sd, rule files). */
     public static PrometheusServer start(Path dir, Path config, String... flags) throws IOException {
-        String bin = binary();
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
+        return start(binary(), 0, dir, config, flags);
+    }
+
+    /** Starts the Prometheus {@code bin} on 127.0.0.1:{@code port} (0: any free port). */
+    public static PrometheusServer start(String bin, int port, Path dir, Path config, String... flags) throws IOException {
+        if (port == 0) {
+            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
         }
         Files.createDirectories(dir);
         Path log = dir.resolve("prometheus.log");
@@ -88,6 +100,10 @@ public final class PrometheusServer implements AutoCloseable {
                     HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         });
         return server;
+    }
+
+    public int port() {
+        return port;
     }
 
     public String url(String path) {

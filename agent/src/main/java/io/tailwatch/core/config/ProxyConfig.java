@@ -17,9 +17,10 @@ import java.time.Duration;
  *                       request: llama.cpp's server closes its connection after every streamed answer without
  *                       saying so, and a request sent on it at once meets the close (a 502); engines that keep
  *                       their connections (Ollama, mlx_lm.server, vLLM) can take 0
+ * @param laneWindow     the span of each lane's window: its percentiles, goodput and mean in flight (5m unless set)
  */
 public record ProxyConfig(String host, int port, int maxConnections, Duration idleTimeout, Duration timeout,
-                          java.util.List<Lane> lanes, Duration connectionRest) {
+                          java.util.List<Lane> lanes, Duration connectionRest, Duration laneWindow) {
     /** Lanes an engine's proxy may name. */
     public static final int MAX_LANES = 16;
     public static final java.util.regex.Pattern LANE_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9_.-]{0,31}");
@@ -34,9 +35,15 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
         this(host, port, maxConnections, idleTimeout, timeout, lanes, DEFAULT_CONNECTION_REST);
     }
 
+    public ProxyConfig(String host, int port, int maxConnections, Duration idleTimeout, Duration timeout,
+                       java.util.List<Lane> lanes, Duration connectionRest) {
+        this(host, port, maxConnections, idleTimeout, timeout, lanes, connectionRest, DEFAULT_LANE_WINDOW);
+    }
+
     public ProxyConfig {
         lanes = lanes == null ? java.util.List.of() : java.util.List.copyOf(lanes);
         connectionRest = connectionRest == null ? DEFAULT_CONNECTION_REST : connectionRest;
+        laneWindow = laneWindow == null ? DEFAULT_LANE_WINDOW : laneWindow;
     }
 
     /** Same listener and bounds (lanes may differ: they are swapped without a restart). */
@@ -147,6 +154,8 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
     /** Long enough for llama.cpp's server's unannounced close to arrive (docs/proxy.md). */
     public static final Duration DEFAULT_CONNECTION_REST = Duration.ofMillis(200);
+    /** The span of each lane's window (its percentiles, goodput and mean in flight; the lane rules read them). */
+    public static final Duration DEFAULT_LANE_WINDOW = Duration.ofMinutes(5);
 
     public String listen() {
         return HostPort.format(host, port);
@@ -190,9 +199,10 @@ public record ProxyConfig(String host, int port, int maxConnections, Duration id
             s.problem("idle_timeout", "must not be longer than timeout (" + Units.format(timeout) + ")");
         }
         Duration rest = s.duration("connection_rest", DEFAULT_CONNECTION_REST, Duration.ZERO, Duration.ofSeconds(5));
+        Duration window = s.duration("lane_window", DEFAULT_LANE_WINDOW, Duration.ofSeconds(1), Duration.ofHours(1));
         java.util.List<Lane> lanes = readLanes(s);
         s.finish();
-        return hp == null ? null : new ProxyConfig(hp.host(), hp.port(), max, idle, timeout, lanes, rest);
+        return hp == null ? null : new ProxyConfig(hp.host(), hp.port(), max, idle, timeout, lanes, rest, window);
     }
 
     /** Why a non-loopback proxy cannot be served with this web config, or null when it can. */

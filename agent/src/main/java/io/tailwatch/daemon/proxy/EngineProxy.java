@@ -51,7 +51,7 @@ public final class EngineProxy implements AutoCloseable {
         this.meter = new ProxyMeter(engine.name(), hub);
         this.web = web;
         this.upstream = upstreamOf(engine);
-        this.meter.lanes(new Lanes(config.lanes()));
+        this.meter.lanes(new Lanes(config));
     }
 
     private static MeteringProxyHandler.Upstream upstreamOf(EngineConfig e) {
@@ -123,7 +123,7 @@ public final class EngineProxy implements AutoCloseable {
             return false;
         }
         upstream = upstreamOf(next);
-        meter.lanes(new Lanes(next.proxy().lanes()));
+        meter.lanes(new Lanes(next.proxy()));
         return true;
     }
 

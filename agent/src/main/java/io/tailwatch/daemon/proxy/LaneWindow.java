@@ -5,14 +5,14 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * One lane's requests over the rolling lane window: the last {@link #SPAN_NANOS} and at most
+ * One lane's requests over the rolling lane window: the last {@code lane_window} (5 minutes unless set) and at most
  * {@link #MAX_REQUESTS} requests, each kept as timings only (arrival, end, first token, response headers,
  * whether it met the lane's SLO). The lane rules and {@code diagnose} read its percentiles, its goodput and
  * the lane's mean requests in flight. Guarded by its own lock; a request is added once, as it ends.
  */
 final class LaneWindow {
-    /** The lane window: 5 minutes. */
-    static final long SPAN_NANOS = 5L * 60 * 1_000_000_000L;
+    /** The lane window unless the proxy's {@code lane_window} says otherwise: 5 minutes. */
+    static final long SPAN_NANOS = io.tailwatch.core.config.ProxyConfig.DEFAULT_LANE_WINDOW.toNanos();
     /** The most requests one lane window holds (a bound of 512 x 6 longs per lane). */
     static final int MAX_REQUESTS = 512;
 
@@ -55,7 +55,12 @@ final class LaneWindow {
      * Goodput is over the requests judged against an SLO; NaN for a lane without one.
      */
     synchronized View view(long now, long[] active, long since, boolean withSlo) {
-        long span = now - SPAN_NANOS;
+        return view(now, SPAN_NANOS, active, since, withSlo);
+    }
+
+    /** The window at {@code now} over the last {@code spanNanos}. */
+    synchronized View view(long now, long spanNanos, long[] active, long since, boolean withSlo) {
+        long span = now - spanNanos;
         while (!ended.isEmpty() && ended.peekFirst().end() < span) {
             ended.removeFirst();
         }

@@ -19,13 +19,29 @@ final class Lanes {
     static final Lanes NONE = new Lanes(List.of());
 
     private final List<ProxyConfig.Lane> lanes;
+    private final long windowNanos;
     private final boolean byModel;
     private final boolean byKey;
 
     Lanes(List<ProxyConfig.Lane> lanes) {
+        this(lanes, ProxyConfig.DEFAULT_LANE_WINDOW);
+    }
+
+    /** The lanes of a proxy's config, with its lane window ({@code lane_window}). */
+    Lanes(ProxyConfig config) {
+        this(config.lanes(), config.laneWindow());
+    }
+
+    private Lanes(List<ProxyConfig.Lane> lanes, java.time.Duration window) {
         this.lanes = List.copyOf(lanes);
+        this.windowNanos = window.toNanos();
         this.byModel = lanes.stream().anyMatch(l -> l.model() != null);
         this.byKey = lanes.stream().anyMatch(l -> l.apiKeySha256() != null);
+    }
+
+    /** The span of each lane's window, in nanoseconds. */
+    long windowNanos() {
+        return windowNanos;
     }
 
     /** The lane the request's own header, key or path names, or null when only the model can tell. */

@@ -373,7 +373,7 @@ public final class ProxyMeter {
             }
             long[] a = starts.getOrDefault(n, List.of()).stream().mapToLong(Long::longValue).toArray();
             LaneWindow w = windows.computeIfAbsent(n, k -> new LaneWindow());
-            LaneWindow.View v = w.view(now, a, since, l.slo(n) != null);
+            LaneWindow.View v = w.view(now, l.windowNanos(), a, since, l.slo(n) != null);
             if (a.length == 0 && v.requests() == 0 && !l.names(n)) {
                 // A lane a reload removed, whose last request has left the window: gone from the output too.
                 windows.computeIfPresent(n, (k, cur) -> cur.isEmpty() ? null : cur);

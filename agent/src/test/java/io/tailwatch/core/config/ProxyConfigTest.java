@@ -54,6 +54,14 @@ class ProxyConfigTest {
     }
 
     @Test
+    void aLaneWindowOutsideOneSecondToAnHourIsNamed() {
+        for (String bad : List.of("0s", "500ms", "2h")) {
+            assertThat(problems("engines:\n" + engine("mlx", "    proxy:\n      listen: 127.0.0.1:1\n      lane_window: " + bad + "\n")))
+                    .singleElement().satisfies(p -> assertThat(p).contains("engines[0].proxy.lane_window"));
+        }
+    }
+
+    @Test
     void badValuesAreNamedByTheirKey() {
         assertThat(problems("engines:\n" + engine("mlx", "    proxy:\n      max_connections: 4\n")))
                 .singleElement().satisfies(p -> assertThat(p).contains("engines[0].proxy").contains("needs listen"));

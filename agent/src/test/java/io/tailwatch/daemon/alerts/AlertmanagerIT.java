@@ -2,20 +2,12 @@ package io.tailwatch.daemon.alerts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.testing.AgentProcess;
+import io.tailwatch.testing.AlertmanagerServer;
 import io.tailwatch.testing.HostFixture;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,95 +32,28 @@ import org.junit.jupiter.api.io.TempDir;
  * after one attempt.
  */
 class AlertmanagerIT {
-    private static final Path KIT = AgentProcess.root().resolve("dashboards/fleet");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
     @TempDir
     Path dir;
 
-    private Process alertmanager;
-    private HttpServer receiver;
-    private final List<JsonNode> notifications = new CopyOnWriteArrayList<>();
+    private AlertmanagerServer am;
     private AgentProcess agent;
-    private int amPort;
 
     @AfterEach
-    void stop() throws InterruptedException {
+    void stop() {
         if (agent != null) {
             agent.close();
         }
-        if (alertmanager != null) {
-            alertmanager.destroy();
-            if (!alertmanager.waitFor(10, TimeUnit.SECONDS)) {
-                alertmanager.destroyForcibly();
-            }
+        if (am != null) {
+            am.close();
         }
-        if (receiver != null) {
-            receiver.stop(0);
-        }
-    }
-
-    static String binary(String... names) {
-        for (String name : names) {
-            for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-                if (Files.isExecutable(Path.of(d, name))) {
-                    return Path.of(d, name).toString();
-                }
-            }
-        }
-        if ("1".equals(System.getenv("TAILWATCH_REQUIRE_PROMTOOL"))) {
-            throw new AssertionError(names[0] + " is required (TAILWATCH_REQUIRE_PROMTOOL=1) but not on PATH");
-        }
-        assumeTrue(false, names[0] + " not installed (apt-get install prometheus-alertmanager)");
-        return null;
     }
 
     private String amUrl(String path) {
-        return "http://127.0.0.1:" + amPort + path;
-    }
-
-    private void startAlertmanager() throws Exception {
-        String bin = binary("alertmanager", "prometheus-alertmanager");
-        receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        receiver.createContext("/tailwatch", ex -> {
-            notifications.add(Json.MAPPER.readTree(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        receiver.start();
-        String kit = Files.readString(KIT.resolve("alertmanager.yml"));
-        assertThat(kit).contains("http://127.0.0.1:5001/tailwatch", "group_wait: 30s", "group_interval: 5m");
-        String config = kit.replace("http://127.0.0.1:5001/tailwatch",
-                        "http://127.0.0.1:" + receiver.getAddress().getPort() + "/tailwatch")
-                .replaceAll("group_wait: \\d+s", "group_wait: 1s").replace("group_interval: 5m", "group_interval: 1s");
-        Path cfg = dir.resolve("alertmanager.yml");
-        Files.writeString(cfg, config);
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            amPort = s.getLocalPort();
-        }
-        Path log = dir.resolve("alertmanager.log");
-        // No cluster listener: its default is a fixed port (9094) on every address.
-        alertmanager = new ProcessBuilder(bin, "--config.file=" + cfg, "--storage.path=" + dir.resolve("am-data"),
-                "--web.listen-address=127.0.0.1:" + amPort, "--cluster.listen-address=", "--log.level=debug")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-            if (!alertmanager.isAlive()) {
-                throw new AssertionError("alertmanager exited:\n" + Files.readString(log));
-            }
-            return HTTP.send(HttpRequest.newBuilder(URI.create(amUrl("/-/ready"))).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        });
-    }
-
-    private JsonNode amAlerts() throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(amUrl("/api/v2/alerts")))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return Json.MAPPER.readTree(r.body());
+        return am.url(path);
     }
 
     private JsonNode swapAlert() throws Exception {
-        for (JsonNode a : amAlerts()) {
+        for (JsonNode a : am.get("/api/v2/alerts")) {
             if (a.path("labels").path("alertname").asText().equals("SwapUsedHigh")) {
                 return a;
             }
@@ -138,7 +62,7 @@ class AlertmanagerIT {
     }
 
     private String amtool(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(binary("amtool"), "--alertmanager.url=" + amUrl("")));
+        List<String> cmd = new ArrayList<>(List.of(AlertmanagerServer.binary("amtool"), "--alertmanager.url=" + amUrl("")));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -149,7 +73,8 @@ class AlertmanagerIT {
 
     @Test
     void alertsFireAreRoutedSilencedAndResolveInARealAlertmanager() throws Exception {
-        startAlertmanager();
+        am = AlertmanagerServer.start(dir);
+        List<JsonNode> notifications = am.notifications();
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         Path config = dir.resolve("tailwatch.yaml");
         Files.writeString(config, """
@@ -177,7 +102,7 @@ class AlertmanagerIT {
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("no SwapUsedHigh in Alertmanager; agent alerts: "
                     + agent.get("/api/v1/alerts").body() + "\nagent log:\n" + agent.stderr()
-                    + "\nalertmanager log:\n" + Files.readString(dir.resolve("alertmanager.log")), e);
+                    + "\nalertmanager log:\n" + am.log(), e);
         }
         JsonNode a = swapAlert();
         Map<String, String> labels = new TreeMap<>();

@@ -154,6 +154,41 @@ class LaneRulesTest {
                 .containsKeys("interactive", "default").doesNotContainKey("batch");
     }
 
+    @Test
+    void theProxysLaneWindowSetsTheSpanAConfiguredLaneEmptiesAfter() throws Exception {
+        ProxyConfig proxy = io.tailwatch.core.config.Config.parse("""
+                engines:
+                  - name: mlx
+                    api: openai
+                    url: http://127.0.0.1:8080
+                    proxy:
+                      listen: 127.0.0.1:8081
+                      lane_window: 2s
+                      lanes:
+                        - {name: interactive, header: {name: X-Lane, value: interactive}, slo: {ttft_p95: 500ms, target: 0.9}}
+                """, "test", Map.of()).engine("mlx").proxy();
+        assertThat(proxy.laneWindow()).isEqualTo(Duration.ofSeconds(2));
+        meter.lanes(new Lanes(proxy));
+        requests(3, "interactive", 50, 200, 1000);
+        long now = System.nanoTime();
+        LaneWindow.View held = meter.windowViews(now + 1_500 * MS).get("interactive");
+        assertThat(held.requests()).isEqualTo(3);
+        assertThat(held.ttftP95()).isEqualTo(0.2);
+        // the default span (5 minutes) still holds them 2.5 s on
+        meter.lanes(new Lanes(proxy.lanes()));
+        assertThat(meter.windowViews(now + 2_500 * MS).get("interactive").requests()).isEqualTo(3);
+        // with lane_window 2s the configured lane is still there, empty: no percentile, no goodput (absent, not 0)
+        meter.lanes(new Lanes(proxy));
+        LaneWindow.View emptied = meter.windowViews(now + 2_500 * MS).get("interactive");
+        assertThat(emptied.requests()).isZero();
+        assertThat(emptied.ttftP95()).isNaN();
+        assertThat(emptied.goodput()).isNaN();
+        assertThat(emptied.inFlight()).isZero();
+        assertThat(io.tailwatch.core.config.Config.parse("engines:\n  - {name: mlx, api: openai, url: http://127.0.0.1:8080,"
+                + " proxy: {listen: 127.0.0.1:8081}}\n", "test", Map.of()).engine("mlx").proxy().laneWindow())
+                .isEqualTo(Duration.ofMinutes(5));
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> lane(Map<String, Object> status, String name) {
         return ((List<Map<String, Object>>) status.get("lanes")).stream().filter(l -> name.equals(l.get("lane"))).findFirst()
