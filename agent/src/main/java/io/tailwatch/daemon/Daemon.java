@@ -128,9 +128,7 @@ public final class Daemon implements AutoCloseable {
         String agentKey = io.tailwatch.core.config.DataDir.of(env) + "|"
                 + io.tailwatch.core.config.HostPort.format(config.server().host(), config.server().port());
         resource = ResourceInfo.withEnvironment(ResourceInfo.detect(agentKey), env);
-        prometheus = new PrometheusExporter(resource);
-        hub.addSink(prometheus);
-        prometheus.beforeScrape(hub::refresh);
+        prometheus = new PrometheusExporter(hub, resource);
         hub.publish("build", List.of(io.tailwatch.metrics.SelfMetrics.buildInfo(ResourceInfo.version())));
         otlp.start(config, resource);
         host = newHost(config);

@@ -6,15 +6,21 @@ import java.util.Map;
 
 /**
  * The cumulative state of one histogram series (one attribute set of one histogram metric), kept by
- * the {@link MetricHub}: a count per explicit bucket plus the overflow bucket, sum, count, min and
- * max, when it started and when it was last recorded. Guarded by the hub's lock; {@link #copy()}
- * gives exporters a consistent view.
+ * the {@link MetricHub}: a count per bucket plus the overflow bucket, sum, count, min and max, the
+ * largest value of the last two minutes, when it started and when it was last recorded. This is the
+ * one recording of a histogram both exporters read. Its buckets are the union of the catalog's (what
+ * /metrics shows) and the OTLP ones ({@link ProbeMetrics#otlpBuckets}), so each exporter's counts are
+ * exact sums of them. Guarded by the hub's lock; {@link #copy(long)} gives exporters a consistent view.
  */
 public final class HistogramSeries {
     private final MetricDef metric;
     private final Map<String, String> attributes;
+    /** The union of both exporters' bounds, ascending; a count per bucket of it plus the overflow one. */
     private final double[] bounds;
     private final long[] counts;
+    /** Where each OTLP bound and each catalog bound is in {@link #bounds}. */
+    private final int[] otlpAt;
+    private final int[] promAt;
     private final long startEpochNanos;
     private final int estimatedBytes;
     private double sum;
@@ -22,26 +28,52 @@ public final class HistogramSeries {
     private double min = Double.NaN;
     private double max = Double.NaN;
     private long lastEpochNanos;
+    /**
+     * The largest value of the last two minutes, as a ring of three 40-second slots: a value raises every
+     * slot, and each rotation empties the oldest one (the decaying maximum /metrics has always shown as
+     * {@code <name>_max}).
+     */
+    private final double[] windowMax = new double[MAX_SLOTS];
+    private int maxSlot;
+    private long lastRotateMillis;
+
+    static final int MAX_SLOTS = 3;
+    static final long MAX_ROTATE_MILLIS = 40_000;
 
     HistogramSeries(MetricDef metric, Map<String, String> attributes, long startEpochNanos, int estimatedBytes) {
         this.metric = metric;
         this.attributes = Map.copyOf(attributes);
-        List<Double> b = ProbeMetrics.otlpBuckets(metric); // the hub's series are what OTLP exports
-        this.bounds = new double[b.size()];
-        for (int i = 0; i < bounds.length; i++) {
-            bounds[i] = b.get(i);
-        }
+        List<Double> otlp = ProbeMetrics.otlpBuckets(metric);
+        java.util.TreeSet<Double> union = new java.util.TreeSet<>(otlp);
+        union.addAll(metric.buckets());
+        this.bounds = union.stream().mapToDouble(Double::doubleValue).toArray();
+        this.otlpAt = positions(bounds, otlp);
+        this.promAt = positions(bounds, metric.buckets());
         this.counts = new long[bounds.length + 1];
         this.startEpochNanos = startEpochNanos;
         this.lastEpochNanos = startEpochNanos;
+        this.lastRotateMillis = startEpochNanos / 1_000_000L;
         this.estimatedBytes = estimatedBytes;
+    }
+
+    private static int[] positions(double[] all, List<Double> some) {
+        int[] at = new int[some.size()];
+        for (int i = 0; i < at.length; i++) {
+            at[i] = Arrays.binarySearch(all, some.get(i));
+        }
+        return at;
     }
 
     private HistogramSeries(HistogramSeries o) {
         this.metric = o.metric;
         this.attributes = o.attributes;
         this.bounds = o.bounds;
+        this.otlpAt = o.otlpAt;
+        this.promAt = o.promAt;
         this.counts = o.counts.clone();
+        System.arraycopy(o.windowMax, 0, windowMax, 0, MAX_SLOTS);
+        this.maxSlot = o.maxSlot;
+        this.lastRotateMillis = o.lastRotateMillis;
         this.startEpochNanos = o.startEpochNanos;
         this.estimatedBytes = o.estimatedBytes;
         this.sum = o.sum;
@@ -69,9 +101,32 @@ public final class HistogramSeries {
         min = Double.isNaN(min) ? value : Math.min(min, value);
         max = Double.isNaN(max) ? value : Math.max(max, value);
         lastEpochNanos = epochNanos;
+        rotate(epochNanos / 1_000_000L);
+        for (int slot = 0; slot < MAX_SLOTS; slot++) {
+            if (value > windowMax[slot]) {
+                windowMax[slot] = value;
+            }
+        }
     }
 
-    HistogramSeries copy() {
+    /** Empties the slots whose 40 seconds have passed by {@code nowMillis}. */
+    private void rotate(long nowMillis) {
+        long since = nowMillis - lastRotateMillis;
+        for (int n = 0; since >= MAX_ROTATE_MILLIS; n++) {
+            if (n == MAX_SLOTS) {
+                lastRotateMillis += since / MAX_ROTATE_MILLIS * MAX_ROTATE_MILLIS;
+                break;
+            }
+            windowMax[maxSlot] = 0;
+            maxSlot = (maxSlot + 1) % MAX_SLOTS;
+            lastRotateMillis += MAX_ROTATE_MILLIS;
+            since -= MAX_ROTATE_MILLIS;
+        }
+    }
+
+    /** A consistent copy, its two-minute maximum as of {@code nowMillis}. */
+    HistogramSeries copy(long nowMillis) {
+        rotate(nowMillis);
         return new HistogramSeries(this);
     }
 
@@ -83,14 +138,44 @@ public final class HistogramSeries {
         return attributes;
     }
 
-    /** Explicit upper bounds, ascending. */
+    /** The OTLP explicit upper bounds, ascending. */
     public double[] bounds() {
-        return bounds.clone();
+        double[] out = new double[otlpAt.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = bounds[otlpAt[i]];
+        }
+        return out;
     }
 
-    /** One count per explicit bucket, then the overflow bucket (values above the last bound). */
+    /** One count per OTLP bucket ({@link #bounds()}), then the overflow bucket (values above the last bound). */
     public long[] counts() {
-        return counts.clone();
+        return regroup(otlpAt);
+    }
+
+    /** One count per bucket of the catalog's bounds ({@link MetricDef#buckets()}), then the overflow bucket. */
+    public long[] catalogCounts() {
+        return regroup(promAt);
+    }
+
+    /** The counts of the buckets that end at the bounds {@code at} (indexes into {@link #bounds}), then the rest. */
+    private long[] regroup(int[] at) {
+        long[] out = new long[at.length + 1];
+        int from = 0;
+        for (int i = 0; i < at.length; i++) {
+            for (int j = from; j <= at[i]; j++) {
+                out[i] += counts[j];
+            }
+            from = at[i] + 1;
+        }
+        for (int j = from; j < counts.length; j++) {
+            out[at.length] += counts[j];
+        }
+        return out;
+    }
+
+    /** The largest value recorded in the last two minutes (80 to 120 s), 0 when none was (as of the copy). */
+    public double windowMax() {
+        return windowMax[maxSlot];
     }
 
     public double sum() {

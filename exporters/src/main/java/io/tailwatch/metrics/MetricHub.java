@@ -295,12 +295,13 @@ public final class MetricHub {
         }
     }
 
-    /** A consistent copy of every histogram series (OTLP reads these at export time). */
+    /** A consistent copy of every histogram series (both exporters read these when they export or render). */
     public synchronized List<HistogramSeries> histograms() {
         expireIfDue();
+        long now = clock.millis();
         List<HistogramSeries> out = new ArrayList<>(histograms.size());
         for (HistogramSeries s : histograms.values()) {
-            out.add(s.copy());
+            out.add(s.copy(now));
         }
         return out;
     }

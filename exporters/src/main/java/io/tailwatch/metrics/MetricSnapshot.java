@@ -34,6 +34,11 @@ public final class MetricSnapshot {
         return points;
     }
 
+    /** The points by metric name, in the order the metrics first appear. */
+    Map<String, List<Point>> byMetric() {
+        return byMetric;
+    }
+
     public List<Point> of(MetricDef metric) {
         return byMetric.getOrDefault(metric.name(), List.of());
     }

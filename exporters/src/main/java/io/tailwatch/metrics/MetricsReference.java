@@ -40,7 +40,7 @@ public final class MetricsReference {
         b.append("Instrument is the OpenTelemetry instrument: a gauge, a counter (monotonic sum; `_total` on `/metrics`), an\n");
         b.append("updowncounter (non-monotonic sum; a gauge on `/metrics`) or a histogram (explicit buckets; `_bucket`,\n");
         b.append("`_sum` and `_count` on `/metrics`). Beside every histogram `/metrics` also has a `<name>_max` gauge: the\n");
-        b.append("largest value recorded in the last two minutes (Micrometer's decaying maximum; not exported over OTLP).\n\n");
+        b.append("largest value recorded in the last two minutes (a decaying maximum, 80 to 120 s; not exported over OTLP).\n\n");
         b.append("| OpenTelemetry name | Prometheus name | Instrument | Unit | Attributes | Description |\n");
         b.append("|---|---|---|---|---|---|\n");
         for (MetricDef d : Catalog.all()) {

@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 class AttrsBoundTest {
     @Test
     void aHugeEngineVersionIsCutButStaysDistinct() {
-        PrometheusExporter prom = new PrometheusExporter(Map.of());
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of());
         String huge = "v".repeat(100_000);
         hub.publish("engine", List.of(
                 Point.of(EngineMetrics.INFO, 1, AttrKeys.ENGINE, "a", AttrKeys.ENGINE_API, "openai",

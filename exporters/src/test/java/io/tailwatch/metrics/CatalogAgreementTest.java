@@ -46,9 +46,8 @@ class CatalogAgreementTest {
 
     @Test
     void prometheusExposesExactlyTheCatalog() {
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch"));
         fill(hub);
         String text = prom.scrape("text/plain");
         Set<String> families = new TreeSet<>();

@@ -23,8 +23,7 @@ public final class FillToBound {
             ballast[i] = new byte[1 << 20];
         }
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h"));
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "h"));
         InMemoryMetricReader reader = InMemoryMetricReader.create();
         hub.addSink(OtlpExporter.withReader(reader, hub, Map.of()));
         String pad = "-".repeat(100);

@@ -125,9 +125,8 @@ class MetricHubTest {
 
     @Test
     void prometheusRemovesSeriesThatDisappearAndSpeaksOpenMetrics() {
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h\"1"));
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "h\"1"));
         hub.publish("swap", List.of(Point.of(HostMetrics.PAGING_USAGE, 2147483648.0, "system.paging.state", "used")));
         String text = prom.scrape(null);
         assertThat(text).contains("system_paging_usage_bytes{system_paging_state=\"used\"} 2.147483648E9")
@@ -142,9 +141,8 @@ class MetricHubTest {
 
     @Test
     void optionalAttributesAreEmptyLabelsInPrometheus() {
-        PrometheusExporter prom = new PrometheusExporter(Map.of());
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of());
         Map<String, String> attrs = new java.util.HashMap<>(CatalogAgreementTest.sampleAttributes(ProbeMetrics.OPERATION_DURATION));
         hub.record(ProbeMetrics.OPERATION_DURATION, attrs, 0.7);
         attrs.put("error.type", "http_502");

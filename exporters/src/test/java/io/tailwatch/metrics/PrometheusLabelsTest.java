@@ -11,8 +11,7 @@ class PrometheusLabelsTest {
     @Test
     void hostAlertsHaveNoEmptyEngineOrScenarioLabels() {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of());
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of());
         hub.publish("rules", List.of(
                 Point.of(AlertMetrics.ALERT_ACTIVE, 1, AttrKeys.ALERT_NAME, "SwapUsedHigh", AttrKeys.ALERT_SEVERITY, "warning"),
                 Point.of(AlertMetrics.ALERT_ACTIVE, 0, AttrKeys.ALERT_NAME, "ProbeErrors", AttrKeys.ALERT_SEVERITY, "warning",
@@ -26,8 +25,7 @@ class PrometheusLabelsTest {
     @Test
     void pagingOperationsAreACounterByDirection() {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of());
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of());
         hub.publish("host", List.of(Point.of(HostMetrics.PAGING_OPERATIONS, 12, "system.paging.direction", "in"),
                 Point.of(HostMetrics.PAGING_OPERATIONS, 34, "system.paging.direction", "out")));
         assertThat(prom.scrape("text/plain")).contains("# TYPE system_paging_operations_total counter")

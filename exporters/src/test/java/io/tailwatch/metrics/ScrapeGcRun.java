@@ -23,8 +23,7 @@ public final class ScrapeGcRun {
             ballast[i] = new byte[1 << 20];
         }
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"), true);
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch"), true);
         LiveShapedHub.fill(hub, engines);
         long[] bytes = new long[1];
         OutputStream sink = new OutputStream() {

@@ -18,8 +18,7 @@ class ScrapeReplayTest {
 
     private static PrometheusExporter exporter(int engines) {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"), false);
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch"), false);
         LiveShapedHub.fill(hub, engines);
         return prom;
     }

@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 class StreamedExpositionTest {
     private static PrometheusExporter liveShaped(int engines) {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "golden \"host\""), false);
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "golden \"host\""), false);
         LiveShapedHub.fill(hub, engines);
         return prom;
     }
@@ -30,8 +29,8 @@ class StreamedExpositionTest {
 
     /**
      * The expected files were rendered from the same hub when the exporter kept every meter in one
-     * Micrometer registry and returned the exposition as one String: the streamed output is that
-     * output byte for byte (family order, HELP/TYPE, escaping, target_info, the single # EOF), with the
+     * Micrometer registry and returned the exposition as one String: the output rendered from the hub is
+     * that output byte for byte (family order, HELP/TYPE, escaping, target_info, the single # EOF), with the
      * OpenMetrics {@code # UNIT} line added since wherever a family's name ends with its unit.
      */
     @Test
@@ -47,52 +46,82 @@ class StreamedExpositionTest {
     }
 
     /**
-     * After the first scrape every metric's registry is written from its plan (constant bytes and value
-     * slots), and what it writes is Micrometer's rendering of the same registries byte for byte, in both
-     * formats, while values change (gauges republished, histograms recorded into) and series come and go
-     * (a new histogram series, a gauge series gone): a changed registry is rendered by Micrometer once,
-     * then planned again.
+     * Streamed in batches and merged with the registry's other families, the exposition is what the client's
+     * writer makes of the whole registry in one call (after target_info, with one {@code # EOF}), in both
+     * formats, while values change (gauges republished, histograms recorded into) and series come and go (a
+     * new histogram series, a gauge series gone), and with the process_* families interleaved by name.
      */
     @Test
-    void plannedScrapesAreMicrometersRenderingByteForByteAsValuesAndSeriesChange() throws Exception {
+    void theBatchedStreamIsTheRegistrysOwnRenderingAsValuesAndSeriesChange() throws Exception {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "h"), false);
-        hub.addSink(prom);
-        LiveShapedHub.fill(hub, 2);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "h"), true);
+        LiveShapedHub.fill(hub, 12); // over BATCH_POINTS series: several writer calls
+        hub.publish("rss", List.of(Point.of(HostMetrics.PROCESS_RSS, 1234, AttrKeys.ENGINE, "engine-00")));
         Map<String, String> probe = new java.util.HashMap<>(Map.of(AttrKeys.ENGINE, "engine-09", "tailwatch.scenario", "x",
                 "gen_ai.operation.name", "chat", "gen_ai.provider.name", "ollama", "gen_ai.request.model", "m \"q\"",
                 "server.address", "127.0.0.1", "server.port", "1"));
         String[] formats = {"text/plain", "application/openmetrics-text; version=1.0.0"};
-        for (int round = 0; round < 8; round++) {
+        io.prometheus.metrics.expositionformats.ExpositionFormats writers = io.prometheus.metrics.expositionformats.ExpositionFormats.init();
+        for (int round = 0; round < 6; round++) {
             for (String accept : formats) {
-                ByteArrayOutputStream planned = new ByteArrayOutputStream();
-                prom.scrape(accept, planned);
-                ByteArrayOutputStream micrometer = new ByteArrayOutputStream();
-                prom.scrape(accept, micrometer, false);
-                assertThat(planned.toString(StandardCharsets.UTF_8)).as("round %d, %s", round, accept)
-                        .isEqualTo(micrometer.toString(StandardCharsets.UTF_8));
-                if (round > 0 && round % 2 == 1) {
-                    // A round without a change in series follows one with a change: all registries planned.
-                    assertThat(prom.plansInUse(accept)).as("round %d, %s: %s", round, accept, prom.unplanned(accept)).isEqualTo(prom.plannable())
-                            .isGreaterThan(10);
-                }
+                String streamed = prom.scrape(accept);
+                ByteArrayOutputStream whole = new ByteArrayOutputStream();
+                writers.findWriter(prom.contentType(accept)).write(whole, prom.registry().scrape());
+                String header = streamed.substring(0, streamed.indexOf('\n', streamed.indexOf("target_info{")) + 1);
+                // process_* values move between the two renderings: compare those lines by name only.
+                assertThat(withoutProcessValues(streamed)).as("round %d, %s", round, accept)
+                        .isEqualTo(withoutProcessValues(header + whole.toString(StandardCharsets.UTF_8)));
+                assertThat(streamed).contains("process_cpu_seconds_total ").contains("process_memory_usage_bytes{");
             }
             if (round % 2 == 1) {
-                // Values change, series stay.
                 hub.record(ProbeMetrics.OPERATION_DURATION, probe, 0.1 * round + 1e-7);
                 hub.record(ProbeMetrics.OPERATION_DURATION, probe, 1e9);
-                List<Point> points = new ArrayList<>();
-                points.add(Point.of(EngineMetrics.UP, round % 3, AttrKeys.ENGINE, "engine-00"));
-                points.add(Point.of(EngineMetrics.MODEL_CONTEXT, round == 5 ? Double.NaN : 1.0 / 3 * round, AttrKeys.ENGINE,
-                        "engine-00", AttrKeys.MODEL, "m"));
-                hub.publish("changes", points);
+                hub.publish("changes", List.of(Point.of(EngineMetrics.UP, round % 3, AttrKeys.ENGINE, "engine-00"),
+                        Point.of(EngineMetrics.MODEL_CONTEXT, round == 5 ? Double.NaN : 1.0 / 3 * round, AttrKeys.ENGINE,
+                                "engine-00", AttrKeys.MODEL, "m")));
             } else {
-                // A new histogram series (another engine), a gauge series that goes away.
                 probe.put(AttrKeys.ENGINE, "engine-1" + round);
                 hub.record(ProbeMetrics.TIME_TO_FIRST_CHUNK, probe, 0.25);
                 hub.publish("changes", List.of(Point.of(EngineMetrics.LOADING, 1, AttrKeys.ENGINE, "engine-2" + round)));
             }
         }
+    }
+
+    private static String withoutProcessValues(String exposition) {
+        return exposition.replaceAll("(?m)^(process_(?!memory_usage)[a-z_]+(\\{[^}]*\\})?) .*$", "$1");
+    }
+
+    /**
+     * One recording per histogram: what /metrics shows of a series is the hub's series, the same one OTLP
+     * exports, regrouped into the catalog's buckets (count, sum and the shared bounds agree).
+     */
+    @Test
+    void aHistogramOnTheScrapeIsTheSeriesOtlpExports() {
+        MetricHub hub = new MetricHub();
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of(), false);
+        Map<String, String> probe = Map.of(AttrKeys.ENGINE, "e", "tailwatch.scenario", "s", "gen_ai.operation.name", "chat",
+                "gen_ai.provider.name", "ollama", "gen_ai.request.model", "m", "server.address", "127.0.0.1", "server.port", "1");
+        double[] values = {0.005, 0.3, 0.5, 0.55, 0.64, 0.9, 1.0, 3.0, 100.0};
+        for (double v : values) {
+            hub.record(ProbeMetrics.OPERATION_DURATION, probe, v);
+        }
+        HistogramSeries s = hub.histograms().get(0);
+        String text = prom.scrape(null);
+        String prefix = "gen_ai_client_operation_duration_seconds";
+        assertThat(text).contains(prefix + "_count{" + labelsOf(text, prefix) + "} 9\n")
+                .contains(prefix + "_sum{" + labelsOf(text, prefix) + "} " + s.sum() + "\n")
+                .contains(prefix + "_max{" + labelsOf(text, prefix) + "} 100.0\n");
+        // Cumulative at the catalog's bounds: 0.5 and 1.0 are not OTLP bounds, yet their counts are exact.
+        assertThat(text).contains("le=\"0.5\"} 3\n").contains("le=\"1.0\"} 7\n").contains("le=\"81.92\"} 8\n")
+                .contains("le=\"+Inf\"} 9\n");
+        // OTLP's buckets (the semconv advice, without 0.5 and 1.0) from the same counts.
+        assertThat(s.bounds()).doesNotContain(0.5, 1.0);
+        assertThat(s.counts()).containsExactly(1, 0, 0, 0, 0, 1, 3, 2, 0, 1, 0, 0, 0, 0, 1);
+    }
+
+    private static String labelsOf(String text, String family) {
+        String line = text.lines().filter(l -> l.startsWith(family + "_count{")).findFirst().orElseThrow();
+        return line.substring(line.indexOf('{') + 1, line.lastIndexOf('}'));
     }
 
     @Test
@@ -103,7 +132,7 @@ class StreamedExpositionTest {
         assertThat(om.split("# EOF", -1)).hasSize(2);
         assertThat(prom.scrape("text/plain")).doesNotContain("# EOF");
         // Without any meter: target_info and the end.
-        PrometheusExporter empty = new PrometheusExporter(Map.of("service.name", "t"), false);
+        PrometheusExporter empty = new PrometheusExporter(new MetricHub(), Map.of("service.name", "t"), false);
         assertThat(empty.scrape("application/openmetrics-text"))
                 .isEqualTo("# TYPE target info\n# HELP target Target metadata\ntarget_info{service_name=\"t\"} 1\n# EOF\n");
     }

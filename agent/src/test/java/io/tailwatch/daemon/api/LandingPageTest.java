@@ -32,9 +32,8 @@ class LandingPageTest {
 
     @Test
     void rootListsTheEndpointsAndTheLinkedOnesAnswer() throws Exception {
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch"));
         hub.publish("build", List.of(SelfMetrics.buildInfo("1.2.3")));
         try (ApiServer s = new ApiServer(prom, () -> null, List.of(), null, List.of(), () -> "1.2.3").start("127.0.0.1", 0)) {
             HttpClient http = HttpClient.newHttpClient();

@@ -27,9 +27,8 @@ class RequestEdgesTest {
     }
 
     private static ApiServer server(String token) {
-        PrometheusExporter prom = new PrometheusExporter(Map.of("service.name", "tailwatch"));
         MetricHub hub = new MetricHub();
-        hub.addSink(prom);
+        PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch"));
         hub.publish("build", List.of(SelfMetrics.buildInfo("1.2.3")));
         return new ApiServer(prom, () -> null, List.of(), token, List.of(), () -> "1.2.3");
     }

@@ -17,9 +17,7 @@ class ProxyMeterTest {
     @Test
     void aScrapeSeesTheRequestsInFlightAtThatScrapeAndAStoppedProxyIsNoLongerAsked() {
         MetricHub hub = new MetricHub();
-        PrometheusExporter prometheus = new PrometheusExporter(Map.of(), false);
-        hub.addSink(prometheus);
-        prometheus.beforeScrape(hub::refresh);
+        PrometheusExporter prometheus = new PrometheusExporter(hub, Map.of(), false);
         ProxyMeter meter = new ProxyMeter("mlx", hub);
         meter.open();
         meter.begin(System.nanoTime(), Lanes.DEFAULT, true);

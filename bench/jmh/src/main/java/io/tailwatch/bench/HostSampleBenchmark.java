@@ -39,8 +39,7 @@ public class HostSampleBenchmark {
     public void setUp() throws Exception {
         Config config = Config.defaults(System.getenv());
         MetricHub hub = new MetricHub();
-        prometheus = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "bench"));
-        hub.addSink(prometheus);
+        prometheus = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "bench"));
         sampling = new HostSampling(HostSources.forThisHost(config), config.host().interval(), config.host().timeout(),
                 hub, Clock.systemUTC());
         sampling.sampleOnce();

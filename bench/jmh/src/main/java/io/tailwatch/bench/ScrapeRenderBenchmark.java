@@ -72,8 +72,7 @@ public class ScrapeRenderBenchmark {
     @Setup
     public void setUp() {
         MetricHub hub = new MetricHub();
-        prometheus = new PrometheusExporter(Map.of("service.name", "tailwatch", "host.name", "bench"), false);
-        hub.addSink(prometheus);
+        prometheus = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "bench"), false);
         fill(hub, engines);
     }
 

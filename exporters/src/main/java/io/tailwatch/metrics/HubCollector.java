@@ -1,0 +1,331 @@
+package io.tailwatch.metrics;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Exemplars;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot.InfoDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
+ * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
+ * which OTLP reads too). Nothing is kept between scrapes but the families' names and metadata.
+ *
+ * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
+ * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
+ * a {@code <name>_max} gauge of its largest value in the last two minutes; gauges and counters carry only the
+ * labels a series has. Where a family's name ends with its unit the metadata says so (the OpenMetrics
+ * {@code # UNIT} line).
+ */
+final class HubCollector implements MultiCollector {
+    enum Kind { GAUGE, INFO, COUNTER, HISTOGRAM, MAX }
+
+    /** One family the hub renders: its metadata and its label names, one per declared attribute. */
+    record Family(String name, Kind kind, MetricMetadata metadata, List<AttributeDef> attributes, String[] labels,
+                  double[] bounds) {
+    }
+
+    private static final Map<String, Family[]> FAMILIES = new ConcurrentHashMap<>();
+    /** The families of every catalog metric (what {@link #getPrometheusNames} answers). */
+    private static final List<String> CATALOG_NAMES = catalogNames();
+
+    private final MetricHub hub;
+
+    HubCollector(MetricHub hub) {
+        this.hub = hub;
+    }
+
+    private static List<String> catalogNames() {
+        List<String> names = new ArrayList<>();
+        for (MetricDef def : Catalog.all()) {
+            for (Family f : families(def)) {
+                names.add(f.name());
+            }
+        }
+        return List.copyOf(names);
+    }
+
+    /** The families of {@code def} (two for a histogram: itself and its {@code _max} gauge). */
+    static Family[] families(MetricDef def) {
+        return FAMILIES.computeIfAbsent(def.name(), k -> {
+            String[] labels = new String[def.attributes().size()];
+            for (int i = 0; i < labels.length; i++) {
+                labels[i] = MetricDef.labelName(def.attributes().get(i).name());
+            }
+            String name = def.prometheusName();
+            return switch (def.instrument()) {
+                case COUNTER -> {
+                    String family = name.substring(0, name.length() - "_total".length());
+                    yield new Family[] {new Family(family, Kind.COUNTER, metadata(def, family), def.attributes(), labels, null)};
+                }
+                case HISTOGRAM -> {
+                    double[] bounds = new double[def.buckets().size() + 1];
+                    for (int i = 0; i < def.buckets().size(); i++) {
+                        bounds[i] = def.buckets().get(i);
+                    }
+                    bounds[bounds.length - 1] = Double.POSITIVE_INFINITY;
+                    yield new Family[] {new Family(name, Kind.HISTOGRAM, metadata(def, name), def.attributes(), labels, bounds),
+                            new Family(name + "_max", Kind.MAX, new MetricMetadata(name + "_max", def.description()), def.attributes(), labels, null)};
+                }
+                default -> name.endsWith("_info")
+                        ? new Family[] {new Family(name, Kind.INFO, new MetricMetadata(name.substring(0, name.length() - 5),
+                                def.description()), def.attributes(), labels, null)}
+                        : new Family[] {new Family(name, Kind.GAUGE, metadata(def, name), def.attributes(), labels, null)};
+            };
+        });
+    }
+
+    /** The metadata of {@code family}, with the unit where the name ends with it. */
+    private static MetricMetadata metadata(MetricDef def, String family) {
+        String unit = def.baseUnit();
+        return unit != null && family.endsWith("_" + unit)
+                ? new MetricMetadata(family, def.description(), new Unit(unit))
+                : new MetricMetadata(family, def.description());
+    }
+
+    /** Labels by attribute set, per family: a series keeps one Labels object from scrape to scrape. */
+    private final Map<String, Map<Map<String, String>, Labels>> labels = new ConcurrentHashMap<>();
+
+    /** The hub's series now, by family name (sorted, the exposition's order). */
+    View view() {
+        View v = new View();
+        for (Map.Entry<String, List<Point>> e : hub.snapshot().byMetric().entrySet()) {
+            Family f = families(e.getValue().get(0).metric())[0];
+            Row[] rows = new Row[e.getValue().size()];
+            int i = 0;
+            for (Point p : e.getValue()) {
+                rows[i++] = new Row(labels(f, p.attributes(), false), p, null);
+            }
+            v.families.put(f.name(), new Rows(f, sorted(rows)));
+        }
+        Map<String, List<HistogramSeries>> byMetric = new java.util.LinkedHashMap<>();
+        for (HistogramSeries s : hub.histograms()) {
+            byMetric.computeIfAbsent(s.metric().name(), k -> new ArrayList<>()).add(s);
+        }
+        for (List<HistogramSeries> series : byMetric.values()) {
+            Family[] fs = families(series.get(0).metric());
+            Row[] rows = new Row[series.size()];
+            for (int i = 0; i < rows.length; i++) {
+                rows[i] = new Row(labels(fs[0], series.get(i).attributes(), true), null, series.get(i));
+            }
+            rows = sorted(rows);
+            for (Family f : fs) {
+                v.families.put(f.name(), new Rows(f, rows));
+            }
+        }
+        return v;
+    }
+
+    /**
+     * The labels of a series: every declared label ({@code ""} where absent) or only the present ones, kept per
+     * family while the family holds at most twice the series it has now.
+     */
+    private Labels labels(Family f, Map<String, String> attrs, boolean every) {
+        Map<Map<String, String>, Labels> cache = labels.computeIfAbsent(f.name(), k -> new ConcurrentHashMap<>());
+        Labels l = cache.get(attrs);
+        if (l == null) {
+            l = every ? every(f, attrs) : present(f, attrs);
+            if (cache.size() >= MAX_CACHED_LABELS) {
+                cache.clear();
+            }
+            cache.put(attrs, l);
+        }
+        return l;
+    }
+
+    /** Label sets kept per family: the hub's bound of series per metric, and as many again of series gone. */
+    private static final int MAX_CACHED_LABELS = 2 * MetricHub.DEFAULT_MAX_SERIES_PER_METRIC;
+
+    /**
+     * In the order the writers write them (the snapshots' own order, by labels); of two series with the same
+     * labels (two producers publishing one series) the later one stays, as it would have replaced the other.
+     */
+    private static Row[] sorted(Row[] rows) {
+        java.util.Arrays.sort(rows, (a, b) -> a.labels().compareTo(b.labels()));
+        int n = 0;
+        for (int i = 0; i < rows.length; i++) {
+            if (n > 0 && rows[n - 1].labels().equals(rows[i].labels())) {
+                n--;
+            }
+            rows[n++] = rows[i];
+        }
+        return n == rows.length ? rows : java.util.Arrays.copyOf(rows, n);
+    }
+
+    /** One series of a family: its labels and where its value is (a point, or a histogram series). */
+    record Row(Labels labels, Point point, HistogramSeries histogram) {
+    }
+
+    /** A family's series, in the exposition's order. */
+    record Rows(Family family, Row[] rows) {
+        /** Sample lines each series writes. */
+        int linesPerSeries() {
+            return family.kind() == Kind.HISTOGRAM ? family.bounds().length + 2 : 1;
+        }
+
+        /**
+         * Whether series {@code i} renders as it did when {@code label} and {@code key} were taken ({@link #key}):
+         * the same labels (one object per label set, see {@link #labels}) and the same values.
+         */
+        boolean same(int i, Labels label, long[] key, int at) {
+            Row r = rows[i];
+            if (r.labels() != label) {
+                return false;
+            }
+            return switch (family.kind()) {
+                case HISTOGRAM -> key[at] == r.histogram().count() && key[at + 1] == Double.doubleToRawLongBits(r.histogram().sum())
+                        && key[at + 2] == r.histogram().startEpochNanos();
+                case MAX -> key[at] == Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> key[at] == Double.doubleToRawLongBits(r.point().value());
+            };
+        }
+
+        /** Longs of {@link #key} per series. */
+        int keyWidth() {
+            return family.kind() == Kind.HISTOGRAM ? 3 : 1;
+        }
+
+        /** What series {@code i}'s rendering depends on besides its labels, into {@code key} at {@code at}. */
+        void key(int i, long[] key, int at) {
+            Row r = rows[i];
+            switch (family.kind()) {
+                case HISTOGRAM -> {
+                    key[at] = r.histogram().count();
+                    key[at + 1] = Double.doubleToRawLongBits(r.histogram().sum());
+                    key[at + 2] = r.histogram().startEpochNanos();
+                }
+                case MAX -> key[at] = Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> key[at] = Double.doubleToRawLongBits(r.point().value());
+            }
+        }
+
+        /** The snapshot of series {@code from} (inclusive) to {@code to} (exclusive). */
+        MetricSnapshot snapshot(int from, int to) {
+            Family f = family;
+            MetricMetadata md = f.metadata();
+            int n = to - from;
+            switch (f.kind()) {
+                case GAUGE -> {
+                    List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
+                    for (int i = from; i < to; i++) {
+                        data.add(new GaugeDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null));
+                    }
+                    return new GaugeSnapshot(md, data);
+                }
+                case INFO -> {
+                    List<InfoDataPointSnapshot> data = new ArrayList<>(n);
+                    for (int i = from; i < to; i++) {
+                        data.add(new InfoDataPointSnapshot(rows[i].labels()));
+                    }
+                    return new InfoSnapshot(md, data);
+                }
+                case COUNTER -> {
+                    List<CounterDataPointSnapshot> data = new ArrayList<>(n);
+                    for (int i = from; i < to; i++) {
+                        data.add(new CounterDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null, 0));
+                    }
+                    return new CounterSnapshot(md, data);
+                }
+                case HISTOGRAM -> {
+                    List<HistogramDataPointSnapshot> data = new ArrayList<>(n);
+                    for (int i = from; i < to; i++) {
+                        HistogramSeries s = rows[i].histogram();
+                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(f.bounds(), s.catalogCounts()),
+                                s.sum(), rows[i].labels(), Exemplars.EMPTY, 0));
+                    }
+                    return new HistogramSnapshot(md, data);
+                }
+                default -> {
+                    List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
+                    for (int i = from; i < to; i++) {
+                        data.add(new GaugeDataPointSnapshot(rows[i].histogram().windowMax(), rows[i].labels(), null));
+                    }
+                    return new GaugeSnapshot(md, data);
+                }
+            }
+        }
+    }
+
+    /** What the hub held when a scrape began, family by family. */
+    static final class View {
+        final TreeMap<String, Rows> families = new TreeMap<>();
+    }
+
+    /** The labels a point has: absent or empty attributes are left out (PromQL reads both the same). */
+    private static Labels present(Family f, Map<String, String> attrs) {
+        int n = 0;
+        for (String v : attrs.values()) {
+            n += v.isEmpty() ? 0 : 1;
+        }
+        if (n == 0) {
+            return Labels.EMPTY;
+        }
+        String[] names = new String[n];
+        String[] values = new String[n];
+        List<AttributeDef> defs = f.attributes();
+        int at = 0;
+        for (int i = 0; i < defs.size() && at < n; i++) {
+            String v = attrs.get(defs.get(i).name());
+            if (v != null && !v.isEmpty()) {
+                names[at] = f.labels()[i];
+                values[at++] = v;
+            }
+        }
+        return Labels.of(names, values);
+    }
+
+    /** Every declared label, {@code ""} where the series has no value. */
+    private static Labels every(Family f, Map<String, String> attrs) {
+        List<AttributeDef> defs = f.attributes();
+        String[] values = new String[defs.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = attrs.getOrDefault(defs.get(i).name(), "");
+        }
+        return Labels.of(f.labels().clone(), values);
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        return collect(name -> true);
+    }
+
+    @Override
+    public MetricSnapshots collect(Predicate<String> includedNames) {
+        List<MetricSnapshot> out = new ArrayList<>();
+        for (Rows rows : view().families.values()) {
+            if (includedNames.test(rows.family().metadata().getPrometheusName())) {
+                out.add(rows.snapshot(0, rows.rows().length));
+            }
+        }
+        return new MetricSnapshots(out);
+    }
+
+    @Override
+    public List<String> getPrometheusNames() {
+        return CATALOG_NAMES;
+    }
+
+    /** Whether a family of this name is the hub's (the catalog's). */
+    static boolean owns(String prometheusName) {
+        return CATALOG_SET.contains(prometheusName);
+    }
+
+    private static final java.util.Set<String> CATALOG_SET = java.util.Set.copyOf(CATALOG_NAMES);
+}
