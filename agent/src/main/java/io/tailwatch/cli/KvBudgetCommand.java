@@ -6,6 +6,7 @@ import io.tailwatch.core.config.Config;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.core.host.HostSnapshot;
 import io.tailwatch.core.kv.EngineReport;
+import io.tailwatch.core.kv.GpuMemoryNow;
 import io.tailwatch.core.kv.HfCheckpoint;
 import io.tailwatch.core.kv.KvBudget;
 import io.tailwatch.core.kv.KvPlan;
@@ -122,6 +123,15 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--json", description = "Print JSON: bytes_per_token, contexts[] {tokens, bytes}, safe_max_tokens.")
     boolean json;
 
+    @Option(names = "--live", description = "Also show the GPU memory in use now: the working-set limit, each engine's "
+            + "graphics memory (summed over its processes) and what is left, from the running agent (its /api/v1/status at "
+            + "--agent or the config's server.listen), else from a sample of this host. macOS figures: absent elsewhere.")
+    boolean live;
+
+    @Option(names = "--agent", paramLabel = "URL", description = "With --live: the agent to ask (default: http:// + server.listen "
+            + "of the config, and this host's own sample when no agent answers there).")
+    java.net.URI agent;
+
     /** What the command gathered: the budget, the engine's report when one was asked, the host sample when one was taken. */
     private record Gathered(KvBudget budget, EngineReport server, HostSnapshot host) {
     }
@@ -140,13 +150,57 @@ public final class KvBudgetCommand extends PrintingCommand {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
+        GpuMemoryNow now = null;
+        if (live) {
+            try {
+                now = liveFigures(g.host());
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return TailwatchCommand.EXIT_CONFIG;
+            } catch (RemoteFailure e) {
+                err.println(e.getMessage());
+                return TailwatchCommand.EXIT_FAILURE;
+            }
+        }
         Double enginesGpuBytes = g.host() == null ? null : g.host().enginesGpuMemory();
         if (json) {
-            printJson(g.budget(), g.server(), enginesGpuBytes);
+            ObjectNode root = budgetJson(g.budget(), g.server(), enginesGpuBytes);
+            if (now != null) {
+                root.set("live", LiveGpuMemory.json(now, g.budget().sizing()));
+            }
+            out.println(Json.write(root));
         } else {
             printText(g.budget(), g.server(), enginesGpuBytes);
+            if (now != null) {
+                LiveGpuMemory.print(out, now, g.budget().sizing());
+            }
         }
         return TailwatchCommand.EXIT_OK;
+    }
+
+    /**
+     * The GPU memory in use now: from the agent at --agent (its failure is this command's), else from the agent at
+     * the config's listen address, else from {@code host} (the sample already taken) or a new sample of this host.
+     */
+    private GpuMemoryNow liveFigures(HostSnapshot host) throws RemoteFailure {
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            throw new IllegalArgumentException("config problems (see above)");
+        }
+        java.net.URI base = agent != null ? agent : java.net.URI.create("http://" + io.tailwatch.core.config.HostPort.format(
+                cfg.server().host().equals("0.0.0.0") ? "127.0.0.1" : cfg.server().host(), cfg.server().port()));
+        String token = cfg.server().authToken();
+        try {
+            com.fasterxml.jackson.databind.JsonNode status = new io.tailwatch.tools.runbook.AgentClient(base,
+                    token == null || token.isBlank() ? null : token, LiveGpuMemory.AGENT_TIMEOUT).get("/api/v1/status");
+            return LiveGpuMemory.fromStatus("the running agent at " + LogGuard.escape(base.toString(), 200), status.path("host"));
+        } catch (java.io.IOException e) {
+            if (agent != null) {
+                throw new RemoteFailure("--agent " + LogGuard.escape(base.toString(), 200) + ": " + e.getMessage());
+            }
+        }
+        return LiveGpuMemory.fromSnapshot("this host, sampled now (no agent answered at "
+                + LogGuard.escape(base.toString(), 200) + ")", host != null ? host : hostSample());
     }
 
     /** The facts from the options, the checkpoint, the engine and this host, and the budget they give. */
@@ -215,7 +269,7 @@ public final class KvBudgetCommand extends PrintingCommand {
         return v == null ? null : v.longValue();
     }
 
-    private void printJson(KvBudget b, EngineReport server, Double enginesGpuBytes) {
+    private static ObjectNode budgetJson(KvBudget b, EngineReport server, Double enginesGpuBytes) {
         KvPlan.Sizing sizing = b.sizing();
         KvPlan plan = b.plan();
         ObjectNode root = Json.MAPPER.createObjectNode();
@@ -276,7 +330,7 @@ public final class KvBudgetCommand extends PrintingCommand {
             ArrayNode notes = s.putArray("missing");
             server.missing().forEach(notes::add);
         }
-        out.println(Json.write(root));
+        return root;
     }
 
     private void printText(KvBudget b, EngineReport server, Double enginesGpuBytes) {
