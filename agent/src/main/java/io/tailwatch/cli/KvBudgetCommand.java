@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.json.Json;
+import io.tailwatch.core.host.HostSnapshot;
+import io.tailwatch.core.kv.EngineReport;
+import io.tailwatch.core.kv.GpuMemoryNow;
 import io.tailwatch.core.kv.HfCheckpoint;
-import io.tailwatch.core.kv.KvCacheMath;
+import io.tailwatch.core.kv.KvBudget;
 import io.tailwatch.core.kv.KvPlan;
 import io.tailwatch.core.kv.ModelShape;
 import io.tailwatch.core.logging.LogGuard;
@@ -120,133 +123,26 @@ public final class KvBudgetCommand extends PrintingCommand {
     @Option(names = "--json", description = "Print JSON: bytes_per_token, contexts[] {tokens, bytes}, safe_max_tokens.")
     boolean json;
 
+    @Option(names = "--live", description = "Also show the GPU memory in use now: the working-set limit, each engine's "
+            + "graphics memory (summed over its processes) and what is left, from the running agent (its /api/v1/status at "
+            + "--agent or the config's server.listen), else from a sample of this host. macOS figures: absent elsewhere.")
+    boolean live;
+
+    @Option(names = "--agent", paramLabel = "URL", description = "With --live: the agent to ask (default: http:// + server.listen "
+            + "of the config, and this host's own sample when no agent answers there).")
+    java.net.URI agent;
+
+    /** What the command gathered: the budget, the engine's report when one was asked, the host sample when one was taken. */
+    private record Gathered(KvBudget budget, EngineReport server, HostSnapshot host) {
+    }
+
     @Override
     protected int run(PrintWriter out, PrintWriter err) {
         this.out = out;
         this.err = err;
-        double bpe;
-        KvPlan.Sizing sizing;
-        KvPlan plan;
-        List<Long> contexts;
-        Long memoryBytes = null;
-        String memorySource = null;
-        Long gpuLimitBytes = null;
-        String gpuLimitSource = null;
-        Double enginesGpuBytes = null;
-        Long weightsBytes = null;
-        String weightsSource = null;
-        Long safeMax = null;
-        boolean unlimited = false;
-        Long modelContext = null;
-        String modelContextSource = "max_position_embeddings";
-        LlamaCppServerInfo server = null;
+        Gathered g;
         try {
-            if (bytesPerElement != null && cacheType != null) {
-                throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
-            }
-            contexts = CapacitySupport.parseCounts("--context", context);
-            boolean explicit = layers != null || kvHeads != null || headDim != null;
-            if (api != null && !api.equals(LLAMACPP) && EngineApi.find(api).isEmpty()) {
-                throw new IllegalArgumentException("--api must be one of " + String.join(", ", new ApiNames()) + ", got "
-                        + LogGuard.escape(api, 40));
-            }
-            boolean llamacpp = LLAMACPP.equals(api);
-            if (llamacpp && url == null && engine == null) {
-                throw new IllegalArgumentException("--api llamacpp needs --url URL or --engine NAME");
-            }
-            if (llamacpp) {
-                server = llamaCppServer();
-                if (!explicit && model == null) {
-                    printServer(server);
-                    throw new IllegalArgumentException("llama.cpp's /props and /v1/models give no layer or KV-head counts: "
-                            + "give --model DIR or ORG/NAME (the model's Hugging Face config.json) or --layers, --kv-heads "
-                            + "and --head-dim for the shape");
-                }
-            }
-            boolean remote = !llamacpp && (url != null || engine != null);
-            boolean checkpoint = !explicit && !remote && model != null;
-            if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
-                throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
-                        + "(a Hugging Face checkpoint); or --url/--engine with --model (an engine that tells the shape, Ollama)");
-            }
-            Double configBytes = null;
-            HfCheckpoint ckpt = null;
-            if (checkpoint) {
-                ckpt = HfCheckpoint.read(HfCheckpoint.locate(model, env));
-                // llama.cpp caches K and V as f16 unless -ctk/-ctv say otherwise, whatever the checkpoint's dtype
-                configBytes = llamacpp ? null : ckpt.dtypeBytes();
-            }
-            bpe = bytesPerElement != null ? bytesPerElement
-                    : cacheType != null ? KvCacheMath.bytesPerElement(cacheType)
-                    : configBytes != null ? configBytes : KvCacheMath.bytesPerElement("f16");
-            String bpeSource = bytesPerElement != null || cacheType != null ? "" : configBytes != null ? " (" + ckpt.dtype() + ")"
-                    : llamacpp ? " (llama.cpp's default f16 cache; give --cache-type for other -ctk/-ctv)" : "";
-            if (explicit) {
-                if (layers == null || kvHeads == null || headDim == null) {
-                    throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
-                }
-                sizing = KvPlan.explicit(layers, kvHeads, headDim, bpe);
-            } else if (checkpoint) {
-                sizing = KvPlan.checkpoint(ckpt, bpe, bpeSource);
-                modelContext = ckpt.contextLength();
-                if (ckpt.weightsBytes() != null) {
-                    weightsBytes = ckpt.weightsBytes();
-                    weightsSource = "the checkpoint's safetensors files";
-                }
-            } else {
-                sizing = KvPlan.shape(model, shapeFromEngine(), bpe);
-            }
-            if (server != null) {
-                if (server.weightsBytes() != null) {
-                    weightsBytes = server.weightsBytes();
-                    weightsSource = "the GGUF file, llama.cpp /v1/models meta.size";
-                }
-                if (server.contextTrain() != null) {
-                    modelContext = server.contextTrain();
-                    modelContextSource = "n_ctx_train";
-                }
-                Long served = server.servedContext();
-                if (served != null && !contexts.contains(served)) {
-                    contexts = new ArrayList<>(contexts);
-                    contexts.add(served);
-                    contexts.sort(null);
-                }
-            }
-            if (weights != null) {
-                weightsBytes = bytes("--weights", weights);
-                weightsSource = null;
-            }
-            boolean noLimit = gpuLimit != null && gpuLimit.strip().equalsIgnoreCase("none");
-            if (gpuLimit != null && !noLimit) {
-                gpuLimitBytes = bytes("--gpu-limit", gpuLimit);
-                if (gpuLimitBytes <= 0) {
-                    throw new IllegalArgumentException("--gpu-limit must be > 0 or none, got " + LogGuard.escape(gpuLimit, 40));
-                }
-            }
-            if (memory != null) {
-                memoryBytes = bytes("--memory", memory);
-            } else {
-                io.tailwatch.core.host.HostSnapshot host = hostSample();
-                Double total = host.memoryTotal();
-                if (total != null) {
-                    memoryBytes = total.longValue();
-                    memorySource = "this host";
-                }
-                // The limit of the machine whose memory is used: never this Mac's beside another's --memory.
-                Double limit = host.gpuMemoryLimit();
-                enginesGpuBytes = host.enginesGpuMemory();
-                if (gpuLimit == null && limit != null) {
-                    gpuLimitBytes = limit.longValue();
-                    gpuLimitSource = "this Mac's Metal recommendedMaxWorkingSetSize";
-                }
-            }
-            plan = new KvPlan(sizing, memoryBytes, weightsBytes, gpuLimitBytes, bytes("--os-reserve", osReserve),
-                    bytes("--runtime", runtime), safety);
-            KvPlan.Ceiling binding = plan.binding();
-            if (binding != null) {
-                unlimited = binding.unlimited();
-                safeMax = unlimited ? null : binding.safeMaxTokens();
-            }
+            g = gather();
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
@@ -254,72 +150,192 @@ public final class KvBudgetCommand extends PrintingCommand {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
         }
+        GpuMemoryNow now = null;
+        if (live) {
+            try {
+                now = liveFigures(g.host());
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return TailwatchCommand.EXIT_CONFIG;
+            } catch (RemoteFailure e) {
+                err.println(e.getMessage());
+                return TailwatchCommand.EXIT_FAILURE;
+            }
+        }
+        Double enginesGpuBytes = g.host() == null ? null : g.host().enginesGpuMemory();
         if (json) {
-            ObjectNode root = Json.MAPPER.createObjectNode();
-            root.put("bytes_per_token", sizing.bytesPerToken());
-            root.put("bytes_per_token_beyond_windows", sizing.bytesPerTokenBeyondWindows());
-            root.put("estimate", sizing.estimate());
-            ArrayNode arr = root.putArray("contexts");
-            for (long t : contexts) {
-                ObjectNode c = arr.addObject();
-                c.put("tokens", t);
-                c.put("bytes", sizing.contextBytes(t));
-                if (sizing.estimate()) {
-                    c.put("bytes_if_every_layer_keeps_all", sizing.contextBytesUpperBound(t));
-                }
-            }
-            if (safeMax == null) {
-                root.putNull("safe_max_tokens");
-            } else {
-                root.put("safe_max_tokens", safeMax);
-            }
-            root.put("kv_cache_stops_growing", unlimited);
-            putOrNull(root, "model_context_length", modelContext);
-            putOrNull(root, "memory_bytes", memoryBytes);
-            putOrNull(root, "gpu_limit_bytes", gpuLimitBytes);
-            KvPlan.Ceiling bound = plan.binding();
-            if (bound == null) {
-                root.putNull("binding");
-            } else {
-                root.put("binding", bound.kind().wireName());
-            }
-            ArrayNode ceilings = root.putArray("ceilings");
-            for (KvPlan.Ceiling c : plan.ceilings()) {
-                ObjectNode x = ceilings.addObject();
-                x.put("kind", c.kind().wireName());
-                x.put("ceiling_bytes", c.ceilingBytes());
-                x.put("budget_bytes", c.budgetBytes());
-                if (c.unlimited()) {
-                    x.putNull("safe_max_tokens");
-                } else {
-                    x.put("safe_max_tokens", c.safeMaxTokens());
-                }
-            }
-            putOrNull(root, "weights_bytes", weightsBytes);
-            putOrNull(root, "engines_gpu_memory_bytes", enginesGpuBytes == null ? null : enginesGpuBytes.longValue());
-            root.put("architecture", sizing.description());
-            if (server != null) {
-                ObjectNode s = root.putObject("llamacpp");
-                putOrNull(s, "n_ctx_per_slot", server.contextPerSlot());
-                putOrNull(s, "n_ctx", server.contextTotal());
-                putOrNull(s, "total_slots", server.totalSlots() == null ? null : server.totalSlots().longValue());
-                putOrNull(s, "served_context", server.servedContext());
-                putOrNull(s, "served_context_bytes", server.servedContext() == null ? null
-                        : sizing.contextBytes(server.servedContext()));
-                s.put("served_context_derived", server.contextTotal() == null && server.servedContext() != null);
-                putOrNull(s, "n_ctx_train", server.contextTrain());
-                putOrNull(s, "weights_bytes", server.weightsBytes());
-                if (server.modelPath() == null) {
-                    s.putNull("model_path");
-                } else {
-                    s.put("model_path", server.modelPath());
-                }
-                ArrayNode notes = s.putArray("missing");
-                server.notes().forEach(notes::add);
+            ObjectNode root = budgetJson(g.budget(), g.server(), enginesGpuBytes);
+            if (now != null) {
+                root.set("live", LiveGpuMemory.json(now, g.budget().sizing()));
             }
             out.println(Json.write(root));
-            return TailwatchCommand.EXIT_OK;
+        } else {
+            printText(g.budget(), g.server(), enginesGpuBytes);
+            if (now != null) {
+                LiveGpuMemory.print(out, now, g.budget().sizing());
+            }
         }
+        return TailwatchCommand.EXIT_OK;
+    }
+
+    /**
+     * The GPU memory in use now: from the agent at --agent (its failure is this command's), else from the agent at
+     * the config's listen address, else from {@code host} (the sample already taken) or a new sample of this host.
+     */
+    private GpuMemoryNow liveFigures(HostSnapshot host) throws RemoteFailure {
+        Config cfg = config.loadOrReport();
+        if (cfg == null) {
+            throw new IllegalArgumentException("config problems (see above)");
+        }
+        java.net.URI base = agent != null ? agent : java.net.URI.create("http://" + io.tailwatch.core.config.HostPort.format(
+                cfg.server().host().equals("0.0.0.0") ? "127.0.0.1" : cfg.server().host(), cfg.server().port()));
+        String token = cfg.server().authToken();
+        try {
+            com.fasterxml.jackson.databind.JsonNode status = new io.tailwatch.tools.runbook.AgentClient(base,
+                    token == null || token.isBlank() ? null : token, LiveGpuMemory.AGENT_TIMEOUT).get("/api/v1/status");
+            return LiveGpuMemory.fromStatus("the running agent at " + LogGuard.escape(base.toString(), 200), status.path("host"));
+        } catch (java.io.IOException e) {
+            if (agent != null) {
+                throw new RemoteFailure("--agent " + LogGuard.escape(base.toString(), 200) + ": " + e.getMessage());
+            }
+        }
+        return LiveGpuMemory.fromSnapshot("this host, sampled now (no agent answered at "
+                + LogGuard.escape(base.toString(), 200) + ")", host != null ? host : hostSample());
+    }
+
+    /** The facts from the options, the checkpoint, the engine and this host, and the budget they give. */
+    private Gathered gather() throws RemoteFailure {
+        if (bytesPerElement != null && cacheType != null) {
+            throw new IllegalArgumentException("give --bytes-per-element or --cache-type, not both");
+        }
+        List<Long> contexts = CapacitySupport.parseCounts("--context", context);
+        boolean explicit = layers != null || kvHeads != null || headDim != null;
+        if (api != null && !api.equals(LLAMACPP) && EngineApi.find(api).isEmpty()) {
+            throw new IllegalArgumentException("--api must be one of " + String.join(", ", new ApiNames()) + ", got "
+                    + LogGuard.escape(api, 40));
+        }
+        boolean llamacpp = LLAMACPP.equals(api);
+        if (llamacpp && url == null && engine == null) {
+            throw new IllegalArgumentException("--api llamacpp needs --url URL or --engine NAME");
+        }
+        EngineReport server = null;
+        if (llamacpp) {
+            server = llamaCppServer();
+            if (!explicit && model == null) {
+                printServer(server);
+                throw new IllegalArgumentException("llama.cpp's /props and /v1/models give no layer or KV-head counts: "
+                        + "give --model DIR or ORG/NAME (the model's Hugging Face config.json) or --layers, --kv-heads "
+                        + "and --head-dim for the shape");
+            }
+        }
+        boolean remote = !llamacpp && (url != null || engine != null);
+        boolean checkpoint = !explicit && !remote && model != null;
+        if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
+            throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
+                    + "(a Hugging Face checkpoint); or --url/--engine with --model (an engine that tells the shape, Ollama)");
+        }
+        HfCheckpoint ckpt = checkpoint ? HfCheckpoint.read(HfCheckpoint.locate(model, env)) : null;
+        KvBudget.ElementSize element = KvBudget.ElementSize.choose(bytesPerElement, cacheType, ckpt, llamacpp);
+        KvPlan.Sizing sizing;
+        if (explicit) {
+            if (layers == null || kvHeads == null || headDim == null) {
+                throw new IllegalArgumentException("--layers, --kv-heads and --head-dim go together");
+            }
+            sizing = KvPlan.explicit(layers, kvHeads, headDim, element.bytes());
+        } else if (checkpoint) {
+            sizing = KvPlan.checkpoint(ckpt, element.bytes(), element.source());
+        } else {
+            sizing = KvPlan.shape(model, shapeFromEngine(), element.bytes());
+        }
+        Long weightsOption = weights == null ? null : bytes("--weights", weights);
+        boolean noLimit = gpuLimit != null && gpuLimit.strip().equalsIgnoreCase("none");
+        Long gpuLimitOption = null;
+        if (gpuLimit != null && !noLimit) {
+            gpuLimitOption = bytes("--gpu-limit", gpuLimit);
+            if (gpuLimitOption <= 0) {
+                throw new IllegalArgumentException("--gpu-limit must be > 0 or none, got " + LogGuard.escape(gpuLimit, 40));
+            }
+        }
+        Long memoryOption = memory == null ? null : bytes("--memory", memory);
+        HostSnapshot host = memory == null ? hostSample() : null;
+        KvBudget budget = KvBudget.of(new KvBudget.Facts(sizing, contexts, ckpt, server, weightsOption, memoryOption,
+                host == null ? null : asLong(host.memoryTotal()), gpuLimitOption, noLimit,
+                host == null ? null : asLong(host.gpuMemoryLimit()), bytes("--os-reserve", osReserve), bytes("--runtime", runtime),
+                safety));
+        return new Gathered(budget, server, host);
+    }
+
+    private static Long asLong(Double v) {
+        return v == null ? null : v.longValue();
+    }
+
+    private static ObjectNode budgetJson(KvBudget b, EngineReport server, Double enginesGpuBytes) {
+        KvPlan.Sizing sizing = b.sizing();
+        KvPlan plan = b.plan();
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("bytes_per_token", sizing.bytesPerToken());
+        root.put("bytes_per_token_beyond_windows", sizing.bytesPerTokenBeyondWindows());
+        root.put("estimate", sizing.estimate());
+        ArrayNode arr = root.putArray("contexts");
+        for (long t : b.contexts()) {
+            ObjectNode c = arr.addObject();
+            c.put("tokens", t);
+            c.put("bytes", sizing.contextBytes(t));
+            if (sizing.estimate()) {
+                c.put("bytes_if_every_layer_keeps_all", sizing.contextBytesUpperBound(t));
+            }
+        }
+        putOrNull(root, "safe_max_tokens", b.safeMaxTokens());
+        root.put("kv_cache_stops_growing", b.unlimited());
+        putOrNull(root, "model_context_length", b.modelContext());
+        putOrNull(root, "memory_bytes", b.memoryBytes());
+        putOrNull(root, "gpu_limit_bytes", b.gpuLimitBytes());
+        KvPlan.Ceiling bound = plan.binding();
+        if (bound == null) {
+            root.putNull("binding");
+        } else {
+            root.put("binding", bound.kind().wireName());
+        }
+        ArrayNode ceilings = root.putArray("ceilings");
+        for (KvPlan.Ceiling c : plan.ceilings()) {
+            ObjectNode x = ceilings.addObject();
+            x.put("kind", c.kind().wireName());
+            x.put("ceiling_bytes", c.ceilingBytes());
+            x.put("budget_bytes", c.budgetBytes());
+            if (c.unlimited()) {
+                x.putNull("safe_max_tokens");
+            } else {
+                x.put("safe_max_tokens", c.safeMaxTokens());
+            }
+        }
+        putOrNull(root, "weights_bytes", b.weightsBytes());
+        putOrNull(root, "engines_gpu_memory_bytes", asLong(enginesGpuBytes));
+        root.put("architecture", sizing.description());
+        if (server != null) {
+            ObjectNode s = root.putObject("llamacpp");
+            putOrNull(s, "n_ctx_per_slot", server.contextPerSlot());
+            putOrNull(s, "n_ctx", server.contextTotal());
+            putOrNull(s, "total_slots", server.totalSlots() == null ? null : server.totalSlots().longValue());
+            putOrNull(s, "served_context", server.servedContext());
+            putOrNull(s, "served_context_bytes", server.servedContext() == null ? null
+                    : sizing.contextBytes(server.servedContext()));
+            s.put("served_context_derived", server.servedContextDerived());
+            putOrNull(s, "n_ctx_train", server.contextTrain());
+            putOrNull(s, "weights_bytes", server.weightsBytes());
+            if (server.modelPath() == null) {
+                s.putNull("model_path");
+            } else {
+                s.put("model_path", server.modelPath());
+            }
+            ArrayNode notes = s.putArray("missing");
+            server.missing().forEach(notes::add);
+        }
+        return root;
+    }
+
+    private void printText(KvBudget b, EngineReport server, Double enginesGpuBytes) {
+        KvPlan.Sizing sizing = b.sizing();
+        KvPlan plan = b.plan();
         if (server != null) {
             printServer(server);
         }
@@ -339,29 +355,29 @@ public final class KvBudgetCommand extends PrintingCommand {
                             + "(full-attention layers only)%n", sizing.bytesPerToken(), Units.formatBytes(sizing.bytesPerToken()),
                     sizing.bytesPerTokenBeyondWindows(), Units.formatBytes(sizing.bytesPerTokenBeyondWindows()));
         }
-        for (long t : contexts) {
-            long b = sizing.contextBytes(t);
-            String upper = sizing.estimate() && sizing.contextBytesUpperBound(t) != b
+        for (long t : b.contexts()) {
+            long bytes = sizing.contextBytes(t);
+            String upper = sizing.estimate() && sizing.contextBytesUpperBound(t) != bytes
                     ? "  (every layer in full: " + Units.formatBytes(sizing.contextBytesUpperBound(t)) + ")" : "";
-            out.printf(Locale.ROOT, "  %9d tokens: %s%s%n", t, Units.formatBytes(b), upper);
+            out.printf(Locale.ROOT, "  %9d tokens: %s%s%n", t, Units.formatBytes(bytes), upper);
         }
         if (sizing.estimate()) {
             out.println("estimate: " + sizing.estimateNote());
         }
         KvPlan.Ceiling bound = plan.binding();
         if (bound == null) {
-            out.println("no safe maximum: " + (weightsBytes != null ? "this host's memory is unknown; give --memory SIZE"
+            out.println("no safe maximum: " + (b.weightsBytes() != null ? "this host's memory is unknown; give --memory SIZE"
                     : "the weights' size is unknown; give --weights SIZE"));
-            return TailwatchCommand.EXIT_OK;
+            return;
         }
-        String w = weights != null ? weights : Units.formatBytes(weightsBytes) + " (" + weightsSource + ")";
+        String w = weights != null ? weights : Units.formatBytes(b.weightsBytes()) + " (" + b.weightsSource() + ")";
         KvPlan.Ceiling byMemory = plan.memoryCeiling();
         KvPlan.Ceiling byGpu = plan.gpuCeiling();
         String memText = byMemory == null ? null : String.format(Locale.ROOT, "(%s - %s OS - %s weights - %s runtime) x %s",
-                memory != null ? memory : Units.formatBytes(memoryBytes) + " (" + memorySource + ")", osReserve, w, runtime,
+                memory != null ? memory : Units.formatBytes(b.memoryBytes()) + " (" + b.memorySource() + ")", osReserve, w, runtime,
                 trim(safety));
         String gpuText = byGpu == null ? null : String.format(Locale.ROOT, "(%s GPU limit - %s weights - %s runtime) x %s",
-                gpuLimit != null ? gpuLimit : Units.formatBytes(gpuLimitBytes) + " (" + gpuLimitSource + ")", w, runtime,
+                gpuLimit != null ? gpuLimit : Units.formatBytes(b.gpuLimitBytes()) + " (" + b.gpuLimitSource() + ")", w, runtime,
                 trim(safety));
         if (byMemory != null && byGpu != null) {
             out.printf(Locale.ROOT, "total memory:          %s = %s of KV cache, %s%n", memText,
@@ -372,16 +388,17 @@ public final class KvBudgetCommand extends PrintingCommand {
                     Units.formatBytes(Math.abs(byMemory.budgetBytes() - byGpu.budgetBytes())),
                     byGpu.equals(bound) ? byMemory.kind().text() : byGpu.kind().text());
         }
-        String held = enginesGpuLine(enginesGpuBytes, gpuLimitBytes);
+        String held = enginesGpuLine(enginesGpuBytes, b.gpuLimitBytes());
         if (held != null) {
             out.println(held);
         }
         String fits = bound.kind() == KvPlan.CeilingKind.GPU_LIMIT ? gpuText : memText;
-        if (unlimited) {
+        if (b.unlimited()) {
             out.printf(Locale.ROOT, "every layer keeps a window that fits in %s: "
                     + "the KV cache stops growing, no context length is limited by it%n", fits);
-            return TailwatchCommand.EXIT_OK;
+            return;
         }
+        long safeMax = b.safeMaxTokens();
         out.printf(Locale.ROOT, "safe max KV tokens: %d = largest context whose KV cache fits %s%n", safeMax, fits);
         if (server != null) {
             out.printf(Locale.ROOT, "use -c/--ctx-size %d or less (llama.cpp splits it over its %s)%n", safeMax,
@@ -389,18 +406,17 @@ public final class KvBudgetCommand extends PrintingCommand {
         } else {
             out.printf(Locale.ROOT, "use --max-kv-size %d or less%n", safeMax);
         }
-        if (modelContext != null && safeMax > modelContext) {
+        if (b.modelContext() != null && safeMax > b.modelContext()) {
             out.printf(Locale.ROOT, "(the model itself is trained for at most %d tokens: %s)%n",
-                    modelContext, modelContextSource);
+                    b.modelContext(), b.modelContextSource());
         }
-        for (long t : contexts) {
+        for (long t : b.contexts()) {
             out.printf(Locale.ROOT, "  context %d: %s%n", t, t <= safeMax ? "fits" : "does NOT fit");
         }
-        return TailwatchCommand.EXIT_OK;
     }
 
     /** One sample of this host, as the daemon takes it: total memory and, on a Mac, the GPU limit. */
-    private io.tailwatch.core.host.HostSnapshot hostSample() {
+    private HostSnapshot hostSample() {
         Config cfg = config.loadOrReport();
         if (cfg == null) {
             throw new IllegalArgumentException("config problems (see above)");
@@ -435,12 +451,13 @@ public final class KvBudgetCommand extends PrintingCommand {
         }
     }
 
-    /** /props and /v1/models of the llama.cpp server at --url or --engine. */
-    private LlamaCppServerInfo llamaCppServer() throws RemoteFailure {
+    /** What the llama.cpp server at --url or --engine reports in its /props and /v1/models. */
+    private EngineReport llamaCppServer() throws RemoteFailure {
         EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
-            return LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(),
-                    Duration.ofSeconds(10));
+            LlamaCppServerInfo s = LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(), Duration.ofSeconds(10));
+            return new EngineReport(s.modelPath(), s.contextPerSlot(), s.contextTotal(), s.totalSlots(), s.contextTrain(),
+                    s.weightsBytes(), s.notes());
         } catch (LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
         }
@@ -466,14 +483,14 @@ public final class KvBudgetCommand extends PrintingCommand {
     }
 
     /** What the llama.cpp server reported, and what it did not. */
-    private void printServer(LlamaCppServerInfo s) {
+    private void printServer(EngineReport s) {
         out.println("llama.cpp server: model " + (s.modelPath() == null ? "(model_path not reported)"
                 : LogGuard.escape(s.modelPath(), 200))
                 + ", context " + (s.contextPerSlot() == null ? "unknown" : s.contextPerSlot() + " per slot")
                 + ", slots " + (s.totalSlots() == null ? "not reported" : s.totalSlots())
                 + (s.contextTrain() == null ? "" : ", trained for " + s.contextTrain())
                 + (s.weightsBytes() == null ? "" : ", weights " + Units.formatBytes(s.weightsBytes())));
-        for (String n : s.notes()) {
+        for (String n : s.missing()) {
             out.println("  missing: " + LogGuard.escape(n, 300));
         }
     }

@@ -189,7 +189,7 @@ public final class HostMetrics {
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 
     public static final MetricDef CPU_CLUSTER_UTILIZATION = MetricDef.gauge("tailwatch.cpu.cluster.utilization", "1",
-            "Apple silicon: system.cpu.utilization of each core cluster, so a busy cluster shows even when the machine-wide figure is low. Names and sizes from hw.perflevelN, membership from the IOReport per-core channel names (a two-die Ultra's efficiency cores are on both dies; on M5 Pro/Max \"performance\" is the slower tier, \"super\" the faster). Absent when the two do not agree.",
+            "Apple silicon: system.cpu.utilization of each core cluster, so a busy cluster shows even when the machine-wide figure is low. Names and sizes from hw.perflevelN, membership from the device tree (IODeviceTree:/cpus, each CPU's logical-cpu-id and cluster-type E, M or P): a two-die Ultra's efficiency cores are on both dies; on M5 Pro/Max \"performance\" (type M) is the slower tier and \"super\" (type P) the faster, the last six CPUs on an M5 Max. Absent when the two do not agree, and when the self-check rejected the device tree's layout (sampler cpu_cluster).",
             free(AttrKeys.CPU_CLUSTER, "The cluster's hw.perflevelN.name, lower case (performance, efficiency; super, performance on M5 Pro/Max)"),
             oneOf(AttrKeys.CPU_MODE, "CPU mode (semconv)", CpuMode.class));
 

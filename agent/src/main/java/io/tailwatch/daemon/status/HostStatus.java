@@ -176,12 +176,14 @@ public final class HostStatus {
                 e.put(p.metric() == HostMetrics.PROCESS_FOOTPRINT ? "footprint_bytes" : "rss_bytes", (long) p.value());
             }
         }
-        // The engine's share of the GPU over the last interval (macOS), on the entry of an engine that has memory figures.
+        // The engine's share of the GPU over the last interval and the graphics memory its processes hold (macOS),
+        // on the entry of an engine that has memory figures.
         for (Point p : s.points()) {
-            if (p.metric() == HostMetrics.PROCESS_GPU_UTILIZATION) {
+            boolean share = p.metric() == HostMetrics.PROCESS_GPU_UTILIZATION;
+            if (share || p.metric() == HostMetrics.PROCESS_GPU_MEMORY) {
                 Map<String, Object> e = byEngine.get(p.attributes().get(AttrKeys.ENGINE));
                 if (e != null) {
-                    e.put("gpu_utilization", p.value());
+                    e.put(share ? "gpu_utilization" : "gpu_memory_bytes", share ? (Object) p.value() : (Object) (long) p.value());
                 }
             }
         }

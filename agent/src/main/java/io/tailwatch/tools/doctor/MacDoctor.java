@@ -193,6 +193,7 @@ public final class MacDoctor {
             out.addAll(powermetrics(s, outputs.get(POWERMETRICS), errors.get(POWERMETRICS)));
         }
         out.addAll(NativeInvariants.of(s));
+        out.addAll(NativeInvariants.macOnly(s));
         return out;
     }
 

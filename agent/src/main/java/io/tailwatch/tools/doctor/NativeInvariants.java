@@ -55,4 +55,29 @@ public final class NativeInvariants {
         }
         return out;
     }
+
+    /** The lowest die temperature exported (a gated cluster's fixed 4.6-9.8 C is dropped below it). */
+    static final double MIN_DIE_CELSIUS = 15;
+
+    /**
+     * The macOS figures no OS tool prints, with or without sudo (docs/macos.md, "Verify on your Mac"): ANE
+     * residency (IOReport H11ANE state residencies; powermetrics gives the ANE's power, not its residency) and
+     * the SMC die aggregates TCMb / TCMz (no tool reads SMC keys on Apple silicon). Each within its range, and the
+     * average at most the maximum.
+     */
+    public static List<Check> macOnly(HostSnapshot s) {
+        List<Check> out = new ArrayList<>();
+        out.add(Checks.inRange("tailwatch.ane.residency", s.value(HostMetrics.ANE_RESIDENCY), 0, 1.000001, "",
+                "busy share; no tool prints it (powermetrics: ANE power only)"));
+        Double avg = s.value(HostMetrics.THERMAL_TEMPERATURE, AttrKeys.HW_NAME, "cpu average");
+        Double max = s.value(HostMetrics.THERMAL_TEMPERATURE, AttrKeys.HW_NAME, "cpu maximum");
+        out.add(Checks.inRange("hw.temperature{cpu average} (SMC TCMb)", avg, MIN_DIE_CELSIUS, 150.001, "Cel",
+                "no tool prints SMC keys on Apple silicon"));
+        out.add(Checks.inRange("hw.temperature{cpu maximum} (SMC TCMz)", max, MIN_DIE_CELSIUS, 150.001, "Cel",
+                "no tool prints SMC keys on Apple silicon"));
+        if (avg != null && max != null) {
+            out.add(Checks.inRange("TCMb <= TCMz", avg, MIN_DIE_CELSIUS, max + 0.001, "Cel", "the average is at most the maximum"));
+        }
+        return out;
+    }
 }

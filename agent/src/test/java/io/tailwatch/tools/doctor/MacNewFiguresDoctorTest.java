@@ -99,4 +99,21 @@ class MacNewFiguresDoctorTest {
         assertThat(EngineProcessChecks.graphics("g", null, "footprint", List.of(FOOTPRINT_RUNNER)).verdict())
                 .isNotEqualTo(Check.Verdict.AGREE);
     }
+
+    @Test
+    void aneResidencyAndTheDieAggregatesAreRangeCheckedAndAnAverageAboveTheMaximumFails() {
+        List<Check> ok = NativeInvariants.macOnly(snap(HostMetrics.aneResidency(0.25),
+                HostMetrics.temperature("smc_TCMb", "cpu average", 48.5), HostMetrics.temperature("smc_TCMz", "cpu maximum", 61.0)));
+        assertThat(ok).hasSize(4).allMatch(c -> c.verdict() == Check.Verdict.CHECKED);
+        // an average above the maximum cannot be: INVALID, and doctor exits 1
+        List<Check> swapped = NativeInvariants.macOnly(snap(HostMetrics.temperature("smc_TCMb", "cpu average", 61.0),
+                HostMetrics.temperature("smc_TCMz", "cpu maximum", 48.5)));
+        assertThat(check(swapped, "TCMb <= TCMz").verdict()).isEqualTo(Check.Verdict.INVALID);
+        assertThat(new DoctorReport("macOS", swapped, Map.of()).failed()).isTrue();
+        // a residency above 1 is impossible; absent figures are shown absent, not failed
+        assertThat(check(NativeInvariants.macOnly(snap(HostMetrics.aneResidency(1.5))), "tailwatch.ane.residency").verdict())
+                .isEqualTo(Check.Verdict.INVALID);
+        List<Check> none = NativeInvariants.macOnly(snap());
+        assertThat(none).hasSize(3).allMatch(c -> c.verdict() == Check.Verdict.UNAVAILABLE && c.nativeValue().equals("absent"));
+    }
 }

@@ -5,29 +5,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Which logical CPU belongs to which core cluster, from the hardware rather than from CPU numbering. The
+ * Which logical CPU belongs to which core tier, from the hardware rather than from CPU numbering. The
  * tiers and their names come from the {@code hw.perflevelN} sysctls ({@code .name}, {@code .logicalcpu},
- * {@code .physicalcpu}; perflevel0 is the fastest), the membership from the IOReport "CPU Stats" / "CPU Core
- * Performance States" channels: one channel per core, in logical CPU order, named by its tier letter before
- * {@code CPU} (E efficiency; M the middle tier of M5 Pro/Max, which macOS names "Performance"; P the
- * fastest, "Super" there), optionally behind a die prefix ({@code DIE_1_} on Ultra chips, {@code DIE1 } as
- * macOS 27 writes it) and followed by cluster and core numbers in whichever form the chip uses
- * ({@code ECPU0}, {@code PCPU120}, {@code DIE_1_PCPU1_CPU0}; the M5 Max names its super cores {@code PACC_n}). Tiers are ranked P, M, E and matched to the
- * perflevels in that order. Anything that does not agree (a channel of no known tier, a tier count that is
- * not the perflevel's core count, counts that do not add up to the CPUs) gives no split: the clusters are
- * unknown, not guessed from numbering, which is wrong on a two-die Ultra (its second die's efficiency cores
- * are numbered after the first die's performance cores).
+ * {@code .physicalcpu}; perflevel0 is the fastest), the membership from the device tree
+ * ({@link DeviceTreeCpus}: each CPU's {@code logical-cpu-id} and {@code cluster-type} letter: E
+ * efficiency; M the middle tier of M5 Pro/Max, which macOS names "Performance"; P the fastest, "Super"
+ * there). Tiers are ranked P, M, E and matched to the perflevels in that order. Anything that does not
+ * agree (a tier count that is not the perflevel's core count, counts that do not add up to the CPUs the
+ * kernel reports) gives no split: the clusters are unknown, not guessed from numbering, which is wrong on
+ * a two-die Ultra (its second die's efficiency cores are numbered after the first die's performance cores)
+ * and on an M5 Max (its super cores are the last six).
  */
 public final class CpuTopology {
-    public static final String GROUP = "CPU Stats";
-    public static final String SUBGROUP = "CPU Core Performance States";
     /** Bounds the sysctl walk; Apple silicon has 2 (M1-M4) or 3 levels. */
     static final int MAX_PERFLEVELS = 8;
-    private static final Pattern CORE = Pattern.compile("(?:DIE_?(\\d{1,2})[_ ])?([EMP])(?:CPU|ACC)[0-9_A-Z]*");
     private static final String TIER_ORDER = "PME";
 
     private CpuTopology() {
@@ -37,39 +30,24 @@ public final class CpuTopology {
     public record PerfLevel(String name, int logicalCpus, int physicalCpus) {
     }
 
-    /**
-     * A cluster: its perflevel's name, lower case, and the logical CPUs in it (ascending).
-     */
+    /** A tier: its perflevel's name, lower case, and the logical CPUs in it (ascending). */
     public record Cluster(String name, List<Integer> cpus) {
         public Cluster {
             cpus = List.copyOf(cpus);
         }
     }
 
-    /** The die and tier letter of a per-core channel, or null when it is not one. */
-    static String[] core(String channel) {
-        Matcher m = CORE.matcher(channel.strip().toUpperCase(Locale.ROOT));
-        if (!m.matches()) {
-            return null;
-        }
-        return new String[] {m.group(1) == null ? "0" : m.group(1), m.group(2)};
-    }
-
     /**
-     * The clusters, fastest first; empty when the perflevels and channels do not agree or there are fewer
-     * than two levels (Intel Macs have none; a single level has nothing to split).
+     * The tiers, fastest first; empty when the perflevels and the device tree do not agree or there are
+     * fewer than two levels (Intel Macs have none; a single level has nothing to split).
      */
-    public static List<Cluster> clusters(List<PerfLevel> levels, List<String> coreChannels, int cpus) {
-        if (levels.size() < 2 || levels.size() > MAX_PERFLEVELS || coreChannels.size() != cpus) {
+    public static List<Cluster> clusters(List<PerfLevel> levels, List<DeviceTreeCpus.Cpu> deviceTree, int cpus) {
+        if (levels.size() < 2 || levels.size() > MAX_PERFLEVELS || deviceTree.size() != cpus) {
             return List.of();
         }
         Map<Character, List<Integer>> byTier = new LinkedHashMap<>();
-        for (int cpu = 0; cpu < coreChannels.size(); cpu++) {
-            String[] c = core(coreChannels.get(cpu));
-            if (c == null) {
-                return List.of();
-            }
-            byTier.computeIfAbsent(c[1].charAt(0), k -> new ArrayList<>()).add(cpu);
+        for (DeviceTreeCpus.Cpu c : deviceTree) {
+            byTier.computeIfAbsent(c.tier(), k -> new ArrayList<>()).add(c.logicalId());
         }
         List<Character> tiers = new ArrayList<>(byTier.keySet());
         tiers.sort((a, b) -> TIER_ORDER.indexOf(a) - TIER_ORDER.indexOf(b));
@@ -81,6 +59,7 @@ public final class CpuTopology {
         for (int i = 0; i < levels.size(); i++) {
             PerfLevel l = levels.get(i);
             List<Integer> members = byTier.get(tiers.get(i));
+            members.sort(null);
             String name = l.name().strip().toLowerCase(Locale.ROOT);
             if (name.isEmpty() || name.length() > 32 || l.logicalCpus() != members.size()
                     || l.physicalCpus() != members.size()) {

@@ -34,14 +34,6 @@ interface IOReportCalls {
     /** Copies the wanted channels of a sample or delta into plain records (Get-rule reads only). */
     List<IOReportChannel> channels(long sample, Predicate<String> wanted, int max);
 
-    /**
-     * The names of the channels in a channel list (IOReportChannelGetChannelName only, Get rule), in the
-     * list's order, at most {@code max}.
-     */
-    default List<String> channelNames(long channels, int max) {
-        throw new UnsupportedOperationException("channel names");
-    }
-
     /** {@code CFRelease}. */
     void release(long object);
 }

@@ -152,26 +152,6 @@ public final class MacNativeIOReport implements IOReportSource {
         }
     }
 
-    /**
-     * The channel names of a group and subgroup in IOReport's order, without subscribing (the channel list
-     * is copied, its names read, and released); empty when the group has none.
-     */
-    public static List<String> channelNames(String group, String subgroup) {
-        return channelNames(new Jna(IOReport.INSTANCE), group, subgroup);
-    }
-
-    static List<String> channelNames(IOReportCalls calls, String group, String subgroup) {
-        long inGroup = calls.copyChannelsInGroup(group, subgroup);
-        if (inGroup == 0) {
-            return List.of();
-        }
-        try {
-            return List.copyOf(calls.channelNames(inGroup, MAX_CHANNELS));
-        } finally {
-            calls.release(inGroup);
-        }
-    }
-
     @Override
     public synchronized IOReportDelta next() throws IOException {
         if (closed) {
@@ -312,21 +292,6 @@ public final class MacNativeIOReport implements IOReportSource {
                     }
                     out.add(new IOReportChannel(g, sg, name, "", 0, states));
                 }
-            }
-            return out;
-        }
-
-        @Override
-        public List<String> channelNames(long channels, int max) {
-            Pointer array = dict(channels).getValue(CHANNELS_KEY);
-            if (array == null) {
-                return List.of();
-            }
-            CFArrayRef a = new CFArrayRef(array);
-            int n = Math.min(a.getCount(), max);
-            List<String> out = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                out.add(string(lib.IOReportChannelGetChannelName(new CFDictionaryRef(a.getValueAtIndex(i)))));
             }
             return out;
         }

@@ -12,6 +12,7 @@ import java.util.Set;
 public final class MacProbes implements NativeProbes {
     public static final String LIBSYSTEM = "libsystem";
     public static final String CPU = "cpu";
+    public static final String DEVICE_TREE_CPUS = "device-tree-cpus";
     public static final String NOTIFY = "notify";
     public static final String POWER_STATUS = "power-status";
     public static final String IOREPORT_ENERGY = "ioreport-energy";
@@ -43,11 +44,12 @@ public final class MacProbes implements NativeProbes {
                     s.sysctlLong("kern.memorystatus_vm_pressure_level");
                     s.sysctlLong("kern.memorystatus_level");
                 }),
-                NativeProbe.of(CPU, () -> {
+                NativeProbe.of(CPU, () -> MacNativeSystem.open().processorCpuLoadInfo()),
+                NativeProbe.of(DEVICE_TREE_CPUS, () -> {
                     MacSystem s = MacNativeSystem.open();
                     s.processorCpuLoadInfo();
                     CpuTopology.perfLevels(s);
-                    MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP);
+                    DeviceTreeCpus.decode(MacNativeDeviceTree.cpus());
                 }),
                 NativeProbe.of(NOTIFY, () -> {
                     try (MacNativeNotify n = MacNativeNotify.open()) {

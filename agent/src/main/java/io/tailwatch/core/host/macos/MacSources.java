@@ -23,8 +23,8 @@ public final class MacSources {
 
     public static List<Sampler> samplers(Config config) {
         Lazy<MacSystem> system = Lazy.of("libSystem sysctl", MacNativeSystem::open);
-        Lazy<List<String>> coreChannels = Lazy.of("IOReport CPU core channels",
-                () -> MacNativeIOReport.channelNames(CpuTopology.GROUP, CpuTopology.SUBGROUP));
+        Lazy<List<DeviceTreeCpus.Cpu>> deviceTree = Lazy.of("device tree " + DeviceTreeCpus.PATH,
+                () -> DeviceTreeCpus.decode(MacNativeDeviceTree.cpus()));
         Lazy<ThermalPressureSource> notify = Lazy.of("notify(3) thermal pressure", MacNativeNotify::open);
         Lazy<CpuPowerStatusSource> power = Lazy.of("IOPMCopyCPUPowerStatus", MacNativePowerStatus::open);
         Lazy<IOReportSource> energy = Lazy.retrying("IOReport Energy Model",
@@ -47,7 +47,8 @@ public final class MacSources {
         Lazy<BatterySource> battery = Lazy.of("AppleSmartBattery", MacNativeBattery::open);
         return List.of(
                 new MacMemorySampler(system),
-                new MacCpuSampler(system, coreChannels),
+                new MacCpuSampler(system),
+                new MacCpuClusterSampler(system, deviceTree),
                 new MacSwapSampler(system),
                 new MacPagingSampler(system),
                 new MacMemoryPressureSampler(system),

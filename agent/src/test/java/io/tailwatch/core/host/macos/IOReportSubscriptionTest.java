@@ -77,12 +77,6 @@ class IOReportSubscriptionTest {
         }
 
         @Override
-        public List<String> channelNames(long channels, int max) {
-            assertThat(released).as("names are read while the list is alive").doesNotContain(channels);
-            return List.of("ECPU0", "PCPU0");
-        }
-
-        @Override
         public void release(long object) {
             assertThat(owned).as("released %d, which the agent does not own", object).containsKey(object);
             assertThat(released).as("released %d twice", object).doesNotContain(object);
@@ -144,15 +138,5 @@ class IOReportSubscriptionTest {
         assertThatThrownBy(() -> MacNativeIOReport.open(calls, "Energy Model", null, n -> true, System::nanoTime))
                 .isNotInstanceOf(IOReportGroupMissing.class).hasMessageContaining("refused");
         assertThat(calls.leaked()).isEmpty();
-    }
-
-    @Test
-    void channelNamesReadTheGroupsListAndReleaseIt() {
-        RecordingCalls calls = new RecordingCalls();
-        assertThat(MacNativeIOReport.channelNames(calls, CpuTopology.GROUP, CpuTopology.SUBGROUP)).containsExactly("ECPU0", "PCPU0");
-        assertThat(calls.leaked()).isEmpty();
-        assertThat(calls.released).containsExactly(100L);
-        calls.groupExists = false;
-        assertThat(MacNativeIOReport.channelNames(calls, CpuTopology.GROUP, CpuTopology.SUBGROUP)).isEmpty();
     }
 }

@@ -45,16 +45,14 @@ class MacCpuSamplerTest {
         return s;
     }
 
-    /** The M1's IOReport per-core channels, in CPU order. */
-    static final List<String> M1_CORES = List.of("ECPU0", "ECPU1", "ECPU2", "ECPU3", "PCPU0", "PCPU1", "PCPU2", "PCPU3");
-
-    private static Lazy<List<String>> cores(List<String> names) {
-        return Lazy.of("channels", () -> names);
+    /** The M1's device tree: cpu0-3 type E (cluster 0), cpu4-7 type P (cluster 1). */
+    static List<Map<String, Object>> m1DeviceTree() {
+        return java.util.stream.IntStream.range(0, 8).mapToObj(i -> CpuTopologyTest.node(i, i < 4 ? 'E' : 'P', i / 4))
+                .collect(java.util.stream.Collectors.toList());
     }
 
-    private static final Lazy<List<String>> NO_CHANNELS = Lazy.of("channels", () -> {
-        throw new java.io.IOException("no IOReport");
-    });
+    private static final Lazy<List<DeviceTreeCpus.Cpu>> M1_TREE = Lazy.of("device tree",
+            () -> DeviceTreeCpus.decode(m1DeviceTree()));
 
     @Test
     void decodesUnsignedTicksInHeaderOrder() throws Exception {
@@ -75,9 +73,13 @@ class MacCpuSamplerTest {
         s.cpuLoad.add(reading(4_294_967_270L, 1020, 510, 8570, 1090, 510, 8500));
         // Reading 3: every CPU +30 idle only; CPU 0's counter wraps: 4294967270 + 30 = 2^32 + 4.
         s.cpuLoad.add(reading(4L, 1020, 510, 8600, 1090, 510, 8530));
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s), cores(M1_CORES));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s));
+        FakeMacSystem t = m1(); // the same readings for the per-tier sampler, which reads them on its own
+        t.cpuLoad.addAll(s.cpuLoad);
+        MacCpuClusterSampler clusters = new MacCpuClusterSampler(Lazy.of("fake", () -> t), M1_TREE);
 
         assertThat(sampler.sample()).as("the first sample is the baseline").isEmpty();
+        assertThat(clusters.sample()).as("the first sample is the baseline").isEmpty();
 
         List<Point> p = sampler.sample();
         // Machine: user (4 x 20 + 4 x 90) / 800 = 0.55; system 80 / 800 = 0.1; idle 280 / 800 = 0.35.
@@ -86,7 +88,9 @@ class MacCpuSamplerTest {
         assertThat(value(p, HostMetrics.CPU_UTILIZATION, "cpu.mode", "idle")).isCloseTo(0.35, within(1e-12));
         // xnu reports no nice time: the mode is absent, not 0.
         assertThat(value(p, HostMetrics.CPU_UTILIZATION, "cpu.mode", "nice")).isNull();
+        assertThat(p).noneMatch(x -> x.metric() == HostMetrics.CPU_CLUSTER_UTILIZATION);
         // Efficiency (CPUs 0-3): 0.2 / 0.1 / 0.7. Performance (CPUs 4-7): 0.9 / 0.1 / 0.
+        p = clusters.sample();
         assertThat(value(p, HostMetrics.CPU_CLUSTER_UTILIZATION, "tailwatch.cpu.cluster", "efficiency", "cpu.mode", "user"))
                 .isCloseTo(0.2, within(1e-12));
         assertThat(value(p, HostMetrics.CPU_CLUSTER_UTILIZATION, "tailwatch.cpu.cluster", "efficiency", "cpu.mode", "idle"))
@@ -110,7 +114,7 @@ class MacCpuSamplerTest {
             // Each interval: CPU 0 +30 user +10 system +60 idle, CPU 1 +10 / +10 / +80.
             s.cpuLoad.add(XnuStructs.cpuLoadInfo(new long[] {30L * i, 10L * i, 60L * i, 0}, new long[] {10L * i, 10L * i, 80L * i, 0}));
         }
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s), NO_CHANNELS);
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> s));
         assertThat(sampler.sample()).isEmpty();
         for (int i = 0; i < 3; i++) {
             List<Point> p = sampler.sample();
@@ -125,26 +129,18 @@ class MacCpuSamplerTest {
     }
 
     @Test
-    void perflevelsThatDoNotAddUpOrUnreadableChannelsGiveNoClusterSplit() throws Exception {
+    void perflevelsThatDoNotAddUpGiveNoClusterSplit() throws Exception {
         FakeMacSystem s = m1();
         s.longs.put("hw.perflevel0.logicalcpu", 6L);
-        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(s), M1_CORES, 8)).isEmpty();
-        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(m1()), M1_CORES, 8)).containsExactly(
+        List<DeviceTreeCpus.Cpu> tree = DeviceTreeCpus.decode(m1DeviceTree());
+        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(s), tree, 8)).isEmpty();
+        assertThat(CpuTopology.clusters(CpuTopology.perfLevels(m1()), tree, 8)).containsExactly(
                 new CpuTopology.Cluster("performance", List.of(4, 5, 6, 7)), new CpuTopology.Cluster("efficiency", List.of(0, 1, 2, 3)));
-        // the channels cannot be read: the machine-wide figure alone, never a split guessed from numbering
-        FakeMacSystem m = m1();
-        m.cpuLoad.add(reading(0, 1000, 500, 8500, 1000, 500, 8500));
-        m.cpuLoad.add(reading(70, 1020, 510, 8570, 1090, 510, 8500));
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", () -> m), NO_CHANNELS);
-        sampler.sample();
-        List<Point> p = sampler.sample();
-        assertThat(p).anyMatch(x -> x.metric() == HostMetrics.CPU_UTILIZATION)
-                .noneMatch(x -> x.metric() == HostMetrics.CPU_CLUSTER_UTILIZATION);
     }
 
     @Test
     void aRefusedCallFailsTheSamplerEveryTime() {
-        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", FakeMacSystem::m1Pro), cores(M1_CORES));
+        MacCpuSampler sampler = new MacCpuSampler(Lazy.of("fake", FakeMacSystem::m1Pro));
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(sampler::sample).hasMessageContaining("PROCESSOR_CPU_LOAD_INFO");
         }
