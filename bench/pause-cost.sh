@@ -7,6 +7,7 @@
 # from /proc/PID/task/*/stat; a pool thread that ends during a window takes its ticks with it, so that column
 # can read low or negative: the process column is the figure).
 # Usage: bench/pause-cost.sh [spaced requests (100)] [back-to-back requests (1000)] [spacing s (0.6)]
+#        (JAR: another jar; JAVA_EXTRA: more JVM flags after the daemon's, e.g. to try one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -14,6 +15,7 @@ spaced=${1:-100}
 b2b=${2:-1000}
 spacing=${3:-0.6}
 bench_setup
+flags="$flags ${JAVA_EXTRA:-}"
 hz=$(getconf CLK_TCK)
 
 cat >"$work/tailwatch.yaml" <<EOF

@@ -31,7 +31,9 @@ public final class SseDecoder {
     private final LineSplitter lines;
     private final int maxEventChars;
     private final List<Event> ready = new ArrayList<>();
-    private StringBuilder data;
+    /** The event's first data line; {@link #joined} takes over when a second one comes (servers send one). */
+    private String data;
+    private StringBuilder joined;
     private int dataLines;
     private boolean eventOverflow;
     private String eventName;
@@ -80,7 +82,7 @@ public final class SseDecoder {
 
     /** Characters and bytes the decoder holds between feeds: its line buffer and the event being joined. */
     public int held() {
-        return lines.held() + (data == null ? 0 : data.capacity());
+        return lines.held() + (joined != null ? joined.capacity() : data == null ? 0 : data.length());
     }
 
     private List<Event> drain() {
@@ -101,20 +103,27 @@ public final class SseDecoder {
             comments++;
             return;
         }
+        // The field name is compared in place and the value cut out once (this runs for every line of every
+        // stream the proxy meters).
         int colon = line.indexOf(':');
-        String field = colon < 0 ? line : line.substring(0, colon);
-        String value = colon < 0 ? "" : line.substring(colon + 1);
-        if (value.startsWith(" ")) {
-            value = value.substring(1);
+        int nameEnd = colon < 0 ? line.length() : colon;
+        int valueStart = colon < 0 ? line.length() : colon + 1;
+        if (valueStart < line.length() && line.charAt(valueStart) == ' ') {
+            valueStart++;
         }
-        switch (field) {
-            case "data" -> data(value);
-            case "event" -> eventName = clip(value);
-            case "id" -> id = clip(value);
-            default -> {
-                // "retry" and unknown fields carry nothing a probe needs.
-            }
+        if (is(line, nameEnd, "data")) {
+            data(line.substring(valueStart));
+        } else if (is(line, nameEnd, "event")) {
+            eventName = clip(line.substring(valueStart));
+        } else if (is(line, nameEnd, "id")) {
+            id = clip(line.substring(valueStart));
         }
+        // "retry" and unknown fields carry nothing a probe needs.
+    }
+
+    /** True when the first {@code nameEnd} characters of {@code line} are exactly {@code field}. */
+    private static boolean is(String line, int nameEnd, String field) {
+        return nameEnd == field.length() && line.startsWith(field);
     }
 
     /** Names and ids are kept short: only {@code data} may be long. */
@@ -126,21 +135,26 @@ public final class SseDecoder {
         if (eventOverflow) {
             return;
         }
-        int joined = data == null ? value.length() : data.length() + 1 + value.length();
-        if (joined > maxEventChars || ++dataLines > MAX_EVENT_LINES) {
+        int had = joined != null ? joined.length() : data == null ? -1 : data.length();
+        int length = had < 0 ? value.length() : had + 1 + value.length();
+        if (length > maxEventChars || ++dataLines > MAX_EVENT_LINES) {
             overflow();
             return;
         }
         if (data == null) {
-            data = new StringBuilder(value);
+            data = value;
         } else {
-            data.append('\n').append(value);
+            if (joined == null) {
+                joined = new StringBuilder(data);
+            }
+            joined.append('\n').append(value);
         }
     }
 
     private void overflow() {
         eventOverflow = true;
         data = null;
+        joined = null;
         ready.clear();
     }
 
@@ -149,10 +163,11 @@ public final class SseDecoder {
             if (ready.size() >= MAX_PENDING_EVENTS) {
                 overflow();
             } else {
-                ready.add(new Event(eventName, data.toString(), id));
+                ready.add(new Event(eventName, joined != null ? joined.toString() : data, id));
             }
         }
         data = null;
+        joined = null;
         dataLines = 0;
         eventName = null;
     }
