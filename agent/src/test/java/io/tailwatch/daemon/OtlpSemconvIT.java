@@ -13,6 +13,7 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.OtlpReceiver;
+import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.nio.file.Files;
@@ -41,13 +42,7 @@ class OtlpSemconvIT {
                 server: {listen: %s}
                 host: {interval: 500ms}
                 engines:
-                  - name: sim
-                    api: openai
-                    url: http://127.0.0.1:%d
-                    health: {interval: 1s, timeout: 500ms}
-                    scenarios:
-                      - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 4, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                """.formatted(listen, simPort));
+                """.formatted(listen) + TwoEngines.engine("sim", "openai", simPort, 4));
         return cfg;
     }
 

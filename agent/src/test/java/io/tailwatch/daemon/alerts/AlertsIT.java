@@ -9,6 +9,7 @@ import io.tailwatch.core.json.Json;
 import io.tailwatch.core.rules.Rules;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.HostFixture;
+import io.tailwatch.testing.TwoEngines;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.IOException;
@@ -189,15 +190,7 @@ class AlertsIT {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
         try {
-            start(fx, """
-                    engines:
-                      - name: sim
-                        api: openai
-                        url: http://127.0.0.1:%d
-                        health: {interval: 1s, timeout: 500ms}
-                        scenarios:
-                          - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 4, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                    """.formatted(sim.port()), "  EngineDown: {for: 1s}");
+            start(fx, "engines:\n" + TwoEngines.engine("sim", "openai", sim.port(), 4), "  EngineDown: {for: 1s}");
             awaitEngineMonitor();
             await().atMost(Duration.ofSeconds(10)).until(() -> agent.get("/metrics").body().contains("tailwatch_engine_up{tailwatch_engine_name=\"sim\"} 1.0"));
             // While the simulator answers, EngineDown is not firing (a start-up blip may leave it pending briefly).
@@ -257,15 +250,7 @@ class AlertsIT {
         SimulatorOptions opts = SimulatorOptions.defaults("openai").withTiming(Duration.ofMillis(5), 2000)
                 .withStallEvery(STALL_EVERY, Duration.ofMillis(700));
         try (EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, opts)) {
-            start(fx, """
-                    engines:
-                      - name: sim
-                        api: openai
-                        url: http://127.0.0.1:%d
-                        health: {interval: 1s, timeout: 500ms}
-                        scenarios:
-                          - {name: interactive, interval: 1s, prompt_tokens: 16, max_tokens: 8, timeouts: {connect: 300ms, first_token: 800ms, total: 900ms}}
-                    """.formatted(sim.port()), "  TailLatencySpread: {for: 1s}\n  ProbeErrors: {enabled: false}");
+            start(fx, "engines:\n" + TwoEngines.engine("sim", "openai", sim.port(), 8), "  TailLatencySpread: {for: 1s}\n  ProbeErrors: {enabled: false}");
             awaitEngineMonitor();
             // Not before the window holds the 20 probes the rule needs (and the stalled one among them).
             try {
