@@ -30,7 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * verified before the flood began and a liveness probe, against the real agent with the shipped flags. Every scrape
  * is answered 200 (the flood takes one bcrypt turn in each round, the scrapers theirs) and every /healthz is
  * answered; the guesses beyond their own queues are answered 429.
+ * Tagged "alone": the flood keeps both cores busy on purpose and the scrapes' deadlines are asserted, so this class
+ * runs after the parallel integration tests, with nothing else beside it.
  */
+@Tag("alone")
 class BasicAuthFloodIT {
     /** The soak's scrapes under the flood (-Psoak), about one a second; the gate's are {@link #GATE}. */
     private static final int FLOOD = 20;

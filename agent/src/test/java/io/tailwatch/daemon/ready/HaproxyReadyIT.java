@@ -58,7 +58,9 @@ class HaproxyReadyIT {
                     .redirectOutput(dir.resolve("haproxy.log").toFile()).start();
             try {
                 Haproxy stat = new Haproxy(stats);
-                await().atMost(Duration.ofSeconds(10)).until(() -> stat.up("a") && stat.up("b"));
+                // HAProxy's stats port opens a moment after its start (longer on a busy machine): refused until then.
+                await().atMost(Duration.ofSeconds(10)).ignoreException(java.net.ConnectException.class)
+                        .until(() -> stat.up("a") && stat.up("b"));
 
                 // Saturate A directly through its proxy: one request generating, one waiting for the slot.
                 List<CompletableFuture<HttpResponse<String>>> load = new ArrayList<>();
