@@ -44,12 +44,17 @@ public final class RawStream {
      * reading the answer: load for the signal tests. Closing the socket makes the server stop it.
      */
     public static Socket startCompletion(int port, int nPredict) throws IOException {
-        byte[] payload = ("{\"prompt\":\"load\",\"n_predict\":" + nPredict + ",\"stream\":true}").getBytes(StandardCharsets.UTF_8);
+        return startPost(port, "/completion", "{\"prompt\":\"load\",\"n_predict\":" + nPredict + ",\"stream\":true}");
+    }
+
+    /** Sends POST {@code path} with the JSON {@code json} and returns the open socket without reading the answer. */
+    public static Socket startPost(int port, String path, String json) throws IOException {
+        byte[] payload = json.getBytes(StandardCharsets.UTF_8);
         Socket s = new Socket();
         try {
             s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
             OutputStream out = s.getOutputStream();
-            out.write(("POST /completion HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
                     + "Connection: close\r\nContent-Length: " + payload.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.write(payload);
             out.flush();

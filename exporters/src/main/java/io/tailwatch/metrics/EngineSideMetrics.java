@@ -26,6 +26,10 @@ public final class EngineSideMetrics {
     public static final MetricDef KV_CACHE_USAGE = MetricDef.gauge("tailwatch.engine.kv_cache.usage", "1",
             "KV-cache use the engine reports, as a ratio of its capacity.", ENGINE);
 
+    public static final MetricDef SLOTS = MetricDef.gauge("tailwatch.engine.slots", "{slot}",
+            "Requests the engine can generate at once, as it reports them: llama.cpp's /slots, or for Ollama its runners' "
+                    + "/slots summed; absent when the engine does not say.", ENGINE);
+
     public static final MetricDef QUEUE_WAIT = MetricDef.gauge("tailwatch.engine.queue.wait", "s",
             "Queue wait of the last probe: measured by the engine, or estimated from time to response headers.", ENGINE,
             oneOf(AttrKeys.QUEUE_WAIT_SOURCE, "measured: the engine's own figure; estimate: from probe header time", QueueWaitSource.class));
@@ -46,5 +50,5 @@ public final class EngineSideMetrics {
                     + "missing_field, ...).", ENGINE, SIGNAL_SOURCE_KIND,
             free(AttrKeys.ERROR_TYPE, "Failure class"));
 
-    public static final List<MetricDef> ALL = List.of(REQUESTS, KV_CACHE_USAGE, QUEUE_WAIT, SIGNAL_SOURCE, SIGNAL_FAILURES);
+    public static final List<MetricDef> ALL = List.of(REQUESTS, SLOTS, KV_CACHE_USAGE, QUEUE_WAIT, SIGNAL_SOURCE, SIGNAL_FAILURES);
 }

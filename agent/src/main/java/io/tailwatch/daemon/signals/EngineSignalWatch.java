@@ -224,6 +224,9 @@ public final class EngineSignalWatch {
         String e = config.name();
         State s = state;
         List<Point> points = new ArrayList<>(s.signals().points(e));
+        if (s.signals().details().get("slots_total") instanceof Number slots) {
+            points.add(Point.of(EngineSideMetrics.SLOTS, slots.doubleValue(), AttrKeys.ENGINE, e));
+        }
         if (s.detection() != null) {
             Map<String, Boolean> kinds = new LinkedHashMap<>();
             for (EngineSignalSource src : s.detection().sources()) {

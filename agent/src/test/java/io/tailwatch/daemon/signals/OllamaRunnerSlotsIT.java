@@ -7,14 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.LlamaServer;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
+import io.tailwatch.testing.RawStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,6 +106,7 @@ class OllamaRunnerSlotsIT {
             assertThat(slots.size()).isEqualTo(2);
             assertThat(processing).isEqualTo(busy);
             assertThat(agent.series("tailwatch_engine_requests{tailwatch_engine_name=\"ollama\",tailwatch_engine_request_state=\"running\"}")).isEqualTo(busy);
+            assertThat(agent.series("tailwatch_engine_slots{tailwatch_engine_name=\"ollama\"}")).isEqualTo(2);
             HttpResponse<String> r = agent.get("/api/v1/engines/ollama/ready");
             JsonNode v = Json.MAPPER.readTree(r.body());
             assertThat(v.path("figures").path("slots").asInt()).as(r.body()).isEqualTo(2);
@@ -139,16 +138,8 @@ class OllamaRunnerSlotsIT {
 
     /** A long streamed /api/generate whose answer is never read; closing the socket makes the runner stop it. */
     private static Socket startGenerate(int port) throws Exception {
-        byte[] payload = ("{\"model\":\"sim-llama3:8b\",\"prompt\":\"load\",\"options\":{\"num_predict\":3000}}")
-                .getBytes(StandardCharsets.UTF_8);
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-        OutputStream out = s.getOutputStream();
-        out.write(("POST /api/generate HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
-                + "Connection: close\r\nContent-Length: " + payload.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(payload);
-        out.flush();
-        return s;
+        return RawStream.startPost(port, "/api/generate",
+                "{\"model\":\"sim-llama3:8b\",\"prompt\":\"load\",\"options\":{\"num_predict\":3000}}");
     }
 
     private static HttpResponse<String> get(int port, String path) throws Exception {
