@@ -69,7 +69,8 @@ public final class SimulateCommand extends PrintingCommand {
 
     @Option(names = "--flavor", paramLabel = "NAME", description = "With --api openai: whose identity endpoints to answer: "
             + "mlx_lm (default: mlx_lm.server 0.28 and later, batching; with --slots the older serial one), llamacpp (/props), "
-            + "lmstudio (/api/v0/models) or vllm (/version), as tailwatch detect sees them.")
+            + "lmstudio (/api/v0/models, and LM Studio 0.4's /api/v1/models), vllm (/version) or vllm_mlx (vllm-mlx with "
+            + "--enable-metrics: /metrics, /v1/status, /health), as tailwatch detect sees them.")
     String flavor;
 
     @Option(names = "--seed", paramLabel = "N", description = "Random seed for errors and stalls (default: time based).")

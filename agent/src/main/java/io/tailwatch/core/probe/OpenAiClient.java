@@ -65,7 +65,9 @@ final class OpenAiClient extends AbstractEngineClient {
             } else if (h.ok()) {
                 healthOk = true;
                 String status = h.body() == null ? "" : h.body().path("status").asText("");
-                if (status.equals("healthy") || h.body() != null && h.body().has("loaded_model")) {
+                if (h.body() != null && h.body().path("engine_type").isTextual() && h.body().path("model_loaded").isBoolean()) {
+                    provider = "vllm_mlx"; // vllm-mlx's /health: "healthy" too, with its engine type and loaded state
+                } else if (status.equals("healthy") || h.body() != null && h.body().has("loaded_model")) {
                     provider = "mlx_vlm";
                 }
             } else if (h.status() >= 500) {

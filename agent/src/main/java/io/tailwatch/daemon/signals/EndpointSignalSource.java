@@ -21,4 +21,13 @@ abstract class EndpointSignalSource implements EngineSignalSource {
     public String describe() {
         return "GET " + path;
     }
+
+    /** GET the path as JSON within {@code deadline}; anything but an object is malformed. */
+    protected com.fasterxml.jackson.databind.JsonNode getObject(java.time.Duration deadline) throws SignalFailure {
+        com.fasterxml.jackson.databind.JsonNode n = endpoint.getJson(path, deadline);
+        if (!n.isObject()) {
+            throw new SignalFailure(SignalFailure.MALFORMED, path, "expected a JSON object");
+        }
+        return n;
+    }
 }

@@ -47,13 +47,11 @@ public final class LmStudioModelsSource extends EndpointSignalSource {
 
     @Override
     public EngineSignals read(Duration deadline) throws SignalFailure {
-        return parse(endpoint.getJson(PATH, deadline));
+        return parse(getObject(deadline));
     }
 
+    /** Reads one answer, a JSON object. */
     static EngineSignals parse(JsonNode n) throws SignalFailure {
-        if (!n.isObject()) {
-            throw new SignalFailure(SignalFailure.MALFORMED, PATH, "expected a JSON object");
-        }
         JsonNode models = n.get("models");
         if (models == null) {
             throw new SignalFailure(SignalFailure.MISSING_FIELD, PATH, "no models list");

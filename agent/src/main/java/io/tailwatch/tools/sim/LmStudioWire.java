@@ -12,17 +12,13 @@ import java.io.IOException;
  * ...). The served model is loaded once with {@code parallel} = the simulator's slots; a second LLM and an
  * embedding model are listed unloaded. Everything else is the OpenAI wire's (and /api/v0/models).
  */
-public final class LmStudioWire implements EngineSimulator.Wire {
+public final class LmStudioWire extends FlavorWire<LmStudioWire> {
     /** The context a loaded instance of the simulator is configured with. */
     public static final int CONTEXT_LENGTH = 8192;
-    private final EngineSimulator sim;
-    private final EngineSimulator.Wire rest;
-    private final SimReplies replies = new SimReplies();
     private volatile boolean loaded = true;
 
     LmStudioWire(EngineSimulator sim, EngineSimulator.Wire rest) {
-        this.sim = sim;
-        this.rest = rest;
+        super(sim, rest);
     }
 
     /** With false, the served model is listed without loaded instances (unloaded, or loading just in time). */
@@ -31,22 +27,13 @@ public final class LmStudioWire implements EngineSimulator.Wire {
         return this;
     }
 
-    /** Answers {@code path} with this body from now on (null: its own answer again). */
-    public LmStudioWire answer(String path, int status, String contentType, String body) {
-        replies.set(path, status, contentType, body);
-        return this;
-    }
-
     @Override
-    public void handle(HttpExchange x) throws IOException {
-        if (replies.sendOverride(x)) {
-            return;
+    boolean own(HttpExchange x) throws IOException {
+        if (!"/api/v1/models".equals(x.getRequestURI().getPath())) {
+            return false;
         }
-        if ("/api/v1/models".equals(x.getRequestURI().getPath())) {
-            SimReplies.json(x, 200, models());
-        } else {
-            rest.handle(x);
-        }
+        SimReplies.json(x, 200, models());
+        return true;
     }
 
     private String models() {

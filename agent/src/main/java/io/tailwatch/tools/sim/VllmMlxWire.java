@@ -18,11 +18,8 @@ import java.util.Locale;
  * {@code /metrics} is 404 {@code {"detail":"Metrics endpoint is disabled"}}. Running and waiting are the
  * simulator's slots in use and requests waiting for one. Completions are the OpenAI wire's.
  */
-public final class VllmMlxWire implements EngineSimulator.Wire {
+public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
     static final double[] TTFT_BUCKETS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-    private final EngineSimulator sim;
-    private final EngineSimulator.Wire completions;
-    private final SimReplies replies = new SimReplies();
     private volatile boolean metrics = true;
     private volatile boolean modelLoaded = true;
     private volatile double metalActiveGb = 4.62;
@@ -31,8 +28,7 @@ public final class VllmMlxWire implements EngineSimulator.Wire {
     private volatile double cacheHitRate = 0.625;
 
     VllmMlxWire(EngineSimulator sim, EngineSimulator.Wire completions) {
-        this.sim = sim;
-        this.completions = completions;
+        super(sim, completions);
     }
 
     /** As started with or without {@code --enable-metrics}. */
@@ -60,17 +56,8 @@ public final class VllmMlxWire implements EngineSimulator.Wire {
         return this;
     }
 
-    /** Answers {@code path} with this body from now on (null: its own answer again). */
-    public VllmMlxWire answer(String path, int status, String contentType, String body) {
-        replies.set(path, status, contentType, body);
-        return this;
-    }
-
     @Override
-    public void handle(HttpExchange x) throws IOException {
-        if (replies.sendOverride(x)) {
-            return;
-        }
+    boolean own(HttpExchange x) throws IOException {
         switch (x.getRequestURI().getPath()) {
             case "/metrics" -> {
                 if (metrics) {
@@ -91,8 +78,11 @@ public final class VllmMlxWire implements EngineSimulator.Wire {
                 m.put("owned_by", "vllm-mlx");
                 SimReplies.json(x, 200, root.toString());
             }
-            default -> completions.handle(x);
+            default -> {
+                return false;
+            }
         }
+        return true;
     }
 
     private String health() {

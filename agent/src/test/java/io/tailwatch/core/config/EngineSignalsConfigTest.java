@@ -52,6 +52,17 @@ class EngineSignalsConfigTest {
     }
 
     @Test
+    void aBatchSizeIsOptionalBoundedAndDocumented() throws Exception {
+        assertThat(engine("").signals().batchSize()).as("unset: unknown, not a default").isNull();
+        assertThat(engine("    signals: {batch_size: 32}\n").signals().batchSize()).isEqualTo(32);
+        assertThatThrownBy(() -> engine("    signals: {batch_size: 0}\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engines[0].signals.batch_size");
+        assertThatThrownBy(() -> engine("    signals: {batch_size: 4097}\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engines[0].signals.batch_size");
+        assertThat(ConfigTest.documentedEngines().engines()).anySatisfy(e -> assertThat(e.signals().batchSize()).isEqualTo(32));
+    }
+
+    @Test
     void theShippedConfigDescribesEverySource() {
         String shipped = Config.defaultText();
         for (SignalSourceSetting s : SignalSourceSetting.values()) {

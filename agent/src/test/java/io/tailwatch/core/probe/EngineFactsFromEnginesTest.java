@@ -22,6 +22,15 @@ class EngineFactsFromEnginesTest {
     }
 
     @Test
+    void vllmMlxIsNamedForItselfNotForMlxVlm() throws Exception {
+        try (EngineSimulator s = sim("vllm_mlx", "mlx-community/Qwen3-8B-4bit", 1); EngineClient c = client(s)) {
+            EngineHealth h = c.health(ASK);
+            assertThat(h.up()).isTrue();
+            assertThat(h.provider()).as("its /health says healthy, as mlx-vlm's does, but names engine_type").isEqualTo("vllm_mlx");
+        }
+    }
+
+    @Test
     void llamaCppTellsItsBuildTheGgufFileTypeAndItsSlots() throws Exception {
         try (EngineSimulator s = sim("llamacpp", "tiny-random-llama-Q8_0", 4); EngineClient c = client(s)) {
             EngineHealth h = c.health(ASK);

@@ -209,4 +209,29 @@ class VllmMlxAndLmStudioSignalsTest {
             }
         }
     }
+
+    @Test
+    void aBatchingMlxLmServerGetsItsCountsFromTheProxyAgainstTheConfiguredBatchSize() throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
+                .withTiming(Duration.ofMillis(20), 20).withBatching(2, List.of()))) {
+            Config cfg = Config.parse("server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: mlx\n"
+                    + "    api: openai\n    url: http://127.0.0.1:" + sim.port() + "\n    scenarios: []\n"
+                    + "    health: {interval: 1h}\n    signals: {interval: 1s, batch_size: 2}\n    proxy: {listen: 127.0.0.1:0}\n",
+                    "test", Map.of());
+            try (Daemon d = new Daemon(cfg, Map.of(), List.of()).start()) {
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(get(d, "/metrics"))
+                        .contains(requests("mlx", "waiting", "proxy", 0.0)));
+                List<CompletableFuture<HttpResponse<String>>> load = post(d.proxies().proxy("mlx").port(), 3);
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(get(d, "/metrics"))
+                        .contains(requests("mlx", "running", "proxy", 2.0)).contains(requests("mlx", "waiting", "proxy", 1.0)));
+                JsonNode details = signals(d).get("details");
+                assertThat(details.get("batch_size_from").asText()).isEqualTo("config");
+                // No probe ran and the engine measures none: no queue wait is made up.
+                assertThat(get(d, "/metrics")).doesNotContain("tailwatch_engine_queue_wait_seconds{tailwatch_engine_name=\"mlx\"");
+                for (CompletableFuture<HttpResponse<String>> f : load) {
+                    assertThat(f.get().statusCode()).isEqualTo(200);
+                }
+            }
+        }
+    }
 }
