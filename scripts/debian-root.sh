@@ -53,9 +53,12 @@ debian_root() {
 
   local stamp=$apt/state/updated fresh=
   [ -f "$stamp" ] && [ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ] && fresh=1
-  # Fast path: lists fetched within a day and the root they resolved to is built.
-  if [ -n "$fresh" ] && [ -f "$base/current-$suite" ] && [ -x "$(cat "$base/current-$suite")/$entry" ]; then
-    echo "$(cat "$base/current-$suite")/$entry"
+  # Fast path: lists fetched within a day and the root they resolved to is built, of the same packages.
+  local current=
+  [ -f "$base/current-$suite" ] && current=$(cat "$base/current-$suite")
+  if [ -n "$fresh" ] && [ -n "$current" ] && [ -x "$current/$entry" ] \
+     && [ "$(cut -d= -f1 "$current/VERSIONS" 2>/dev/null)" = "$(printf '%s\n' "${packages[@]}")" ]; then
+    echo "$current/$entry"
     return 0
   fi
   if [ -z "$fresh" ]; then

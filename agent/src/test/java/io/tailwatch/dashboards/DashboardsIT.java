@@ -75,6 +75,8 @@ class DashboardsIT {
     private static final String HOST = "127.0.0.1";
     /** Requests the pushed Prometheus refused (an out-of-order sample, say): none expected. */
     private final List<String> pushRefused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Samples written into the push's Prometheus so far (reported with each comparison). */
+    private final java.util.concurrent.atomic.AtomicLong pushedSamples = new java.util.concurrent.atomic.AtomicLong();
     private HostFixture fx;
 
     @BeforeAll
@@ -105,7 +107,9 @@ class DashboardsIT {
         receiver = new io.tailwatch.testing.OtlpReceiver();
         receiver.onRequest(r -> {
             try {
-                write.write(io.tailwatch.testing.PromTranslation.translate(r, promoted));
+                List<io.tailwatch.testing.PromTranslation.Sample> samples = io.tailwatch.testing.PromTranslation.translate(r, promoted);
+                write.write(samples);
+                pushedSamples.addAndGet(samples.size());
             } catch (java.io.IOException e) {
                 pushRefused.add(e.getMessage());
             } catch (InterruptedException e) {
@@ -396,14 +400,19 @@ class DashboardsIT {
     /** The queries that return data on one path only, and how many series each query returns on the push. */
     private List<String> disagreements(Map<String, Integer> pushedSeries) throws Exception {
         List<String> disagree = new ArrayList<>();
+        int withData = 0;
         for (String[] e : everyQuery()) {
             int scraped = results(e[1]);
             int push = pushedResults(e[1]);
             if ((scraped > 0) != (push > 0)) {
                 disagree.add(e[0] + ": scrape " + scraped + ", push " + push + ": " + e[1]);
             }
+            withData += scraped > 0 ? 1 : 0;
             pushedSeries.put(e[0], push);
         }
+        System.out.printf("compared %d queries on both paths: %d with data on the scrape, %d on the push, %d disagree;"
+                        + " %d samples pushed so far%n", pushedSeries.size(), withData,
+                pushedSeries.values().stream().filter(n -> n > 0).count(), disagree.size(), pushedSamples.get());
         return disagree;
     }
 

@@ -1,7 +1,6 @@
 package io.tailwatch.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,7 +10,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -20,28 +18,20 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Debian's real Alertmanager on loopback with the fleet kit's {@code alertmanager.yml}: its receiver URL pointed
  * at a loopback receiver that keeps each notification, its waits shortened to a second. Skips the test when the
  * binary is missing unless TAILWATCH_REQUIRE_PROMTOOL=1 (CI installs it with prometheus-alertmanager).
  */
-public final class AlertmanagerServer implements AutoCloseable {
+public final class AlertmanagerServer extends LoopbackDaemon {
     private static final Path KIT = AgentProcess.root().resolve("dashboards/fleet");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    private final Process process;
     private final HttpServer receiver;
-    private final int port;
-    private final Path log;
     private final List<JsonNode> notifications;
 
     private AlertmanagerServer(Process process, HttpServer receiver, int port, Path log, List<JsonNode> notifications) {
-        this.process = process;
+        super(process, port, log);
         this.receiver = receiver;
-        this.port = port;
-        this.log = log;
         this.notifications = notifications;
     }
 
@@ -89,18 +79,8 @@ public final class AlertmanagerServer implements AutoCloseable {
                 "--web.listen-address=127.0.0.1:" + port, "--cluster.listen-address=", "--log.level=debug")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         AlertmanagerServer am = new AlertmanagerServer(p, receiver, port, log, notifications);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-            if (!p.isAlive()) {
-                throw new AssertionError("alertmanager exited:\n" + am.log());
-            }
-            return HTTP.send(HttpRequest.newBuilder(URI.create(am.url("/-/ready"))).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        });
+        am.awaitReady("alertmanager");
         return am;
-    }
-
-    public String url(String path) {
-        return "http://127.0.0.1:" + port + path;
     }
 
     /** 127.0.0.1:PORT, as a Prometheus alerting target. */
@@ -121,25 +101,9 @@ public final class AlertmanagerServer implements AutoCloseable {
         return Json.MAPPER.readTree(r.body());
     }
 
-    public String log() {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        super.close();
         receiver.stop(0);
     }
 }

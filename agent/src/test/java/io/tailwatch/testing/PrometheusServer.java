@@ -1,6 +1,5 @@
 package io.tailwatch.testing;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Debian's real Prometheus on loopback (temp dir, random port), scraping the given targets every
@@ -25,18 +22,11 @@ import java.util.concurrent.TimeUnit;
  * {@link #binary3()} is Prometheus 3 (its own OTLP receiver) from the private root of
  * scripts/prometheus-root.sh, required in CI by TAILWATCH_REQUIRE_PROMETHEUS3=1.
  */
-public final class PrometheusServer implements AutoCloseable {
+public final class PrometheusServer extends LoopbackDaemon {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    private final Process process;
-    private final int port;
-    private final Path log;
 
     private PrometheusServer(Process process, int port, Path log) {
-        this.process = process;
-        this.port = port;
-        this.log = log;
+        super(process, port, log);
     }
 
     public static String binary() {
@@ -92,22 +82,8 @@ public final class PrometheusServer implements AutoCloseable {
         Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         PrometheusServer server = new PrometheusServer(p, port, log);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-            if (!p.isAlive()) {
-                throw new AssertionError("prometheus exited:\n" + server.log());
-            }
-            return HTTP.send(HttpRequest.newBuilder(URI.create(server.url("/-/ready"))).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        });
+        server.awaitReady("prometheus");
         return server;
-    }
-
-    public int port() {
-        return port;
-    }
-
-    public String url(String path) {
-        return "http://127.0.0.1:" + port + path;
     }
 
     /** Runs an instant query; throws when Prometheus reports an error (bad PromQL). */
@@ -123,26 +99,5 @@ public final class PrometheusServer implements AutoCloseable {
             throw new AssertionError(pathAndQuery + " -> HTTP " + r.statusCode() + ": " + r.body());
         }
         return body;
-    }
-
-    public String log() {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    @Override
-    public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
     }
 }

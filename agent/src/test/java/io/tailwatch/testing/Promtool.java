@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Runs Debian's promtool; skips the test when it is missing unless TAILWATCH_REQUIRE_PROMTOOL=1 (CI). */
+/**
+ * Runs Debian's promtool; skips the test when it is missing unless TAILWATCH_REQUIRE_PROMTOOL=1 (CI).
+ * {@link #run3} runs Prometheus 3's promtool, beside {@link PrometheusServer#binary3()} in its private root.
+ */
 public final class Promtool {
     private Promtool() {
     }
@@ -34,8 +37,17 @@ public final class Promtool {
 
     /** Runs promtool with the given arguments, feeding {@code stdin} if not null. */
     public static Result run(String stdin, String... args) throws IOException, InterruptedException {
+        return run(path(), stdin, args);
+    }
+
+    /** Runs Prometheus 3's promtool (scripts/prometheus-root.sh) with the given arguments. */
+    public static Result run3(String... args) throws IOException, InterruptedException {
+        return run(Path.of(PrometheusServer.binary3()).resolveSibling("run-promtool").toString(), null, args);
+    }
+
+    private static Result run(String binary, String stdin, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
-        cmd.add(path());
+        cmd.add(binary);
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         if (stdin != null) {
