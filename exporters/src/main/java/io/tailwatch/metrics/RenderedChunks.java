@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the rest without keeping it, so no scrape waits for another.
  */
 final class RenderedChunks {
-    static final int CHUNK_LINES = 64;
+    static final int CHUNK_LINES = 24;
     /** The largest single write to the response (the writers' own buffer size). */
     static final int MAX_WRITE = 8192;
 
@@ -38,7 +38,10 @@ final class RenderedChunks {
     private record Family(byte[][] headers, Chunk[] chunks) {
     }
 
-    /** One run: its series' labels and values (see {@link HubCollector.Rows#key}) and its sample lines. */
+    /**
+     * One run: its series' labels (one object per label set, see {@link HubCollector}), what their rendering
+     * depends on besides ({@link HubCollector.Rows#key}), and their sample lines.
+     */
     private record Chunk(Labels[] labels, long[] key, byte[] bytes) {
         boolean matches(HubCollector.Rows rows, int from, int to) {
             if (labels.length != to - from) {
@@ -46,8 +49,13 @@ final class RenderedChunks {
             }
             int width = rows.keyWidth();
             for (int i = from; i < to; i++) {
-                if (!rows.same(i, labels[i - from], key, (i - from) * width)) {
+                if (rows.rows()[i].labels() != labels[i - from]) {
                     return false;
+                }
+                for (int j = 0; j < width; j++) {
+                    if (key[(i - from) * width + j] != rows.key(i, j)) {
+                        return false;
+                    }
                 }
             }
             return true;
@@ -100,7 +108,9 @@ final class RenderedChunks {
                     long[] key = new long[(to - from) * rows.keyWidth()];
                     for (int i = from; i < to; i++) {
                         labels[i - from] = rows.rows()[i].labels();
-                        rows.key(i, key, (i - from) * rows.keyWidth());
+                        for (int j = 0; j < rows.keyWidth(); j++) {
+                            key[(i - from) * rows.keyWidth() + j] = rows.key(i, j);
+                        }
                     }
                     now[c] = new Chunk(labels, key, java.util.Arrays.copyOfRange(rendered, body, end));
                 }
