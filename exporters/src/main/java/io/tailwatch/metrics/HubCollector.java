@@ -201,50 +201,57 @@ final class HubCollector implements MultiCollector {
             };
         }
 
-        /** The snapshot of series {@code from} (inclusive) to {@code to} (exclusive). */
-        MetricSnapshot snapshot(int from, int to) {
-            Family f = family;
-            MetricMetadata md = f.metadata();
-            int n = to - from;
-            switch (f.kind()) {
+        /** The snapshot of the series {@code at[0..n)} (indexes into {@link #rows}, ascending). */
+        MetricSnapshot snapshot(int[] at, int n) {
+            MetricMetadata md = family.metadata();
+            switch (family.kind()) {
                 case GAUGE -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new GaugeDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new GaugeDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
                 case INFO -> {
                     List<InfoDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new InfoDataPointSnapshot(rows[i].labels()));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new InfoDataPointSnapshot(rows[at[k]].labels()));
                     }
                     return new InfoSnapshot(md, data);
                 }
                 case COUNTER -> {
                     List<CounterDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new CounterDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null, 0));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new CounterDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null, 0));
                     }
                     return new CounterSnapshot(md, data);
                 }
                 case HISTOGRAM -> {
                     List<HistogramDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        HistogramSeries s = rows[i].histogram();
-                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(f.bounds(), s.catalogCounts()),
-                                s.sum(), rows[i].labels(), Exemplars.EMPTY, 0));
+                    for (int k = 0; k < n; k++) {
+                        HistogramSeries s = rows[at[k]].histogram();
+                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(family.bounds(), s.catalogCounts()),
+                                s.sum(), rows[at[k]].labels(), Exemplars.EMPTY, 0));
                     }
                     return new HistogramSnapshot(md, data);
                 }
                 default -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new GaugeDataPointSnapshot(rows[i].histogram().windowMax(), rows[i].labels(), null));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new GaugeDataPointSnapshot(rows[at[k]].histogram().windowMax(), rows[at[k]].labels(), null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
             }
+        }
+
+        /** The snapshot of every series. */
+        MetricSnapshot snapshot() {
+            int[] all = new int[rows.length];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = i;
+            }
+            return snapshot(all, all.length);
         }
     }
 
@@ -296,7 +303,7 @@ final class HubCollector implements MultiCollector {
         List<MetricSnapshot> out = new ArrayList<>();
         for (Rows rows : view().families.values()) {
             if (includedNames.test(rows.family().metadata().getPrometheusName())) {
-                out.add(rows.snapshot(0, rows.rows().length));
+                out.add(rows.snapshot());
             }
         }
         return new MetricSnapshots(out);
