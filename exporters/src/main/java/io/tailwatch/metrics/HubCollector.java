@@ -26,7 +26,9 @@ import java.util.function.Predicate;
 /**
  * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
  * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
- * which OTLP reads too). Nothing is kept between scrapes but the families' names and metadata.
+ * which OTLP reads too). Nothing of the hub is kept between scrapes: only the families' metadata and, per
+ * family, one client Labels object per label set seen lately (so that a series' labels are built and checked
+ * once, and {@link RenderedChunks} can tell an unchanged series by them).
  *
  * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
  * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
@@ -180,86 +182,76 @@ final class HubCollector implements MultiCollector {
             return family.kind() == Kind.HISTOGRAM ? family.bounds().length + 2 : 1;
         }
 
-        /**
-         * Whether series {@code i} renders as it did when {@code label} and {@code key} were taken ({@link #key}):
-         * the same labels (one object per label set, see {@link #labels}) and the same values.
-         */
-        boolean same(int i, Labels label, long[] key, int at) {
-            Row r = rows[i];
-            if (r.labels() != label) {
-                return false;
-            }
-            return switch (family.kind()) {
-                case HISTOGRAM -> key[at] == r.histogram().count() && key[at + 1] == Double.doubleToRawLongBits(r.histogram().sum())
-                        && key[at + 2] == r.histogram().startEpochNanos();
-                case MAX -> key[at] == Double.doubleToRawLongBits(r.histogram().windowMax());
-                default -> key[at] == Double.doubleToRawLongBits(r.point().value());
-            };
-        }
-
         /** Longs of {@link #key} per series. */
         int keyWidth() {
             return family.kind() == Kind.HISTOGRAM ? 3 : 1;
         }
 
-        /** What series {@code i}'s rendering depends on besides its labels, into {@code key} at {@code at}. */
-        void key(int i, long[] key, int at) {
+        /**
+         * Part {@code j} of what series {@code i}'s rendering depends on besides its labels: its value, or a
+         * histogram's count, sum and start (a series expired and admitted again is another one).
+         */
+        long key(int i, int j) {
             Row r = rows[i];
-            switch (family.kind()) {
-                case HISTOGRAM -> {
-                    key[at] = r.histogram().count();
-                    key[at + 1] = Double.doubleToRawLongBits(r.histogram().sum());
-                    key[at + 2] = r.histogram().startEpochNanos();
-                }
-                case MAX -> key[at] = Double.doubleToRawLongBits(r.histogram().windowMax());
-                default -> key[at] = Double.doubleToRawLongBits(r.point().value());
-            }
+            return switch (family.kind()) {
+                case HISTOGRAM -> j == 0 ? r.histogram().count()
+                        : j == 1 ? Double.doubleToRawLongBits(r.histogram().sum()) : r.histogram().startEpochNanos();
+                case MAX -> Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> Double.doubleToRawLongBits(r.point().value());
+            };
         }
 
-        /** The snapshot of series {@code from} (inclusive) to {@code to} (exclusive). */
-        MetricSnapshot snapshot(int from, int to) {
-            Family f = family;
-            MetricMetadata md = f.metadata();
-            int n = to - from;
-            switch (f.kind()) {
+        /** The snapshot of the series {@code at[0..n)} (indexes into {@link #rows}, ascending). */
+        MetricSnapshot snapshot(int[] at, int n) {
+            MetricMetadata md = family.metadata();
+            switch (family.kind()) {
                 case GAUGE -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new GaugeDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new GaugeDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
                 case INFO -> {
                     List<InfoDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new InfoDataPointSnapshot(rows[i].labels()));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new InfoDataPointSnapshot(rows[at[k]].labels()));
                     }
                     return new InfoSnapshot(md, data);
                 }
                 case COUNTER -> {
                     List<CounterDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new CounterDataPointSnapshot(rows[i].point().value(), rows[i].labels(), null, 0));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new CounterDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null, 0));
                     }
                     return new CounterSnapshot(md, data);
                 }
                 case HISTOGRAM -> {
                     List<HistogramDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        HistogramSeries s = rows[i].histogram();
-                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(f.bounds(), s.catalogCounts()),
-                                s.sum(), rows[i].labels(), Exemplars.EMPTY, 0));
+                    for (int k = 0; k < n; k++) {
+                        HistogramSeries s = rows[at[k]].histogram();
+                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(family.bounds(), s.catalogCounts()),
+                                s.sum(), rows[at[k]].labels(), Exemplars.EMPTY, 0));
                     }
                     return new HistogramSnapshot(md, data);
                 }
                 default -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int i = from; i < to; i++) {
-                        data.add(new GaugeDataPointSnapshot(rows[i].histogram().windowMax(), rows[i].labels(), null));
+                    for (int k = 0; k < n; k++) {
+                        data.add(new GaugeDataPointSnapshot(rows[at[k]].histogram().windowMax(), rows[at[k]].labels(), null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
             }
+        }
+
+        /** The snapshot of every series. */
+        MetricSnapshot snapshot() {
+            int[] all = new int[rows.length];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = i;
+            }
+            return snapshot(all, all.length);
         }
     }
 
@@ -311,7 +303,7 @@ final class HubCollector implements MultiCollector {
         List<MetricSnapshot> out = new ArrayList<>();
         for (Rows rows : view().families.values()) {
             if (includedNames.test(rows.family().metadata().getPrometheusName())) {
-                out.add(rows.snapshot(0, rows.rows().length));
+                out.add(rows.snapshot());
             }
         }
         return new MetricSnapshots(out);

@@ -99,8 +99,8 @@ public final class MetricsReference {
                 share of requests within TtftOverSlo's default (500 ms) or a 1 s SLO is an exact `le` edge; time per output
                 chunk uses 1 ms to 10 s because a decode step on a local engine takes 5 to 100 ms, which the advice's
                 10 ms floor folds into two buckets; token usage stops at 1 Mi, since a probe never sends more, and
-                three more empty buckets per series would be scraped for nothing. Each exporter keeps its own series
-                of the same observations, so neither is re-bucketed from the other.
+                three more empty buckets per series would be scraped for nothing. Both exporters read the hub's one
+                series of the observations, counted in the union of both sets of edges, so each has exact counts at its own.
 
                 `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE` is honoured for every instrument: `delta` (and
                 `lowmemory`) make counters delta, as the SDK does, and the probe histograms too (each export carries

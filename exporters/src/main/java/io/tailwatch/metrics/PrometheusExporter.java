@@ -31,11 +31,11 @@ import java.util.TreeMap;
  * the hub's.
  *
  * <p>The exposition streams to the response family by family: target_info first, then the families in
- * name order. The hub's are written in runs of a few dozen series, each the writer's rendering of those
- * series, kept for the next scrape while they do not change ({@link RenderedChunks}): a scrape renders what
- * changed since the last one and holds one run's snapshots at a time, never the whole exposition (a few
- * thousand series would be megabytes, more than the daemon's 2 MiB young generation: each scrape would
- * promote them and old-generation collections follow).
+ * name order. Each series of the hub's is written from the writer's rendering of it, kept for the next
+ * scrape while it does not change ({@link RenderedChunks}): a scrape renders what changed since the last
+ * one (a family's changed series in one call of the writer) and holds one family's new snapshots at a
+ * time, never the whole exposition (a few thousand series would be megabytes, more than the daemon's
+ * 2 MiB young generation: each scrape would promote them and old-generation collections follow).
  */
 public final class PrometheusExporter {
     public static final String TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -126,16 +126,22 @@ public final class PrometheusExporter {
         Iterator<MetricSnapshot> others = registry.scrape(name -> !HubCollector.owns(name)).iterator();
         MetricSnapshot other = others.hasNext() ? others.next() : null;
         List<MetricSnapshot> pending = new ArrayList<>();
+        // The hub's series go out a few at a time: gathered into writes of at most 8 KiB.
+        java.io.BufferedOutputStream hubLines = new java.io.BufferedOutputStream(unflushed, 8192);
         try (RenderedChunks.Pass pass = chunks.begin(writer, om)) {
             for (Map.Entry<String, HubCollector.Rows> e : collector.view().families.entrySet()) {
                 while (other != null && other.getMetadata().getPrometheusName().compareTo(e.getKey()) < 0) {
                     pending.add(other);
                     other = others.hasNext() ? others.next() : null;
                 }
-                write(writer, target, body, pending);
-                pass.write(e.getValue(), unflushed);
+                if (!pending.isEmpty()) {
+                    hubLines.flush();
+                    write(writer, target, body, pending);
+                }
+                pass.write(e.getValue(), hubLines);
             }
         }
+        hubLines.flush();
         for (; other != null; other = others.hasNext() ? others.next() : null) {
             pending.add(other);
         }

@@ -7,46 +7,38 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What the exposition writer made of the hub's families, kept in runs of consecutive series
- * (about {@value #CHUNK_LINES} sample lines each) and reused by the next scrape for every run whose series
- * and values have not changed: between two scrapes a probe changes a few series and a host sample a few
- * gauges, so most of the exposition is the writer's bytes of the scrape before. A changed run is rendered
- * again, by the writer, alone. What is kept is what the last scrape wrote (at most the hub's exposition bound),
- * replaced whole by each scrape.
+ * What the exposition writer made of each series of the hub's families, kept and reused by the next scrape
+ * for every series whose value has not changed: between two scrapes a probe changes a few series and a
+ * host sample a few gauges, so most of the exposition is the writer's bytes of the scrape before. The
+ * changed series of a family are rendered again by the writer, together, in one call. What is kept is what
+ * the last scrape wrote (at most the hub's exposition bound), replaced whole by each scrape.
  *
- * <p>The runs serve both formats: the hub's families (gauges, counters without created timestamps, info,
- * classic histograms, no exemplars) have the same sample lines in the Prometheus text format and in
+ * <p>The series' lines serve both formats: the hub's families (gauges, counters without created timestamps,
+ * info, classic histograms, no exemplars) have the same sample lines in the Prometheus text format and in
  * OpenMetrics, which differ only in the HELP/TYPE/UNIT lines (kept per format) and the closing
  * {@code # EOF}. A scraper that alternates formats reuses them too, and one copy is kept, not two.
  *
- * <p>One scrape at a time keeps its runs; another one running meanwhile reuses what is kept and renders
+ * <p>One scrape at a time keeps what it wrote; another one running meanwhile reuses what is kept and renders
  * the rest without keeping it, so no scrape waits for another.
  */
 final class RenderedChunks {
-    static final int CHUNK_LINES = 64;
-    /** The largest single write to the response (the writers' own buffer size). */
-    static final int MAX_WRITE = 8192;
-
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Map<String, Family> kept = Map.of();
 
-    /** A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its runs. */
-    private record Family(byte[][] headers, Chunk[] chunks) {
+    /** A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series' lines by their labels. */
+    private record Family(byte[][] headers, Map<Labels, Series> series) {
     }
 
-    /** One run: its series' labels and values (see {@link HubCollector.Rows#key}) and its sample lines. */
-    private record Chunk(Labels[] labels, long[] key, byte[] bytes) {
-        boolean matches(HubCollector.Rows rows, int from, int to) {
-            if (labels.length != to - from) {
-                return false;
-            }
-            int width = rows.keyWidth();
-            for (int i = from; i < to; i++) {
-                if (!rows.same(i, labels[i - from], key, (i - from) * width)) {
+    /** One series' lines and what they depend on besides its labels ({@link HubCollector.Rows#key}). */
+    private record Series(long[] key, byte[] bytes) {
+        boolean matches(HubCollector.Rows rows, int i) {
+            for (int j = 0; j < key.length; j++) {
+                if (key[j] != rows.key(i, j)) {
                     return false;
                 }
             }
@@ -61,58 +53,78 @@ final class RenderedChunks {
 
     final class Pass implements AutoCloseable {
         private final ExpositionFormatWriter writer;
-        private final boolean openMetrics;
+        private final int format;
         private final boolean keeping;
         private final Map<String, Family> previous;
         private final Map<String, Family> next;
 
         private Pass(ExpositionFormatWriter writer, boolean openMetrics, boolean keeping) {
             this.writer = writer;
-            this.openMetrics = openMetrics;
+            this.format = openMetrics ? 1 : 0;
             this.keeping = keeping;
             this.previous = kept;
             this.next = keeping ? new HashMap<>() : null;
         }
 
-        /** Writes the family's lines to {@code out}, the runs unchanged since the last scrape from its bytes. */
+        /** Writes the family's lines to {@code out}, each series unchanged since the last scrape from its bytes. */
         void write(HubCollector.Rows rows, OutputStream out) throws IOException {
-            int n = rows.rows().length;
-            String name = rows.family().name();
-            Family before = previous.get(name);
-            int per = Math.max(1, CHUNK_LINES / rows.linesPerSeries());
-            Chunk[] now = new Chunk[(n + per - 1) / per];
-            int format = openMetrics ? 1 : 0;
-            byte[][] headers = before == null ? new byte[2][] : before.headers().clone();
-            for (int c = 0; c < now.length; c++) {
-                int from = c * per;
-                int to = Math.min(n, from + per);
-                Chunk old = before != null && c < before.chunks().length ? before.chunks()[c] : null;
-                if (old != null && old.matches(rows, from, to) && (c > 0 || headers[format] != null)) {
-                    now[c] = old;
+            HubCollector.Row[] all = rows.rows();
+            Family before = previous.get(rows.family().name());
+            Series[] now = new Series[all.length];
+            int[] stale = new int[all.length];
+            int changed = 0;
+            for (int i = 0; i < all.length; i++) {
+                Series s = before == null ? null : before.series().get(all[i].labels());
+                if (s != null && s.matches(rows, i)) {
+                    now[i] = s;
                 } else {
-                    byte[] rendered = render(rows, from, to);
-                    int body = headerLength(rendered);
-                    if (headers[format] == null) {
-                        headers[format] = java.util.Arrays.copyOf(rendered, body);
-                    }
-                    int end = rendered.length - (openMetrics ? EOF.length : 0);
-                    Labels[] labels = new Labels[to - from];
-                    long[] key = new long[(to - from) * rows.keyWidth()];
-                    for (int i = from; i < to; i++) {
-                        labels[i - from] = rows.rows()[i].labels();
-                        rows.key(i, key, (i - from) * rows.keyWidth());
-                    }
-                    now[c] = new Chunk(labels, key, java.util.Arrays.copyOfRange(rendered, body, end));
-                }
-                if (c == 0) {
-                    out.write(headers[format]);
-                }
-                for (int at = 0; at < now[c].bytes().length; at += MAX_WRITE) {
-                    out.write(now[c].bytes(), at, Math.min(MAX_WRITE, now[c].bytes().length - at));
+                    stale[changed++] = i;
                 }
             }
-            if (keeping && now.length > 0) {
-                next.put(name, new Family(headers, now));
+            byte[][] headers = before == null ? new byte[2][] : before.headers().clone();
+            if (changed > 0 || headers[format] == null) {
+                render(rows, stale, Math.max(1, changed), headers, now);
+            }
+            out.write(headers[format]);
+            Map<Labels, Series> byLabels = keeping ? new IdentityHashMap<>(all.length * 2) : null;
+            for (int i = 0; i < all.length; i++) {
+                out.write(now[i].bytes());
+                if (keeping) {
+                    byLabels.put(all[i].labels(), now[i]);
+                }
+            }
+            if (keeping) {
+                next.put(rows.family().name(), new Family(headers, byLabels));
+            }
+        }
+
+        /**
+         * Renders the series {@code at[0..n)} in one call of the writer and cuts its lines into the series'
+         * (a histogram series writes its buckets, count and sum: a known number of lines); the header lines
+         * go to {@code headers}.
+         */
+        private void render(HubCollector.Rows rows, int[] at, int n, byte[][] headers, Series[] into) throws IOException {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(256 * n);
+            writer.write(out, new MetricSnapshots(rows.snapshot(at, n)));
+            byte[] b = out.toByteArray();
+            int pos = 0;
+            while (b[pos] == '#') {
+                pos = lineEnd(b, pos);
+            }
+            if (headers[format] == null) {
+                headers[format] = java.util.Arrays.copyOf(b, pos);
+            }
+            int lines = rows.linesPerSeries();
+            for (int k = 0; k < n; k++) {
+                int start = pos;
+                for (int l = 0; l < lines; l++) {
+                    pos = lineEnd(b, pos);
+                }
+                long[] key = new long[rows.keyWidth()];
+                for (int j = 0; j < key.length; j++) {
+                    key[j] = rows.key(at[k], j);
+                }
+                into[at[k]] = new Series(key, java.util.Arrays.copyOfRange(b, start, pos));
             }
         }
 
@@ -123,24 +135,13 @@ final class RenderedChunks {
                 lock.unlock();
             }
         }
-
-        private byte[] render(HubCollector.Rows rows, int from, int to) throws IOException {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
-            writer.write(out, new MetricSnapshots(rows.snapshot(from, to)));
-            return out.toByteArray();
-        }
     }
 
-    /** Where the leading comment lines (HELP, TYPE, UNIT) of a rendering end. */
-    private static int headerLength(byte[] b) {
-        int at = 0;
-        while (at < b.length && b[at] == '#') {
-            while (b[at++] != '\n') {
-                // to the end of the line
-            }
+    /** Where the line starting at {@code pos} ends (after its newline). */
+    private static int lineEnd(byte[] b, int pos) {
+        while (b[pos++] != '\n') {
+            // to the end of the line
         }
-        return at;
+        return pos;
     }
-
-    private static final byte[] EOF = "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 }
