@@ -141,26 +141,18 @@ public final class KvBudgetCommand extends PrintingCommand {
         this.out = out;
         this.err = err;
         Gathered g;
+        GpuMemoryNow now = null;
         try {
             g = gather();
+            if (live) {
+                now = liveFigures(g.host());
+            }
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_CONFIG;
         } catch (RemoteFailure e) {
             err.println(e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
-        }
-        GpuMemoryNow now = null;
-        if (live) {
-            try {
-                now = liveFigures(g.host());
-            } catch (IllegalArgumentException e) {
-                err.println(e.getMessage());
-                return TailwatchCommand.EXIT_CONFIG;
-            } catch (RemoteFailure e) {
-                err.println(e.getMessage());
-                return TailwatchCommand.EXIT_FAILURE;
-            }
         }
         Double enginesGpuBytes = g.host() == null ? null : g.host().enginesGpuMemory();
         if (json) {
@@ -455,9 +447,7 @@ public final class KvBudgetCommand extends PrintingCommand {
     private EngineReport llamaCppServer() throws RemoteFailure {
         EngineTarget t = target(EngineApi.OPENAI.wireName());
         try {
-            LlamaCppServerInfo s = LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(), Duration.ofSeconds(10));
-            return new EngineReport(s.modelPath(), s.contextPerSlot(), s.contextTotal(), s.totalSlots(), s.contextTrain(),
-                    s.weightsBytes(), s.notes());
+            return LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(), Duration.ofSeconds(10)).report();
         } catch (LlamaCppServerInfo.Failure e) {
             throw new RemoteFailure(e.getMessage());
         }

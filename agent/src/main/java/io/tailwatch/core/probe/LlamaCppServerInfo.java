@@ -32,13 +32,13 @@ public record LlamaCppServerInfo(Long contextPerSlot, Long contextTotal, Integer
 
     /** The whole context the server allocated: top-level n_ctx, else per slot x slots (null when unknown). */
     public Long servedContext() {
-        if (contextTotal != null) {
-            return contextTotal;
-        }
-        if (contextPerSlot != null && totalSlots != null) {
-            return Math.multiplyExact(contextPerSlot, (long) totalSlots);
-        }
-        return contextPerSlot;
+        return report().servedContext();
+    }
+
+    /** What the server reported, as KV-cache sizing takes it. */
+    public io.tailwatch.core.kv.EngineReport report() {
+        return new io.tailwatch.core.kv.EngineReport(modelPath, contextPerSlot, contextTotal, totalSlots, contextTrain, weightsBytes,
+                notes);
     }
 
     /**
