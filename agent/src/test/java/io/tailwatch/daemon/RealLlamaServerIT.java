@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,7 +89,9 @@ class RealLlamaServerIT {
         }
     }
 
+    /** Tagged "alone": it compares the probe's timings with a raw client's, which a class beside it could skew. */
     @Test
+    @Tag("alone")
     void probeFiguresMatchTheServersTimingsAndAnIndependentClient() throws Exception {
         LlamaServer llama = idle(serial());
         try (EngineClient client = EngineClients.create("openai", llama.url(), null)) {

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -240,7 +241,9 @@ class AlertsIT {
     /** Every this many generations the simulator stalls: one in 20 is the most p95 hides (nearest rank). */
     static final int STALL_EVERY = Rules.MIN_SPREAD_SAMPLES;
 
+    /** Tagged "alone": it asserts a latency ratio, which a class running beside it on the same cores could skew. */
     @Test
+    @Tag("alone")
     void tailLatencySpreadFiresOnAHeavyTailedSimulator() throws Exception {
         HostFixture fx = HostFixture.copy("alerts-host", dir.resolve("host"));
         // Fast answers, but every 20th request stalls for 700 ms mid-stream (within the 900 ms total deadline,
