@@ -288,13 +288,6 @@ public final class EngineSimulator implements AutoCloseable {
         return active.get();
     }
 
-    /** One more request reached generation (the Ollama flavour's runner does the generating). */
-    void countServed() {
-        int now = active.get();
-        maxActive.accumulateAndGet(now, Math::max);
-        served.incrementAndGet();
-    }
-
     /** The Ollama flavour's runner: a request starts or ends generating there. */
     void activeDelta(int d) {
         int now = active.addAndGet(d);

@@ -41,55 +41,70 @@ class OllamaRunnerSlotsIT {
         try (AgentProcess ollama = AgentProcess.start(Map.of(), "simulate", "--api", "ollama", "--listen", "127.0.0.1:0",
                 "--runner", llama.toString(), "--runner-model", LlamaServer.model().toString(), "--parallel", "2",
                 "--runner-threads", "1")) {
-            int port = awaitPort(ollama);
-            // Ollama starts the runner on the first request for the model.
-            HttpResponse<String> first = post(port, "/api/generate", "{\"model\":\"sim-llama3:8b\",\"prompt\":\"hi\","
-                    + "\"stream\":false,\"options\":{\"num_predict\":2}}");
-            assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
-            JsonNode done = Json.MAPPER.readTree(first.body());
-            assertThat(done.path("eval_count").asInt()).isEqualTo(2);
-            assertThat(done.path("load_duration").asLong()).isPositive();
-
-            ProcessHandle runner = ollama.process().children().findFirst().orElseThrow();
-            List<String> args = List.of(runner.info().arguments().orElseThrow());
-            int runnerPort = Integer.parseInt(args.get(args.indexOf("--port") + 1));
-            assertThat(args).containsSubsequence("-np", "2");
-            assertThat(runnerPort).isNotEqualTo(port);
-
-            JsonNode ps = Json.MAPPER.readTree(get(port, "/api/ps").body());
-            assertThat(ps.path("models").get(0).path("context_length").asInt()).isEqualTo(4096);
-
-            Path cfg = Files.writeString(dir.resolve("tailwatch.yaml"), "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\n"
-                    + "engines:\n  - name: ollama\n    api: ollama\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
-                    + "    health:\n      interval: 1s\n    signals:\n      interval: 1s\n");
-            try (AgentProcess agent = AgentProcess.start(Map.of("TAILWATCH_DATA_DIR", dir.resolve("data").toString()),
-                    "run", "--config", cfg.toString())) {
-                agent.awaitListening();
-                awaitVerdict(agent, runnerPort, 0, true);
-
-                List<Socket> load = new ArrayList<>();
-                try {
-                    load.add(startGenerate(port));
-                    awaitVerdict(agent, runnerPort, 1, true);
-                    load.add(startGenerate(port));
-                    awaitVerdict(agent, runnerPort, 2, false);
-                } finally {
-                    for (Socket s : load) {
-                        s.close();
-                    }
-                }
-                awaitVerdict(agent, runnerPort, 0, true);
-                JsonNode signals = null;
-                for (JsonNode e : Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("engines")) {
-                    signals = e.path("name").asText().equals("ollama") ? e.path("signals") : signals;
-                }
-                assertThat(signals).isNotNull();
-                assertThat(signals.path("sources").get(0).path("reads").asText()).isEqualTo("GET /slots of each runner process");
-                assertThat(signals.path("details").path("runners_found").asInt()).isEqualTo(1);
-                assertThat(signals.path("details").path("runners").get(0).path("port").asInt()).isEqualTo(runnerPort);
-                assertThat(signals.path("details").path("runners").get(0).path("pid").asLong()).isEqualTo(runner.pid());
+            try {
+                run(ollama, dir);
+            } finally {
+                // The simulator stops its runner when terminated; a runner left by a killed parent is stopped here.
+                List<ProcessHandle> children = ollama.process().descendants().toList();
+                ollama.process().destroy();
+                ollama.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+                children.forEach(ProcessHandle::destroyForcibly);
             }
         }
+    }
+
+    private static void run(AgentProcess ollama, Path dir) throws Exception {
+        int port = awaitPort(ollama);
+        // Ollama starts the runner on the first request for the model.
+        HttpResponse<String> first = post(port, "/api/generate", "{\"model\":\"sim-llama3:8b\",\"prompt\":\"hi\","
+                + "\"stream\":false,\"options\":{\"num_predict\":2}}");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        JsonNode done = Json.MAPPER.readTree(first.body());
+        assertThat(done.path("eval_count").asInt()).isEqualTo(2);
+        assertThat(done.path("load_duration").asLong()).isPositive();
+
+        ProcessHandle runner = ollama.process().children().findFirst().orElseThrow();
+        List<String> args = List.of(runner.info().arguments().orElseThrow());
+        int runnerPort = Integer.parseInt(args.get(args.indexOf("--port") + 1));
+        assertThat(args).containsSubsequence("-np", "2");
+        assertThat(runnerPort).isNotEqualTo(port);
+
+        JsonNode ps = Json.MAPPER.readTree(get(port, "/api/ps").body());
+        assertThat(ps.path("models").get(0).path("context_length").asInt()).isEqualTo(4096);
+
+        Path cfg = Files.writeString(dir.resolve("tailwatch.yaml"), "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 1s\n"
+                + "engines:\n  - name: ollama\n    api: ollama\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
+                + "    health:\n      interval: 1s\n    signals:\n      interval: 1s\n");
+        try (AgentProcess agent = AgentProcess.start(Map.of("TAILWATCH_DATA_DIR", dir.resolve("data").toString()),
+                "run", "--config", cfg.toString())) {
+            agent.awaitListening();
+            awaitVerdict(agent, runnerPort, 0, true);
+
+            List<Socket> load = new ArrayList<>();
+            try {
+                load.add(startGenerate(port));
+                awaitVerdict(agent, runnerPort, 1, true);
+                load.add(startGenerate(port));
+                awaitVerdict(agent, runnerPort, 2, false);
+            } finally {
+                for (Socket s : load) {
+                    s.close();
+                }
+            }
+            awaitVerdict(agent, runnerPort, 0, true);
+            JsonNode signals = null;
+            for (JsonNode e : Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("engines")) {
+                signals = e.path("name").asText().equals("ollama") ? e.path("signals") : signals;
+            }
+            assertThat(signals).isNotNull();
+            assertThat(signals.path("sources").get(0).path("reads").asText()).isEqualTo("GET /slots of each runner process");
+            assertThat(signals.path("details").path("runners_found").asInt()).isEqualTo(1);
+            assertThat(signals.path("details").path("runners").get(0).path("port").asInt()).isEqualTo(runnerPort);
+            assertThat(signals.path("details").path("runners").get(0).path("pid").asLong()).isEqualTo(runner.pid());
+        }
+        // Terminated, the parent stops its runner (SIGTERM, then SIGKILL after 5 s) before it exits.
+        ollama.process().destroy();
+        await().atMost(Duration.ofSeconds(30)).until(() -> !runner.isAlive());
     }
 
     /**
