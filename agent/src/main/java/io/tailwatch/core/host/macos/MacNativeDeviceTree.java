@@ -37,7 +37,7 @@ public final class MacNativeDeviceTree {
     public static List<Map<String, Object>> cpus() throws IOException {
         Registry registry = Native.load("IOKit", Registry.class);
         IORegistryEntry cpus = registry.IORegistryEntryFromPath(MAIN_PORT_DEFAULT, DeviceTreeCpus.PATH);
-        if (cpus == null || Pointer.nativeValue(cpus.getPointer()) == 0) {
+        if (cpus == null || cpus.getPointer() == null || Pointer.nativeValue(cpus.getPointer()) == 0) {
             throw new IOException("no " + DeviceTreeCpus.PATH + " in the IORegistry");
         }
         List<Map<String, Object>> out = new ArrayList<>();
