@@ -60,7 +60,9 @@ class ProbeWarmupTest {
             assertThat(o.result().success()).as(o.result().errorType() + " " + o.result().errorMessage()).isTrue();
             assertThat(o.result().outputTokens()).isEqualTo((long) ProbeWarmup.TOKENS);
             assertThat(o.result().ttftSeconds()).isNotNull();
-            assertThat(o.result().decodeTokensPerSecond()).isNotNull();
+            // A decode rate needs the tokens spread over time; all 32 in one read (a busy host) leave it unknown, never 0.
+            assertThat(o.result().decodeTokensPerSecond()).satisfiesAnyOf(d -> assertThat(d).isNull(),
+                    d -> assertThat(d).isPositive());
             // The request the client would send, less the token.
             String path = api.equals("openai") ? "/v1/chat/completions" : "/api/chat";
             assertThat(o.requestHead()).startsWith("POST " + path + " HTTP/1.1\r\n");
