@@ -115,7 +115,7 @@ final class HubCollector implements MultiCollector {
             for (Point p : e.getValue()) {
                 rows[i++] = new Row(labels(f, p.attributes(), false), p, null);
             }
-            v.families.put(f.name(), new Rows(f, sorted(rows)));
+            v.families.put(f.name(), new Rows(f, sorted(f.name(), rows)));
         }
         Map<String, List<HistogramSeries>> byMetric = new java.util.LinkedHashMap<>();
         for (HistogramSeries s : hub.histograms()) {
@@ -127,7 +127,7 @@ final class HubCollector implements MultiCollector {
             for (int i = 0; i < rows.length; i++) {
                 rows[i] = new Row(labels(fs[0], series.get(i).attributes(), true), null, series.get(i));
             }
-            rows = sorted(rows);
+            rows = sorted(fs[0].name(), rows);
             for (Family f : fs) {
                 v.families.put(f.name(), new Rows(f, rows));
             }
@@ -155,12 +155,41 @@ final class HubCollector implements MultiCollector {
     /** Label sets kept per family: the hub's bound of series per metric, and as many again of series gone. */
     private static final int MAX_CACHED_LABELS = 2 * MetricHub.DEFAULT_MAX_SERIES_PER_METRIC;
 
+    /** Per family, where each label set stood in the last order computed (see {@link #sorted}). */
+    private final Map<String, Map<Labels, Integer>> order = new ConcurrentHashMap<>();
+
     /**
      * In the order the writers write them (the snapshots' own order, by labels); of two series with the same
      * labels (two producers publishing one series) the later one stays, as it would have replaced the other.
+     * While a family's series are ones it had at the last full sort, their places then order them (series
+     * keep their Labels objects, so this is the same order, found without comparing labels).
      */
-    private static Row[] sorted(Row[] rows) {
-        java.util.Arrays.sort(rows, (a, b) -> a.labels().compareTo(b.labels()));
+    private Row[] sorted(String family, Row[] rows) {
+        Map<Labels, Integer> last = order.get(family);
+        long[] places = last == null ? null : new long[rows.length];
+        for (int i = 0; places != null && i < rows.length; i++) {
+            Integer at = last.get(rows[i].labels());
+            if (at == null) {
+                places = null;
+            } else {
+                places[i] = (long) at << 32 | i;
+            }
+        }
+        if (places != null) {
+            java.util.Arrays.sort(places);
+            Row[] byPlace = new Row[rows.length];
+            for (int i = 0; i < rows.length; i++) {
+                byPlace[i] = rows[(int) places[i]];
+            }
+            rows = byPlace;
+        } else {
+            java.util.Arrays.sort(rows, (a, b) -> a.labels().compareTo(b.labels()));
+            Map<Labels, Integer> at = new java.util.IdentityHashMap<>(rows.length * 2);
+            for (int i = 0; i < rows.length; i++) {
+                at.put(rows[i].labels(), i);
+            }
+            order.put(family, at);
+        }
         int n = 0;
         for (int i = 0; i < rows.length; i++) {
             if (n > 0 && rows[n - 1].labels().equals(rows[i].labels())) {
