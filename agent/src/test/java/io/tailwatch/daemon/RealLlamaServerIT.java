@@ -264,7 +264,7 @@ class RealLlamaServerIT {
                 await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
                     AgentProcess.Result d = AgentProcess.run(Map.of(), "diagnose", "--url", agent.url(""), "--engine", "llama");
                     assertThat(d.exitCode()).as(d.stderr()).isZero();
-                    assertThat(d.stdout().lines().findFirst().orElse("")).as(d.stdout()).contains("Requests queue on an engine");
+                    assertThat(d.stdout().lines().findFirst().orElse("")).as(d.stdout()).contains("Requests wait in the engine's queue");
                     assertThat(d.stdout()).containsPattern("llama queue: [2-9] waiting, 1 running");
                 });
             });

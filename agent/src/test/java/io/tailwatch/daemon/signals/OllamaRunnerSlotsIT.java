@@ -120,7 +120,7 @@ class OllamaRunnerSlotsIT {
             }
             assertThat(slots.size()).isEqualTo(2);
             assertThat(processing).isEqualTo(busy);
-            assertThat(agent.series("tailwatch_engine_requests{tailwatch_engine_name=\"ollama\",tailwatch_engine_request_state=\"running\"}")).isEqualTo(busy);
+            assertThat(agent.series("tailwatch_engine_requests{tailwatch_engine_name=\"ollama\",tailwatch_engine_request_state=\"running\",tailwatch_engine_requests_source=\"engine\"}")).isEqualTo(busy);
             assertThat(agent.series("tailwatch_engine_slots{tailwatch_engine_name=\"ollama\"}")).isEqualTo(2);
             HttpResponse<String> r = agent.get("/api/v1/engines/ollama/ready");
             JsonNode v = Json.MAPPER.readTree(r.body());
