@@ -75,19 +75,7 @@ public final class AgentProcess implements AutoCloseable {
      * (24 MiB heap, exit on out-of-memory, ...). The launcher execs java, so the process is the JVM.
      */
     public static AgentProcess startShipped(Path dir, Map<String, String> env, String... args) throws IOException {
-        Path bundle = Files.createDirectories(dir.resolve("bundle"));
-        Files.createDirectories(bundle.resolve("bin"));
-        Files.createDirectories(bundle.resolve("lib"));
-        Files.createDirectories(bundle.resolve("launchd"));
-        Path launcher = bundle.resolve("bin/tailwatch");
-        Files.copy(root().resolve("agent/src/assembly/bin/tailwatch"), launcher,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        launcher.toFile().setExecutable(true);
-        Files.copy(root().resolve("launchd/jvm.options"), bundle.resolve("launchd/jvm.options"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Path jar = bundle.resolve("lib/tailwatch.jar");
-        Files.deleteIfExists(jar);
-        Files.createSymbolicLink(jar, jar().toAbsolutePath());
+        Path launcher = shippedLauncher(dir);
         List<String> cmd = new ArrayList<>();
         cmd.add("/bin/sh");
         cmd.add(launcher.toString());
