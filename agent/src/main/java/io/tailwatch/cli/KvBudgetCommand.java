@@ -16,7 +16,6 @@ import io.tailwatch.core.probe.EngineApi;
 import io.tailwatch.core.probe.EngineClient;
 import io.tailwatch.core.probe.EngineClients;
 import io.tailwatch.core.probe.EngineQueryException;
-import io.tailwatch.core.probe.LlamaCppServerInfo;
 import io.tailwatch.core.units.Units;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -34,8 +33,9 @@ import picocli.CommandLine.Option;
         "KV-cache memory arithmetic from an explicit architecture (--layers --kv-heads --head-dim), from a",
         "Hugging Face checkpoint as MLX engines load it (--model DIR or --model ORG/NAME in the local Hugging Face",
         "cache: config.json and the safetensors files), or from a model served by Ollama (--url/--engine with --model,",
-        "read from /api/show). With --api llamacpp the served context, slots and GGUF weights' size come from a",
-        "llama.cpp server's /props and /v1/models; the shape then comes from --model (checkpoint) or --layers etc.",
+        "read from /api/show). Against a llama.cpp server (--api openai, the API it speaks, or --api llamacpp to",
+        "require one) the served context, slots and GGUF weights' size come from its /props and /v1/models; the",
+        "shape then comes from --model (checkpoint) or --layers etc.",
         "Sliding-window layers (Gemma 2/3, Mistral) keep only their window: such figures are",
         "marked as estimates. Host memory is read from this host when --memory is not given.",
         "bytes/token = sum over layers of (key_length + value_length) x kv_heads x bytes per element;",
@@ -64,10 +64,14 @@ public final class KvBudgetCommand extends PrintingCommand {
     String cacheType;
 
     @Option(names = "--url", paramLabel = "URL", description = "Engine base URL: Ollama (architecture from /api/show) or, "
-            + "with --api llamacpp, a llama.cpp server (context, slots and weights from /props and /v1/models).")
+            + "with --api openai or llamacpp, a llama.cpp server (context, slots and weights from /props and /v1/models).")
     String url;
 
-    /** Not an engine API of its own: a llama.cpp server (OpenAI API) whose /props and /v1/models are read. */
+    /**
+     * Not an engine API of its own: an OpenAI-API engine that must tell what it serves (its client's
+     * {@code servingReport}, which a llama.cpp server answers from /props and /v1/models); {@code --api openai} asks
+     * the same and falls back to the shape options when the engine cannot tell.
+     */
     static final String LLAMACPP = "llamacpp";
 
     /** The values --api takes: every engine API, and llamacpp. */
@@ -82,10 +86,11 @@ public final class KvBudgetCommand extends PrintingCommand {
 
     @Option(names = "--api", paramLabel = "API", completionCandidates = ApiNames.class, description = "Engine API at "
             + "--url/--engine: ${COMPLETION-CANDIDATES} (default ollama). The model's shape comes from the engine when its "
-            + "API tells it (Ollama's /api/show); llamacpp reads a llama.cpp server's /props and /v1/models.")
+            + "API tells it (Ollama's /api/show); an openai engine that is a llama.cpp server tells what it serves (/props, "
+            + "/v1/models), and llamacpp requires that.")
     String api;
 
-    @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config: Ollama, or a llama.cpp server with --api llamacpp.")
+    @Option(names = "--engine", paramLabel = "NAME", description = "Engine from the config: Ollama, or a llama.cpp server (api openai).")
     String engine;
 
     @Option(names = "--model", paramLabel = "PATH_OR_ID", description = "Checkpoint directory or Hugging Face model id "
@@ -210,24 +215,21 @@ public final class KvBudgetCommand extends PrintingCommand {
         if (llamacpp && url == null && engine == null) {
             throw new IllegalArgumentException("--api llamacpp needs --url URL or --engine NAME");
         }
-        EngineReport server = null;
-        if (llamacpp) {
-            server = llamaCppServer();
-            if (!explicit && model == null) {
-                printServer(server);
-                throw new IllegalArgumentException("llama.cpp's /props and /v1/models give no layer or KV-head counts: "
-                        + "give --model DIR or ORG/NAME (the model's Hugging Face config.json) or --layers, --kv-heads "
-                        + "and --head-dim for the shape");
-            }
+        EngineReport server = servedByEngine(llamacpp);
+        if (server != null && !explicit && model == null) {
+            printServer(server);
+            throw new IllegalArgumentException("llama.cpp's /props and /v1/models give no layer or KV-head counts: "
+                    + "give --model DIR or ORG/NAME (the model's Hugging Face config.json) or --layers, --kv-heads "
+                    + "and --head-dim for the shape");
         }
-        boolean remote = !llamacpp && (url != null || engine != null);
+        boolean remote = server == null && (url != null || engine != null);
         boolean checkpoint = !explicit && !remote && model != null;
         if ((explicit ? 1 : 0) + (remote ? 1 : 0) + (checkpoint ? 1 : 0) != 1) {
             throw new IllegalArgumentException("give one of: --layers, --kv-heads and --head-dim; --model DIR or ORG/NAME "
                     + "(a Hugging Face checkpoint); or --url/--engine with --model (an engine that tells the shape, Ollama)");
         }
         HfCheckpoint ckpt = checkpoint ? HfCheckpoint.read(HfCheckpoint.locate(model, env)) : null;
-        KvBudget.ElementSize element = KvBudget.ElementSize.choose(bytesPerElement, cacheType, ckpt, llamacpp);
+        KvBudget.ElementSize element = KvBudget.ElementSize.choose(bytesPerElement, cacheType, ckpt, server != null);
         KvPlan.Sizing sizing;
         if (explicit) {
             if (layers == null || kvHeads == null || headDim == null) {
@@ -443,13 +445,28 @@ public final class KvBudgetCommand extends PrintingCommand {
         }
     }
 
-    /** What the llama.cpp server at --url or --engine reports in its /props and /v1/models. */
-    private EngineReport llamaCppServer() throws RemoteFailure {
-        EngineTarget t = target(EngineApi.OPENAI.wireName());
-        try {
-            return LlamaCppServerInfo.read(t.url(), t.apiKey(), t.connectTimeout(), Duration.ofSeconds(10)).report();
-        } catch (LlamaCppServerInfo.Failure e) {
-            throw new RemoteFailure(e.getMessage());
+    /**
+     * What the engine at --url or --engine says it serves, asked through its client (a llama.cpp server tells it
+     * in /props and /v1/models), or null when there is no engine or its API cannot tell. {@code required}
+     * ({@code --api llamacpp}): an engine that cannot tell is a failure naming the request; otherwise it is left
+     * to the shape the engine's API tells (Ollama's /api/show).
+     */
+    private EngineReport servedByEngine(boolean required) throws RemoteFailure {
+        if (url == null && engine == null) {
+            return null;
+        }
+        String openai = EngineApi.OPENAI.wireName();
+        EngineTarget t = target(required ? openai : api != null ? api : EngineApi.OLLAMA.wireName());
+        if (!required && !openai.equals(t.api())) {
+            return null;
+        }
+        try (EngineClient c = EngineClients.create(openai, t.url(), t.apiKey(), t.connectTimeout())) {
+            return c.servingReport(Duration.ofSeconds(10));
+        } catch (EngineQueryException e) {
+            if (required) {
+                throw new RemoteFailure(e.getMessage());
+            }
+            return null;
         }
     }
 

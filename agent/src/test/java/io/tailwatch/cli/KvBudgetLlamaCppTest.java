@@ -92,6 +92,34 @@ class KvBudgetLlamaCppTest {
         assertThat(j.get("safe_max_tokens").asLong()).isEqualTo(budget / 131_072);
     }
 
+    /**
+     * The engine client's capability, not the command, knows a llama.cpp server: asked as an OpenAI-API engine (what
+     * a llama.cpp server speaks) it gives what {@code --api llamacpp} gives, byte for byte; an OpenAI-API server that
+     * is not llama.cpp (no /props) keeps the usage error that asks for the shape.
+     */
+    @Test
+    void an_openai_engine_that_is_llama_cpp_reports_what_it_serves_through_its_client() throws Exception {
+        String url = serve(true, true);
+        String[] rest = {"--model", llamaConfig().toString(), "--memory", "64GiB", "--context", "4096", "--json"};
+        HistoryCommandTest.Run alias = run(concat(new String[] {"--url", url, "--api", "llamacpp"}, rest));
+        HistoryCommandTest.Run openai = run(concat(new String[] {"--url", url, "--api", "openai"}, rest));
+        assertThat(openai.code()).as(openai.err()).isZero();
+        assertThat(openai.out()).isEqualTo(alias.out());
+        assertThat(new ObjectMapper().readTree(openai.out()).get("llamacpp").get("total_slots").asLong()).isEqualTo(1);
+
+        stop();
+        String noProps = serve(false, true);
+        HistoryCommandTest.Run other = run("--url", noProps, "--api", "openai", "--model", "m");
+        assertThat(other.code()).isEqualTo(2);
+        assertThat(other.err()).contains("does not tell a model's architecture");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void the_text_names_the_sources_and_says_what_is_derived() throws Exception {
         HistoryCommandTest.Run r = run("--url", serve(true, true) + "/v1", "--api", "llamacpp", "--model",

@@ -36,6 +36,16 @@ public interface EngineClient extends AutoCloseable {
         throw new EngineQueryException("the " + api() + " API does not tell a model's architecture", true);
     }
 
+    /**
+     * What the engine says it serves, as KV-cache sizing takes it (context per slot and in all, slots, the
+     * served model's path and weights), within {@code deadline}: a llama.cpp server tells it in /props and
+     * /v1/models. Throws naming the request when the engine cannot tell; an API without such a request throws
+     * with {@link EngineQueryException#unsupported()} set.
+     */
+    default io.tailwatch.core.kv.EngineReport servingReport(Duration deadline) throws EngineQueryException {
+        throw new EngineQueryException("the " + api() + " API does not tell what it serves", true);
+    }
+
     /** Digest, format and quantization of {@code model}'s weights within {@code deadline}; never throws. */
     default ModelFacts modelFacts(String model, Duration deadline) {
         return ModelFacts.UNKNOWN;

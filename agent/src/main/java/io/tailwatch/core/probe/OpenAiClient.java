@@ -245,6 +245,16 @@ final class OpenAiClient extends AbstractEngineClient {
         return null;
     }
 
+    /** A llama.cpp server's /props and /v1/models; another OpenAI-compatible server has no /props and fails naming it. */
+    @Override
+    public io.tailwatch.core.kv.EngineReport servingReport(Duration deadline) throws EngineQueryException {
+        try {
+            return LlamaCppServerInfo.read(base, apiKey, connectTimeout, deadline).report();
+        } catch (LlamaCppServerInfo.Failure e) {
+            throw new EngineQueryException(e.getMessage(), false);
+        }
+    }
+
     private static String text(JsonNode n) {
         return n != null && n.isTextual() && !n.asText().isBlank() && n.asText().length() <= 200 ? n.asText() : null;
     }
