@@ -29,7 +29,9 @@ import java.util.Map;
  * undercount. With no runner (no model loaded) the figures are absent: the server may be loading one for a waiting
  * request, and nothing says how many slots it will have. The runners are looked up again every
  * {@value #REDISCOVER_EVERY} reads, while none is known, and after a runner refused the connection (it went away).
- * An MLX runner ({@code ollama runner --mlx-engine}) has no {@code /slots}: it fails the reading as {@code http_404}.
+ * An MLX runner ({@code ollama runner --mlx-engine}) has no {@code /slots} (it answers 404): the runner is not broken,
+ * but a sum without it would be an undercount, so the figures are absent (unknown) and the details name the runners
+ * without {@code /slots}; the reading does not fail, so detection does not start over at every read.
  */
 public final class OllamaRunnerSlotsSource implements EngineSignalSource {
     public static final String KIND = LlamaCppSlotsSource.KIND;
@@ -101,6 +103,7 @@ public final class OllamaRunnerSlotsSource implements EngineSignalSource {
         long busy = 0;
         long slots = 0;
         List<Map<String, Object>> listed = new ArrayList<>();
+        List<Integer> withoutSlots = new ArrayList<>();
         for (EngineRunners.Runner r : runners) {
             long left = end - System.nanoTime();
             String path = "runner " + r.port() + " " + LlamaCppSlotsSource.PATH;
@@ -114,6 +117,10 @@ public final class OllamaRunnerSlotsSource implements EngineSignalSource {
                 n = ep.getJson(LlamaCppSlotsSource.PATH, Duration.ofNanos(left));
                 one = LlamaCppSlotsSource.parse(n);
             } catch (SignalFailure f) {
+                if (ProbeErrors.http(404).equals(f.errorType())) {
+                    withoutSlots.add(r.port());
+                    continue;
+                }
                 if (ProbeErrors.CONNECT_REFUSED.equals(f.errorType())) {
                     readsSinceDiscovery = REDISCOVER_EVERY; // the runner went away: look again next time
                 }
@@ -129,6 +136,12 @@ public final class OllamaRunnerSlotsSource implements EngineSignalSource {
             x.put("processing", processing);
             x.put("declared_slots", r.declaredSlots());
             listed.add(x);
+        }
+        if (!withoutSlots.isEmpty()) {
+            // An MLX runner beside (or instead of) llama.cpp ones: what they run is not known, so neither is the sum.
+            details.put("runners_without_slots", withoutSlots);
+            details.put("runners", listed);
+            return new EngineSignals(null, null, null, null, null, details);
         }
         Long total = InputRange.count(SOURCE, "slots_total", slots, MAX_SLOTS);
         if (total == null) {
