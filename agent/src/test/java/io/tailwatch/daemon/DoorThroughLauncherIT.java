@@ -4,30 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.json.Json;
 import io.tailwatch.metrics.EngineSideMetrics;
 import io.tailwatch.metrics.ProxyMetrics;
 import io.tailwatch.metrics.SelfMetrics;
 import io.tailwatch.testing.AgentProcess;
 import io.tailwatch.testing.FaultServer;
+import io.tailwatch.testing.RecordingAlertmanager;
 import io.tailwatch.testing.RecordingEngine;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -74,6 +71,11 @@ class DoorThroughLauncherIT {
             }
         }
         return -1;
+    }
+
+    /** When the agent last sampled the host (its rules are evaluated at each sample). */
+    private static String sampledAt(AgentProcess agent) throws Exception {
+        return Json.MAPPER.readTree(agent.get("/api/v1/status").body()).path("host").path("sampled_at").asText();
     }
 
     private static List<String> alertStates(AgentProcess agent, String name) throws Exception {
@@ -145,13 +147,16 @@ class DoorThroughLauncherIT {
                 String lane = "tailwatch_lane=\"interactive\"";
                 await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(series(agent.get("/metrics").body(),
                         ProxyMetrics.REQUESTS.prometheusName(), lane, "tailwatch_proxy_outcome=\"rejected\"")).isEqualTo(25.0));
-                // Two evaluations later (host interval 1s, LaneGoodputLow for 1s) the rule has still seen nothing.
                 String atRefusal = agent.get("/metrics").body();
                 assertThat(series(atRefusal, ProxyMetrics.LANE_WINDOW_REQUESTS.prometheusName(), lane)).as("no request in the window").isIn(null, 0.0);
                 assertThat(series(atRefusal, ProxyMetrics.LANE_WINDOW_GOODPUT.prometheusName(), lane)).as("no goodput").isNull();
                 assertThat(series(atRefusal, ProxyMetrics.LANE_GOOD.prometheusName(), lane)).as("nothing judged").isIn(null, 0.0);
-                await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
-                        .untilAsserted(() -> assertThat(alertStates(agent, "LaneGoodputLow")).isEmpty());
+                // The rules run at each host sample: after two more samples the refusals would have made it pending.
+                String seen = sampledAt(agent);
+                await().atMost(Duration.ofSeconds(10)).until(() -> !sampledAt(agent).equals(seen));
+                String next = sampledAt(agent);
+                await().atMost(Duration.ofSeconds(10)).until(() -> !sampledAt(agent).equals(next));
+                assertThat(alertStates(agent, "LaneGoodputLow")).isEmpty();
 
                 assertThat(raw(port, "POST /json HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Lane: i\r\n"
                         + "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")).isEqualTo(200);
@@ -180,21 +185,6 @@ class DoorThroughLauncherIT {
         }
     }
 
-    /** One POST to the fake Alertmanager and when it came. */
-    private record Post(Instant at, JsonNode body) {
-    }
-
-    private static long engineDowns(List<Post> posts, int from) {
-        return posts.subList(from, posts.size()).stream().filter(p -> {
-            for (JsonNode a : p.body()) {
-                if (a.path("labels").path("alertname").asText().equals("EngineDown")) {
-                    return true;
-                }
-            }
-            return false;
-        }).count();
-    }
-
     /**
      * An engine that was up dies; EngineDown fires and reaches Alertmanager. A SIGHUP whose config changes only the
      * engine's proxy lane keeps its watch: EngineDown is sent again, never resolved, and the engine stays {@code down}
@@ -202,14 +192,7 @@ class DoorThroughLauncherIT {
      */
     @Test
     void aSighupChangingOnlyALaneLeavesAFiringEngineDownFiring() throws Exception {
-        List<Post> posts = new CopyOnWriteArrayList<>();
-        HttpServer am = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        am.createContext("/api/v2/alerts", ex -> {
-            posts.add(new Post(Instant.now(), Json.MAPPER.readTree(ex.getRequestBody().readAllBytes())));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        am.start();
+        RecordingAlertmanager am = RecordingAlertmanager.start();
         EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
         try {
             String yaml = "server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 500ms\nengines:\n"
@@ -219,7 +202,7 @@ class DoorThroughLauncherIT {
                     + "          header: {name: X-Lane, value: %s}\n"
                     + "rules:\n  EngineDown: {for: 1s}\n"
                     + "alerts:\n  baseline: {file: " + dir.resolve("baselines.json") + "}\n"
-                    + "  alertmanagers: [\"http://127.0.0.1:" + am.getAddress().getPort() + "\"]\n"
+                    + "  alertmanagers: [\"" + am.url() + "\"]\n"
                     + "  alertmanager_resend_delay: 1s\n  alertmanager_timeout: 2s\n";
             Path config = dir.resolve("tailwatch.yaml");
             Files.writeString(config, yaml.formatted("i"));
@@ -229,29 +212,22 @@ class DoorThroughLauncherIT {
                 await().atMost(Duration.ofSeconds(30)).until(() -> "up".equals(engineState(agent)));
                 sim.close();
                 await().atMost(Duration.ofSeconds(30)).until(() -> alertStates(agent, "EngineDown").contains("firing"));
-                await().atMost(Duration.ofSeconds(10)).until(() -> engineDowns(posts, 0) > 0);
+                await().atMost(Duration.ofSeconds(10)).until(() -> am.postsWith("EngineDown", 0) > 0);
 
                 Files.writeString(config, yaml.formatted("interactive"));
                 Process hup = new ProcessBuilder("kill", "-HUP", Long.toString(agent.process().pid())).start();
                 assertThat(hup.waitFor()).isZero();
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                         assertThat(agent.stderr()).contains("config reloaded"));
-                int seen = posts.size();
-                await().atMost(Duration.ofSeconds(20)).until(() -> engineDowns(posts, seen) >= 2);
-                for (Post p : posts) {
-                    for (JsonNode a : p.body()) {
-                        if (a.path("labels").path("alertname").asText().equals("EngineDown")) {
-                            assertThat(Instant.parse(a.path("endsAt").asText())).as("EngineDown sent as resolved")
-                                    .isAfter(p.at());
-                        }
-                    }
-                }
+                int seen = am.received();
+                await().atMost(Duration.ofSeconds(20)).until(() -> am.postsWith("EngineDown", seen) >= 2);
+                am.assertNeverResolved("EngineDown");
                 assertThat(alertStates(agent, "EngineDown")).containsExactly("firing");
                 assertThat(engineState(agent)).isEqualTo("down");
             }
         } finally {
             sim.close();
-            am.stop(0);
+            am.close();
         }
     }
 

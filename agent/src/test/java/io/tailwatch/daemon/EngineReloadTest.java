@@ -3,18 +3,14 @@ package io.tailwatch.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.tailwatch.core.config.Config;
 import io.tailwatch.core.config.EngineConfig;
-import io.tailwatch.core.json.Json;
 import io.tailwatch.daemon.engine.EngineReload;
 import io.tailwatch.daemon.engine.EngineWatch;
+import io.tailwatch.testing.RecordingAlertmanager;
 import io.tailwatch.tools.sim.EngineSimulator;
 import io.tailwatch.tools.sim.SimulatorOptions;
 import java.lang.reflect.RecordComponent;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +18,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -142,24 +137,12 @@ class EngineReloadTest {
         }
     }
 
-    /** One POST body received by the fake Alertmanager, and when. */
-    private record Post(Instant at, JsonNode body) {
-    }
-
     @Test
     void a_reload_changing_only_a_lane_leaves_a_firing_engine_down_firing() throws Exception {
-        List<Post> posts = new CopyOnWriteArrayList<>();
-        HttpServer am = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        am.createContext("/api/v2/alerts", ex -> {
-            posts.add(new Post(Instant.now(), Json.MAPPER.readTree(new String(ex.getRequestBody().readAllBytes(),
-                    StandardCharsets.UTF_8))));
-            ex.sendResponseHeaders(200, -1);
-            ex.close();
-        });
-        am.start();
+        RecordingAlertmanager am = RecordingAlertmanager.start();
         EngineSimulator sim = EngineSimulator.start("openai", "127.0.0.1", 0, SimulatorOptions.defaults("openai"));
         String base = BASE.formatted(sim.port()).indent(-2);
-        String alerts = "  alertmanagers: [\"http://127.0.0.1:" + am.getAddress().getPort() + "\"]\n"
+        String alerts = "  alertmanagers: [\"" + am.url() + "\"]\n"
                 + "  alertmanager_resend_delay: 1s\n"
                 + "  alertmanager_timeout: 2s\n";
         AtomicReference<String> next = new AtomicReference<>(yaml(base, alerts));
@@ -169,46 +152,27 @@ class EngineReloadTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> "up".equals(d.engines().watch("sim").state()));
             sim.close();
             await().atMost(Duration.ofSeconds(20)).until(() -> engineDownState(d).equals("firing"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> sentEngineDown(posts, 0) > 0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> am.postsWith("EngineDown", 0) > 0);
             EngineWatch watch = d.engines().watch("sim");
 
             next.set(yaml(base.replace("value: i}}", "value: interactive}}"), alerts));
             r.reload();
-            int seen = posts.size();
+            int seen = am.received();
             assertThat(r.daemon()).isSameAs(d);
             assertThat(d.engines().watch("sim")).isSameAs(watch);
             // Alertmanager gets the alert again (resend_delay 1s) twice after the reload: still firing each time.
-            await().atMost(Duration.ofSeconds(15)).until(() -> sentEngineDown(posts, seen) >= 2);
-            for (Post p : posts) {
-                for (JsonNode a : p.body()) {
-                    if (a.path("labels").path("alertname").asText().equals("EngineDown")) {
-                        assertThat(Instant.parse(a.path("endsAt").asText())).as("EngineDown sent as resolved")
-                                .isAfter(p.at());
-                    }
-                }
-            }
+            await().atMost(Duration.ofSeconds(15)).until(() -> am.postsWith("EngineDown", seen) >= 2);
+            am.assertNeverResolved("EngineDown");
             assertThat(engineDownState(d)).isEqualTo("firing");
             assertThat(d.engines().watch("sim").state()).isEqualTo("down");
         } finally {
             sim.close();
-            am.stop(0);
+            am.close();
         }
     }
 
     private static String engineDownState(Daemon d) {
         return d.rules().alerts().stream().filter(a -> a.name().equals("EngineDown")).map(a -> a.state().name().toLowerCase())
                 .findFirst().orElse("none");
-    }
-
-    /** How many POSTs from the {@code from}th on carry EngineDown. */
-    private static long sentEngineDown(List<Post> posts, int from) {
-        return posts.subList(from, posts.size()).stream().filter(p -> {
-            for (JsonNode a : p.body()) {
-                if (a.path("labels").path("alertname").asText().equals("EngineDown")) {
-                    return true;
-                }
-            }
-            return false;
-        }).count();
     }
 }
