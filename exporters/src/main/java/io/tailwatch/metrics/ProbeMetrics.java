@@ -122,6 +122,19 @@ public final class ProbeMetrics {
             "Decode tokens per second of the scenario's last successful probe: (output tokens - 1) / (e2e - TTFT).",
             ENGINE, SCENARIO);
 
+    public static final MetricDef ENGINE_DECODE_RATE = MetricDef.gauge("tailwatch.probe.engine.decode.rate", "{token}/s",
+            "Generation speed of the scenario's last successful probe as the engine itself reports it in its answer "
+                    + "(LM Studio's stats.tokens_per_second, llama.cpp's timings.predicted_per_second, Ollama's "
+                    + "eval_count / eval_duration), beside the agent's own tailwatch.probe.decode.rate. Absent where the "
+                    + "engine reports none.",
+            ENGINE, SCENARIO);
+
+    public static final MetricDef ENGINE_TTFT = MetricDef.gauge("tailwatch.probe.engine.ttft", "s",
+            "Time to first token of the scenario's last successful probe as the engine itself reports it (LM Studio "
+                    + "0.4's native chat: stats.time_to_first_token_seconds), beside the agent's wire measurement "
+                    + "(gen_ai.client.operation.time_to_first_chunk). Absent where the engine reports none.",
+            ENGINE, SCENARIO);
+
     public static final MetricDef PROBES_SKIPPED = MetricDef.counter("tailwatch.probe.skipped", "{probe}",
             "Probes not sent, by reason.", ENGINE,
             oneOf(AttrKeys.SKIP_REASON, "Why the probe was skipped", SkipReason.class));
@@ -144,6 +157,6 @@ public final class ProbeMetrics {
 
     public static final List<MetricDef> ALL = List.of(OPERATION_DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK,
             TOKEN_USAGE, INFERENCE_DURATION, INFERENCE_TIME_TO_FIRST_CHUNK, INFERENCE_TIME_PER_OUTPUT_CHUNK,
-            INFERENCE_INPUT_TOKENS, INFERENCE_OUTPUT_TOKENS, USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS, PROBE_SUCCESS, DECODE_RATE, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,
+            INFERENCE_INPUT_TOKENS, INFERENCE_OUTPUT_TOKENS, USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS, PROBE_SUCCESS, DECODE_RATE, ENGINE_DECODE_RATE, ENGINE_TTFT, PROBES_SKIPPED, WINDOW_E2E, WINDOW_TTFT, WINDOW_ERROR_RATIO,
             WINDOW_SAMPLES);
 }

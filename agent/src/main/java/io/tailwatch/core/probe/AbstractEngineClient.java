@@ -141,7 +141,7 @@ abstract class AbstractEngineClient implements EngineClient {
             }
             return new ProbeResult(success, errorType, errorMessage, started, model, toHeaders, ttft, e2e,
                     decode, out, in, source, m.cachedTokens, m.serverPromptSeconds, m.serverDecodeRate,
-                    m.loadSeconds, m.gaps, m.responseModel);
+                    m.loadSeconds, m.gaps, m.responseModel, success ? m.serverTtftSeconds : null);
         }
     }
 

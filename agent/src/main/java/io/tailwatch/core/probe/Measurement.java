@@ -32,6 +32,8 @@ final class Measurement {
     Double serverPromptSeconds;
     Double serverDecodeRate;
     Double loadSeconds;
+    /** The engine's own time to first token (LM Studio's stats.time_to_first_token_seconds), seconds. */
+    Double serverTtftSeconds;
     String responseModel;
     /** The answer's system_fingerprint (mlx_lm: its mlx-lm and mlx versions, platform and GPU), at most 200 chars. */
     String fingerprint;

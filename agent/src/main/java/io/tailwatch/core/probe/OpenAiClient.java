@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * OpenAI-compatible servers (mlx_lm.server, mlx_vlm, LM Studio, llama.cpp, vLLM): /health where the
  * server has one (503 while loading is "loading", not down), /v1/models, LM Studio's
- * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes. The
+ * /api/v0/models loaded state, and streaming /v1/chat/completions with include_usage for probes; LM Studio 0.4
+ * and later is probed through its native /api/v1/chat instead, whose answer carries the engine's own stats. The
  * engine's own requests tell the rest where it has them: llama.cpp's /props (build, GGUF file, slots),
  * vLLM's /version, LM Studio's /api/v0/models (format, quantization). The API tells no model architecture
  * and has no unload request: those operations keep {@link EngineClient}'s defaults.
@@ -21,6 +22,10 @@ final class OpenAiClient extends AbstractEngineClient {
     /** Endpoints answered 404 once are not asked again: most servers lack one or the other. */
     private volatile boolean noHealth;
     private volatile boolean noLmStudio;
+    /** LM Studio's native REST API (0.4 and later): null until known, then whether probes use its /api/v1/chat. */
+    private volatile Boolean lmStudioNative;
+    static final String LM_STUDIO_MODELS = "/api/v1/models";
+    static final String LM_STUDIO_CHAT = "/api/v1/chat";
     /** The version the engine reported (llama.cpp build, vLLM version), read once while it stays up. */
     private volatile String version;
     /** mlx_lm's version from an answer's system_fingerprint (it has no version endpoint); null before one. */
@@ -83,6 +88,7 @@ final class OpenAiClient extends AbstractEngineClient {
         HttpTransport.JsonReply models = get("/v1/models", left(end));
         if (models.status() == 0) {
             version = null; // a restart may bring another build
+            lmStudioNative = null;
             return EngineHealth.down(at, "openai", "/v1/models: " + describe(models));
         }
         if (EngineHealth.refusesKey(models.status())) {
@@ -129,6 +135,7 @@ final class OpenAiClient extends AbstractEngineClient {
         HttpTransport.JsonReply lm = lmStudioReply(end);
         if (lm != null) {
             provider = "lm_studio";
+            nativeChat(end);
             served = lmStudioLoaded(lm);
             total = served.size();
             limit = lm.limit() == null ? null : "/api/v0/models: " + lm.limit();
@@ -259,6 +266,23 @@ final class OpenAiClient extends AbstractEngineClient {
         return n != null && n.isTextual() && !n.asText().isBlank() && n.asText().length() <= 200 ? n.asText() : null;
     }
 
+    /**
+     * LM Studio 0.4 and later (its native /api/v1/models answers a models list): probes go to its native
+     * /api/v1/chat, whose answers carry the engine's own stats. Asked once; an older LM Studio (404) keeps the
+     * OpenAI-compatible route; another answer leaves it unknown, asked again at the next health check.
+     */
+    private void nativeChat(long end) {
+        if (lmStudioNative != null) {
+            return;
+        }
+        HttpTransport.JsonReply r = get(LM_STUDIO_MODELS, left(end));
+        if (r.ok() && r.body() != null && r.body().path("models").isArray()) {
+            lmStudioNative = true;
+        } else if (r.status() == 404 || r.status() == 405) {
+            lmStudioNative = false;
+        }
+    }
+
     /** LM Studio's model list, or null when the server is not LM Studio. */
     private HttpTransport.JsonReply lmStudioReply(long end) {
         if (noLmStudio) {
@@ -306,6 +330,18 @@ final class OpenAiClient extends AbstractEngineClient {
 
     @Override
     protected HttpTransport.Request streamRequest(ProbeRequest r, String model, String prompt) {
+        if (Boolean.TRUE.equals(lmStudioNative) && !UNNAMED_MODEL.equals(model)) {
+            // LM Studio's native chat: the same generation, answered with the engine's stats (LmStudioChatEvents).
+            // store: false, or every probe would be kept as a chat the engine stores.
+            ObjectNode body = HttpTransport.JSON.createObjectNode();
+            body.put("model", model);
+            body.put("input", prompt);
+            body.put("stream", true);
+            body.put("store", false);
+            body.put("max_output_tokens", r.maxTokens());
+            body.put("temperature", r.temperature());
+            return streamRequest(LM_STUDIO_CHAT, body, r, "text/event-stream");
+        }
         ObjectNode body = chatBody(model, prompt);
         if (UNNAMED_MODEL.equals(model)) {
             body.remove("model");

@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * OpenAI-style chat completion stream (SSE): content or reasoning deltas, a usage chunk with
  * {@code choices: []}, and {@code data: [DONE]}. Tolerates role-only and empty chunks, keep-alive
  * comments, usage repeated on every chunk; an {@code error} object inside the 200 stream is a
- * stream_error; a stream that ends without [DONE] is cut.
+ * stream_error; a stream that ends without [DONE] is cut. LM Studio's native chat stream (named events ending
+ * with {@code chat.end}) is read by {@link LmStudioChatEvents}.
  */
 final class OpenAiStreamParser implements StreamParser {
     private final SseDecoder sse;
@@ -47,7 +48,7 @@ final class OpenAiStreamParser implements StreamParser {
             }
             event(e, nanos, m);
         }
-        m.fail(ProbeErrors.CUT, "stream ended without data: [DONE]");
+        m.fail(ProbeErrors.CUT, "stream ended without its end (data: [DONE], or LM Studio's chat.end)");
     }
 
     private void event(SseDecoder.Event e, long nanos, Measurement m) {
@@ -72,6 +73,10 @@ final class OpenAiStreamParser implements StreamParser {
         }
         if ("error".equals(e.event()) || (n.has("error") && !n.get("error").isNull())) {
             m.fail(ProbeErrors.STREAM_ERROR, "error in stream: " + HttpTransport.clip(errorText(n)));
+            return;
+        }
+        if (LmStudioChatEvents.named(e.event())) { // LM Studio's native /api/v1/chat stream
+            LmStudioChatEvents.read(e.event(), n, nanos, m);
             return;
         }
         synchronized (m) {

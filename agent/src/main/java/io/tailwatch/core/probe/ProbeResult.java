@@ -13,12 +13,15 @@ import java.util.Map;
  *
  * @param tokenSource usage (server usage block), engine (engine's own counters) or estimate
  * @param responseModel the model the engine says answered, or null when it did not say
+ * @param serverTtftSeconds the time to first token as the engine itself reports it (LM Studio's native chat
+ *                          stats), or null where it reports none
  */
 public record ProbeResult(boolean success, String errorType, String errorMessage, Instant startedAt, String model,
                           Double timeToHeadersSeconds, Double ttftSeconds, double e2eSeconds,
                           Double decodeTokensPerSecond, Long outputTokens, Long inputTokens, String tokenSource,
                           Long cachedTokens, Double serverPromptSeconds, Double serverDecodeTokensPerSecond,
-                          Double loadSeconds, List<Double> chunkGapsSeconds, String responseModel) {
+                          Double loadSeconds, List<Double> chunkGapsSeconds, String responseModel,
+                          Double serverTtftSeconds) {
     /** The longest response model name kept; a longer one is dropped (it would be a label value). */
     public static final int MAX_MODEL_NAME = 200;
 
@@ -27,6 +30,17 @@ public record ProbeResult(boolean success, String errorType, String errorMessage
         if (responseModel != null && (responseModel.isBlank() || responseModel.length() > MAX_MODEL_NAME)) {
             responseModel = null;
         }
+    }
+
+    /** Without the engine's own time to first token (the engine reports none). */
+    public ProbeResult(boolean success, String errorType, String errorMessage, Instant startedAt, String model,
+                       Double timeToHeadersSeconds, Double ttftSeconds, double e2eSeconds,
+                       Double decodeTokensPerSecond, Long outputTokens, Long inputTokens, String tokenSource,
+                       Long cachedTokens, Double serverPromptSeconds, Double serverDecodeTokensPerSecond,
+                       Double loadSeconds, List<Double> chunkGapsSeconds, String responseModel) {
+        this(success, errorType, errorMessage, startedAt, model, timeToHeadersSeconds, ttftSeconds, e2eSeconds,
+                decodeTokensPerSecond, outputTokens, inputTokens, tokenSource, cachedTokens, serverPromptSeconds,
+                serverDecodeTokensPerSecond, loadSeconds, chunkGapsSeconds, responseModel, null);
     }
 
     /** Without a response model (the engine did not name one). */
@@ -41,7 +55,7 @@ public record ProbeResult(boolean success, String errorType, String errorMessage
     }
 
     /**
-     * The measured figures under their JSON names (time_to_headers_seconds through load_seconds), in
+     * The measured figures under their JSON names (time_to_headers_seconds through server_ttft_seconds), in
      * the order the probe command and the status API print them; unknown figures are null.
      */
     public Map<String, Object> figures() {
@@ -57,6 +71,7 @@ public record ProbeResult(boolean success, String errorType, String errorMessage
         m.put("server_prompt_seconds", serverPromptSeconds());
         m.put("server_decode_tokens_per_second", serverDecodeTokensPerSecond());
         m.put("load_seconds", loadSeconds());
+        m.put("server_ttft_seconds", serverTtftSeconds());
         return m;
     }
 }

@@ -99,6 +99,9 @@ public final class EngineWatch {
         final EngineConfig.Scenario config;
         volatile ProbeResult last;
         volatile Double lastDecodeRate;
+        /** The engine's own figures of the last successful probe (null: it reported none). */
+        volatile Double lastEngineDecodeRate;
+        volatile Double lastEngineTtft;
         final Map<String, ProbeWindow> windows = new LinkedHashMap<>(4, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, ProbeWindow> e) {
@@ -392,6 +395,10 @@ public final class EngineWatch {
         if (r.success() && r.decodeTokensPerSecond() != null) {
             s.lastDecodeRate = r.decodeTokensPerSecond();
         }
+        if (r.success()) {
+            s.lastEngineDecodeRate = r.serverDecodeTokensPerSecond();
+            s.lastEngineTtft = r.serverTtftSeconds();
+        }
         synchronized (s.windows) {
             s.windows.computeIfAbsent(model, k -> new ProbeWindow(s.config.window(), windowMax))
                     .add(clock.instant(), r.success(), r.e2eSeconds(), r.ttftSeconds() == null ? Double.NaN : r.ttftSeconds());
@@ -638,6 +645,14 @@ public final class EngineWatch {
             }
             if (s.lastDecodeRate != null) {
                 points.add(Point.of(ProbeMetrics.DECODE_RATE, s.lastDecodeRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
+            }
+            Double engineRate = s.lastEngineDecodeRate;
+            Double engineTtft = s.lastEngineTtft;
+            if (engineRate != null) {
+                points.add(Point.of(ProbeMetrics.ENGINE_DECODE_RATE, engineRate, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
+            }
+            if (engineTtft != null) {
+                points.add(Point.of(ProbeMetrics.ENGINE_TTFT, engineTtft, AttrKeys.ENGINE, e, AttrKeys.SCENARIO, sc));
             }
             synchronized (s.tokenTotals) {
                 s.tokenTotals.forEach((key, attrs) -> points.add(new Point(key.startsWith("INPUT")

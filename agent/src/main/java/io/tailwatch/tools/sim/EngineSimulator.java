@@ -394,7 +394,7 @@ public final class EngineSimulator implements AutoCloseable {
         }
 
         @Override
-        public void waiting(int step, int steps) {
+        public void waiting(int step, int steps) throws IOException {
             // Ollama and llama-server's /completion send nothing while they load or evaluate the prompt.
         }
 
@@ -411,9 +411,12 @@ public final class EngineSimulator implements AutoCloseable {
         abstract void streamed(String text) throws IOException;
     }
 
-    /** What a generation did, in the units the wires report. */
+    /**
+     * What a generation did, in the units the wires report; {@code firstTokenNanos}: from the request's arrival to
+     * its first token.
+     */
     record Outcome(int promptTokens, int completionTokens, String finishReason, long totalNanos, long loadNanos,
-                   long promptNanos, long evalNanos) {
+                   long promptNanos, long evalNanos, long firstTokenNanos) {
     }
 
     JsonNode readBody(HttpExchange x) throws IOException {
@@ -593,7 +596,7 @@ public final class EngineSimulator implements AutoCloseable {
                 }
             }
             emitter.finish(new Outcome(promptTokens(body), maxTokens, "length", end - received, loadNanos,
-                    firstAt - prefillStart, (lastAt - firstAt) + interval));
+                    firstAt - prefillStart, (lastAt - firstAt) + interval, firstAt - received));
             return true;
         } finally {
             active.decrementAndGet();
