@@ -67,6 +67,11 @@ public final class SimulateCommand extends PrintingCommand {
                     "/health 503 meanwhile, the batching mlx_lm says ok and holds requests), and per model swap (default: ${DEFAULT-VALUE})."})
     Duration loadTime;
 
+    @Option(names = "--keep-alive", defaultValue = "5m", converter = DurationConverter.class, paramLabel = "D",
+            description = {"With --api ollama: how long a model stays loaded after its last request when the request sets no",
+                    "keep_alive (OLLAMA_KEEP_ALIVE); then it is unloaded and /api/ps drops it (default: ${DEFAULT-VALUE})."})
+    Duration keepAlive;
+
     @Option(names = "--flavor", paramLabel = "NAME", description = "With --api openai: whose identity endpoints to answer: "
             + "mlx_lm (default: mlx_lm.server 0.28 and later, batching; with --slots the older serial one), llamacpp (/props), "
             + "lmstudio (/api/v0/models, and LM Studio 0.4's /api/v1/models), vllm (/version) or vllm_mlx (vllm-mlx with "
@@ -148,6 +153,9 @@ public final class SimulateCommand extends PrintingCommand {
         } catch (IOException e) {
             err.println("cannot listen on " + hp + ": " + e.getMessage());
             return TailwatchCommand.EXIT_FAILURE;
+        }
+        if ("ollama".equals(api)) {
+            sim.wire(io.tailwatch.tools.sim.OllamaWire.class).keepAlive(keepAlive);
         }
         out.println("simulating " + api + " engine with model " + o.model() + " on http://"
                 + HostPort.format(hp.host(), sim.port()));

@@ -199,6 +199,9 @@ public final class EngineSimulator implements AutoCloseable {
         } else if ("openai".equals(api) || options.loadTime().isZero()) {
             sim.loaded = true;
         }
+        if (wire instanceof OllamaWire o) {
+            o.started();
+        }
         return sim;
     }
 
@@ -278,6 +281,23 @@ public final class EngineSimulator implements AutoCloseable {
         return currentModel;
     }
 
+    /** The in-process Ollama flavour: the keep-alive ran out, so the model is unloaded (the next request loads it). */
+    void unloadModel() {
+        synchronized (loadLock) {
+            loaded = false;
+        }
+    }
+
+    /** The in-process Ollama flavour: loads the model now when it is not loaded (a request without a prompt). */
+    void loadModel() {
+        synchronized (loadLock) {
+            if (!loaded) {
+                sleepUntil(System.nanoTime() + options.loadTime().toNanos());
+                loaded = true;
+            }
+        }
+    }
+
     /** The batching flavour: a request named a model it does not know; it has dropped the one it held. */
     void dropModel() {
         currentModel = null;
@@ -336,6 +356,13 @@ public final class EngineSimulator implements AutoCloseable {
 
     @Override
     public void close() {
+        if (wire instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                // nothing held past the simulator
+            }
+        }
         OllamaRunner r = runner;
         if (r != null) {
             r.close();

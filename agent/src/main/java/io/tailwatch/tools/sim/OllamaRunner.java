@@ -28,7 +28,6 @@ final class OllamaRunner implements AutoCloseable {
     private final Object loading = new Object();
     private volatile Process process;
     private volatile int port;
-    private volatile long lastUsedMillis;
     private volatile boolean closed;
 
     OllamaRunner(RunnerSpec spec) {
@@ -50,7 +49,6 @@ final class OllamaRunner implements AutoCloseable {
         if (closed) {
             throw new IOException("simulator closed");
         }
-        lastUsedMillis = System.currentTimeMillis();
         if (process != null && process.isAlive()) {
             return 0;
         }
@@ -101,10 +99,6 @@ final class OllamaRunner implements AutoCloseable {
         return loaded() ? port : -1;
     }
 
-    long lastUsedMillis() {
-        return lastUsedMillis;
-    }
-
     /** POSTs {@code body} to the runner's {@code path} and returns the answer as a stream (the caller closes it). */
     HttpResponse<InputStream> post(String path, byte[] body) throws IOException {
         int p = port();
@@ -153,6 +147,16 @@ final class OllamaRunner implements AutoCloseable {
         } catch (InterruptedException e) {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Unloads the model: stops the runner process (a later request starts another). */
+    void unload() {
+        synchronized (loading) {
+            Process p = process;
+            if (p != null) {
+                stop(p);
+            }
         }
     }
 

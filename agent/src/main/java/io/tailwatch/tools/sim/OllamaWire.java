@@ -8,21 +8,29 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 
 /**
  * Ollama's native API as the simulator serves it: GET /, /api/version, /api/tags, /api/ps,
  * POST /api/show, streaming NDJSON /api/chat and /api/generate (final line with the nanosecond
  * counters), and the OpenAI-compatible /v1 routes Ollama also offers.
+ *
+ * <p>A loaded model stays loaded for its keep-alive after its last request ends (the request's {@code keep_alive}:
+ * seconds as a number, or a duration string such as {@code "5m"}; negative: for ever; 0: unload at once; absent:
+ * {@link #keepAlive(Duration) the server's default}, 5 minutes), then is unloaded (the runner process stopped):
+ * {@code /api/ps} shows it with that {@code expires_at} until then and drops it at that time. A request without a
+ * prompt (no messages for /api/chat) only loads the model, or with {@code keep_alive} 0 unloads it, as Ollama does.
  */
-final class OllamaWire implements EngineSimulator.Wire {
+public final class OllamaWire implements EngineSimulator.Wire, AutoCloseable {
     static final String VERSION = "0.12.6";
     static final long SIZE = 4_920_753_328L;
     static final int CONTEXT = 4096;
 
     /** How long Ollama keeps a model loaded after its last request (OLLAMA_KEEP_ALIVE's default). */
     static final long KEEP_ALIVE_MILLIS = 5 * 60_000L;
+    /** The expires_at of a model kept for ever (a negative keep_alive). */
+    static final String FOREVER = "2318-08-07T00:00:00Z";
     /** Bound on one event line read from the runner. */
     static final int MAX_RUNNER_LINE = 1 << 20;
 
@@ -31,10 +39,100 @@ final class OllamaWire implements EngineSimulator.Wire {
     /** The runner child that generates (null: this process generates, as the Ollama of 2025 did in-process). */
     private final OllamaRunner runner;
 
+    /** Guards {@link #inFlight} and {@link #expiresAtMillis}. */
+    private final Object life = new Object();
+    private int inFlight;
+    /** When the loaded model will be unloaded (epoch millis); {@link Long#MAX_VALUE}: never; 0: nothing loaded. */
+    private long expiresAtMillis;
+    private volatile Duration keepAlive = Duration.ofMillis(KEEP_ALIVE_MILLIS);
+    private final java.util.concurrent.ScheduledExecutorService timer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "tailwatch-sim-keepalive");
+                t.setDaemon(true);
+                return t;
+            });
+
     OllamaWire(EngineSimulator sim, OllamaRunner runner) {
         this.sim = sim;
         this.openai = new OpenAiWire(sim);
         this.runner = runner;
+    }
+
+    /** The simulator is up: an in-process model loaded at start is idle from now. */
+    void started() {
+        if (runner == null && sim.loaded()) {
+            idleFrom(keepAlive);
+        }
+    }
+
+    /**
+     * The keep-alive of requests that set none (OLLAMA_KEEP_ALIVE; 5 minutes unless set); an idle loaded model
+     * expires {@code d} from now.
+     */
+    public OllamaWire keepAlive(Duration d) {
+        keepAlive = java.util.Objects.requireNonNull(d, "keep-alive");
+        synchronized (life) {
+            if (inFlight == 0 && expiresAtMillis != 0) {
+                idleFrom(d);
+            }
+        }
+        return this;
+    }
+
+    private boolean modelLoaded() {
+        return runner != null ? runner.loaded() : sim.loaded();
+    }
+
+    private void begin() {
+        synchronized (life) {
+            inFlight++;
+        }
+    }
+
+    /** A request ended: the model stays for {@code ka} from now (0: unloaded at once). */
+    private void end(Duration ka) {
+        synchronized (life) {
+            inFlight--;
+            if (modelLoaded()) {
+                idleFrom(ka);
+            }
+        }
+    }
+
+    private void idleFrom(Duration ka) {
+        synchronized (life) {
+            if (ka.isNegative()) {
+                expiresAtMillis = Long.MAX_VALUE;
+                return;
+            }
+            long at = System.currentTimeMillis() + ka.toMillis();
+            expiresAtMillis = at;
+            if (ka.isZero()) {
+                expire();
+            } else {
+                timer.schedule(this::expire, ka.toMillis() + 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Unloads the model when its time has come and no request uses it (an earlier timer of a moved expiry does nothing). */
+    private void expire() {
+        synchronized (life) {
+            if (inFlight > 0 || expiresAtMillis == 0 || System.currentTimeMillis() < expiresAtMillis) {
+                return;
+            }
+            expiresAtMillis = 0;
+            if (runner != null) {
+                runner.unload();
+            } else {
+                sim.unloadModel();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
     }
 
     @Override
@@ -95,7 +193,12 @@ final class OllamaWire implements EngineSimulator.Wire {
     private ObjectNode ps() {
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
         ArrayNode models = root.putArray("models");
-        if (runner != null ? runner.loaded() : sim.loaded()) {
+        long expires;
+        synchronized (life) {
+            expires = expiresAtMillis == 0 || inFlight > 0 ? System.currentTimeMillis() + keepAlive.toMillis()
+                    : expiresAtMillis;
+        }
+        if (modelLoaded()) {
             ObjectNode m = models.addObject();
             String name = sim.options().model();
             m.put("name", name);
@@ -103,8 +206,8 @@ final class OllamaWire implements EngineSimulator.Wire {
             m.put("size", SIZE + 1_073_741_824L);
             m.put("digest", digest());
             m.set("details", details());
-            m.put("expires_at", runner != null ? Instant.ofEpochMilli(runner.lastUsedMillis() + KEEP_ALIVE_MILLIS).toString()
-                    : Instant.now().plus(5, ChronoUnit.MINUTES).toString());
+            // kept for ever: Ollama writes a date centuries ahead
+            m.put("expires_at", expires == Long.MAX_VALUE ? FOREVER : Instant.ofEpochMilli(expires).toString());
             m.put("size_vram", SIZE + 1_073_741_824L);
             m.put("context_length", runner != null ? runner.spec().contextLength() : CONTEXT);
         }
@@ -162,15 +265,96 @@ final class OllamaWire implements EngineSimulator.Wire {
             sim.sendJson(x, 500, EngineSimulator.error("simulated server error"));
             return;
         }
+        Duration ka;
+        try {
+            ka = keepAliveOf(body.get("keep_alive"));
+        } catch (IllegalArgumentException e) {
+            sim.sendJson(x, 400, EngineSimulator.error(e.getMessage()));
+            return;
+        }
         boolean stream = body.path("stream").asBoolean(true);
         int max = body.path("options").path("num_predict").asInt(-1);
         if (max <= 0) {
             max = 128;
         }
-        if (runner != null) {
-            viaRunner(x, body, chat, model, stream, max);
-            return;
+        begin();
+        try {
+            if (chat ? body.path("messages").isEmpty() : body.path("prompt").asText("").isEmpty()) {
+                loadOrUnload(x, chat, model, ka);
+            } else if (runner != null) {
+                viaRunner(x, body, chat, model, stream, max);
+            } else {
+                inProcess(x, body, chat, model, stream, max);
+            }
+        } finally {
+            end(ka);
         }
+    }
+
+    /** A request without a prompt: loads the model (done_reason load), or with keep_alive 0 unloads it (unload). */
+    private void loadOrUnload(HttpExchange x, boolean chat, String model, Duration ka) throws IOException {
+        if (!ka.isZero()) {
+            try {
+                if (runner != null) {
+                    runner.ensure();
+                } else {
+                    sim.loadModel();
+                }
+            } catch (IOException e) {
+                sim.sendJson(x, 500, EngineSimulator.error("llama runner process has terminated: " + e.getMessage()));
+                return;
+            }
+        }
+        ObjectNode line = base(model);
+        content(line, chat, "");
+        line.put("done", true);
+        line.put("done_reason", ka.isZero() ? "unload" : "load");
+        sim.sendJson(x, 200, line);
+    }
+
+    /**
+     * A request's {@code keep_alive} as Ollama reads it: a number of seconds, or a Go duration string ({@code "5m"},
+     * {@code "1h30m"}, {@code "500ms"}); negative: for ever; absent: the server's default.
+     */
+    Duration keepAliveOf(JsonNode n) {
+        if (n == null || n.isNull()) {
+            return keepAlive;
+        }
+        if (n.isNumber()) {
+            double sec = n.asDouble();
+            return sec < 0 ? Duration.ofSeconds(-1) : Duration.ofNanos((long) Math.min(sec * 1e9, 1e18));
+        }
+        java.util.regex.Matcher m = GO_DURATION.matcher(n.asText(""));
+        if (!n.isTextual() || !m.matches()) {
+            String v = n.toString();
+            throw new IllegalArgumentException("time: invalid duration " + (v.length() <= 64 ? v : v.substring(0, 64) + "..."));
+        }
+        double nanos = 0;
+        java.util.regex.Matcher part = GO_PART.matcher(m.group(2));
+        while (part.find()) {
+            double v = Double.parseDouble(part.group(1));
+            nanos += v * switch (part.group(2)) {
+                case "ns" -> 1;
+                case "us", "\u00b5s" -> 1e3;
+                case "ms" -> 1e6;
+                case "s" -> 1e9;
+                case "m" -> 60e9;
+                default -> 3600e9;
+            };
+        }
+        if ("-".equals(m.group(1)) && nanos > 0) {
+            return Duration.ofSeconds(-1);
+        }
+        return Duration.ofNanos((long) Math.min(nanos, 1e18));
+    }
+
+    private static final java.util.regex.Pattern GO_DURATION =
+            java.util.regex.Pattern.compile("([-+]?)((?:[0-9]+(?:\\.[0-9]*)?(?:ns|us|\u00b5s|ms|s|m|h))+|0)");
+    private static final java.util.regex.Pattern GO_PART =
+            java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]*)?)(ns|us|\u00b5s|ms|s|m|h)");
+
+    private void inProcess(HttpExchange x, JsonNode body, boolean chat, String model, boolean stream, int max)
+            throws IOException {
         sim.generate(x, body, max, new EngineSimulator.TokenLines(x, stream, "application/x-ndjson") {
             @Override
             void streamed(String text) throws IOException {
