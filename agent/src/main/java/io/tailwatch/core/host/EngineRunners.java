@@ -70,8 +70,34 @@ public final class EngineRunners {
         return out;
     }
 
+    /**
+     * The arguments of the engine's own server process: the one process (not this one) listening on the engine's
+     * loopback port, bounded as {@link ProcessTable} reads them (at most {@link ProcessTable#MAX_ARGS}). Null when
+     * the engine is not local, or no single process is found listening, or the OS does not show its arguments.
+     */
+    public static List<String> serverArguments(ProcessTable table, EngineConfig engine, long self) throws IOException {
+        if (!EngineProcesses.local(engine)) {
+            return null;
+        }
+        Set<Integer> pids = new java.util.HashSet<>(table.listening(Set.of(engine.port())).getOrDefault(engine.port(), Set.of()));
+        pids.remove((int) self);
+        if (pids.size() != 1) {
+            return null;
+        }
+        int pid = pids.iterator().next();
+        List<String> args = table.arguments(pid);
+        if (args == null || args.isEmpty()) {
+            for (ProcessTable.ProcessInfo p : table.processes()) {
+                if (p.pid() == pid) {
+                    args = p.args();
+                }
+            }
+        }
+        return args == null || args.isEmpty() ? null : List.copyOf(args);
+    }
+
     /** The integer after {@code name} ({@code name N} or {@code name=N}), or null when absent or not a number. */
-    static Integer flag(List<String> args, String name) {
+    public static Integer flag(List<String> args, String name) {
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             String v = null;

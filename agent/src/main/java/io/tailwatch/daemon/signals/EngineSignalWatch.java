@@ -1,6 +1,9 @@
 package io.tailwatch.daemon.signals;
 
 import io.tailwatch.core.config.EngineConfig;
+import io.tailwatch.core.host.EngineProcesses;
+import io.tailwatch.core.host.EngineRunners;
+import io.tailwatch.core.host.platform.HostSources;
 import io.tailwatch.core.http.ProbeErrors;
 import io.tailwatch.core.probe.ProbeResult;
 import io.tailwatch.metrics.AttrKeys;
@@ -100,6 +103,15 @@ public final class EngineSignalWatch {
             if (detection == null || !d.note().equals(detection.note())) {
                 LOG.info("engine {}: signals: {}", config.name(), io.tailwatch.core.logging.LogGuard.value(d.note()));
             }
+            if (d.families().contains("vllm_mlx") && EngineProcesses.local(config)) {
+                long self = ProcessHandle.current().pid();
+                for (EngineSignalSource src : d.sources()) {
+                    if (src instanceof VllmMlxStatusSource v) {
+                        // vllm-mlx publishes no batch size: its own command line tells it
+                        v.serverArgs(() -> EngineRunners.serverArguments(HostSources.processTable().get(), config, self));
+                    }
+                }
+            }
             detection = d;
             detectedAt = now;
             failedReads = 0;
@@ -166,7 +178,7 @@ public final class EngineSignalWatch {
 
     /**
      * For an engine that counts no running or waiting requests of its own but whose batch size is known (LM
-     * Studio's loaded instances, or {@code signals.batch_size}): the proxy's requests in flight to it, up to the
+     * Studio's loaded instances, vllm-mlx's command line, or {@code signals.batch_size}): the proxy's requests in flight to it, up to the
      * batch size, run; the rest wait. Measured from the proxy (only its traffic), and said so; without a proxy in
      * front, or without a batch size, the counts stay unknown.
      */
@@ -188,7 +200,9 @@ public final class EngineSignalWatch {
         Map<String, Object> more = new LinkedHashMap<>();
         more.put("proxy_in_flight", inFlight);
         more.put(LmStudioModelsSource.BATCH_SIZE, batch);
-        more.put("batch_size_from", fromEngine instanceof Double ? "engine" : "config");
+        more.put("batch_size_from", !(fromEngine instanceof Double) ? "config"
+                : VllmMlxStatusSource.COMMAND_LINE.equals(s.details().get(VllmMlxStatusSource.BATCH_SIZE_FROM))
+                ? VllmMlxStatusSource.COMMAND_LINE : "engine");
         return s.withCounts(Math.min(inFlight, batch), Math.max(0, inFlight - batch), EngineSignals.FROM_PROXY, more);
     }
 

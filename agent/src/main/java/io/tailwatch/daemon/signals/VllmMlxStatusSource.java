@@ -19,8 +19,29 @@ public final class VllmMlxStatusSource extends EndpointSignalSource {
     public static final String KIND = SignalSource.VLLM_MLX_STATUS.value();
     public static final String PATH = "/v1/status";
 
+    /** The arguments of the engine's own server process (the host's process table in the daemon), or null. */
+    public interface ServerArgs {
+        java.util.List<String> read() throws java.io.IOException;
+    }
+
+    /** The command line is read again after this many reads (a restart may bring other flags). */
+    static final int REREAD_EVERY = 10;
+    private volatile ServerArgs serverArgs;
+    private VllmMlxServeArgs.Batch batch;
+    private int readsSinceArgs = REREAD_EVERY;
+
     public VllmMlxStatusSource(EngineEndpoint endpoint) {
         super(endpoint, KIND, PATH);
+    }
+
+    /**
+     * Reads the batch size from the server's own command line ({@link VllmMlxServeArgs}) where {@code args} finds
+     * it: a server on this host. Its details then carry {@code batch_size} and {@code batch_size_from}
+     * {@code command_line}.
+     */
+    public VllmMlxStatusSource serverArgs(ServerArgs args) {
+        this.serverArgs = args;
+        return this;
     }
 
     /** A /v1/status answer of vllm-mlx: a {@code status} text and its {@code residency} or {@code model_manager} part. */
@@ -30,7 +51,36 @@ public final class VllmMlxStatusSource extends EndpointSignalSource {
 
     @Override
     public EngineSignals read(Duration deadline) throws SignalFailure {
-        return parse(getObject(deadline));
+        EngineSignals s = parse(getObject(deadline));
+        VllmMlxServeArgs.Batch b = batch();
+        if (b == null) {
+            return s;
+        }
+        Map<String, Object> more = new LinkedHashMap<>();
+        more.put(LmStudioModelsSource.BATCH_SIZE, (double) b.size());
+        more.put(BATCH_SIZE_FROM, COMMAND_LINE);
+        more.put("batch_size_basis", b.basis());
+        return s.withCounts(s.running(), s.waiting(), s.requestsSource(), more);
+    }
+
+    /** The details key saying where the batch size comes from. */
+    static final String BATCH_SIZE_FROM = "batch_size_from";
+    static final String COMMAND_LINE = "command_line";
+
+    private synchronized VllmMlxServeArgs.Batch batch() {
+        ServerArgs a = serverArgs;
+        if (a == null) {
+            return null;
+        }
+        if (++readsSinceArgs >= REREAD_EVERY) {
+            readsSinceArgs = 0;
+            try {
+                batch = VllmMlxServeArgs.batch(a.read());
+            } catch (java.io.IOException | RuntimeException e) {
+                batch = null; // the process table could not be read: the figure is unknown this time
+            }
+        }
+        return batch;
     }
 
     /** Reads one answer, a JSON object. */

@@ -18,12 +18,16 @@ public final class SimulatedRunner {
     }
 
     public static void main(String[] args) throws Exception {
-        EngineSimulator sim = start(List.of(args));
+        untilTerminated(start(List.of(args)));
+    }
+
+    /** Serves until the process is terminated, then closes {@code sim}. */
+    static void untilTerminated(EngineSimulator sim) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             sim.close();
             stopped.countDown();
-        }, "tailwatch-sim-runner-stop"));
+        }, "tailwatch-sim-stop"));
         stopped.await();
     }
 

@@ -26,6 +26,7 @@ public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
     private volatile double metalPeakGb = 5.1;
     private volatile double metalCacheGb = 0.75;
     private volatile double cacheHitRate = 0.625;
+    private volatile boolean batched = true;
 
     VllmMlxWire(EngineSimulator sim, EngineSimulator.Wire completions) {
         super(sim, completions);
@@ -51,9 +52,19 @@ public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
         return this;
     }
 
+    /** As started with {@code --continuous-batching} (batched, the default here) or without (the simple engine). */
+    public VllmMlxWire batched(boolean on) {
+        batched = on;
+        return this;
+    }
+
     public VllmMlxWire cacheHitRate(double rate) {
         cacheHitRate = rate;
         return this;
+    }
+
+    private String engineType() {
+        return batched ? "batched" : "simple";
     }
 
     @Override
@@ -92,7 +103,7 @@ public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
         h.put("model_name", sim.options().model());
         h.putArray("available_models").add(sim.options().model());
         h.put("model_type", "llm");
-        h.put("engine_type", modelLoaded ? "batched" : "unknown");
+        h.put("engine_type", modelLoaded ? engineType() : "unknown");
         h.putNull("mcp");
         return h.toString();
     }
@@ -160,7 +171,7 @@ public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
         family(b, "vllm_mlx_engine_type", "Current engine mode.", "gauge");
         for (String t : List.of("simple", "batched", "unknown")) {
             b.append("vllm_mlx_engine_type{engine_type=\"").append(t).append("\"} ")
-                    .append(py(t.equals(loaded ? "batched" : "unknown") ? 1 : 0)).append('\n');
+                    .append(py(t.equals(loaded ? engineType() : "unknown") ? 1 : 0)).append('\n');
         }
         gauge(b, "vllm_mlx_scheduler_waiting_requests", "Requests currently waiting in the scheduler.",
                 loaded ? sim.waitingNow() : 0);

@@ -43,8 +43,13 @@ class VllmMlxAndLmStudioSignalsTest {
 
     /** Reads every {@code interval}, each under a deadline of half of it. */
     static Daemon daemon(EngineSimulator sim, String name, boolean proxy, String interval) throws Exception {
+        return daemon(sim.port(), name, proxy, interval);
+    }
+
+    /** The daemon watching the engine on loopback {@code port}. */
+    static Daemon daemon(int port, String name, boolean proxy, String interval) throws Exception {
         return new Daemon(Config.parse("server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: " + name
-                + "\n    api: openai\n    url: http://127.0.0.1:" + sim.port() + "\n    scenarios: []\n"
+                + "\n    api: openai\n    url: http://127.0.0.1:" + port + "\n    scenarios: []\n"
                 + "    health: {interval: 1h}\n    signals: {interval: " + interval + "}\n"
                 + (proxy ? "    proxy: {listen: 127.0.0.1:0}\n" : ""), "test", Map.of()), Map.of(), List.of()).start();
     }

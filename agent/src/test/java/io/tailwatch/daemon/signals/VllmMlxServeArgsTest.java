@@ -1,0 +1,108 @@
+package io.tailwatch.daemon.signals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tailwatch.core.host.ProcessTable;
+import io.tailwatch.daemon.Daemon;
+import io.tailwatch.tools.sim.SimulatedVllmMlx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * vllm-mlx's batch size, which it publishes nowhere, read from its server's command line: the simple engine runs
+ * one request at a time; with continuous batching the smaller of --max-num-seqs and --completion-batch-size (256
+ * and 32 unless given); a registry of models, the module entry point with batching, or a command line cut before a
+ * flag leave it unknown. End to end: the daemon finds the server process listening on the engine's port.
+ */
+class VllmMlxServeArgsTest {
+    private static final String PY = "/opt/homebrew/opt/python@3.12/bin/python3.12";
+    private static final String CLI = "/opt/homebrew/bin/vllm-mlx";
+
+    private static VllmMlxServeArgs.Batch batch(String... args) {
+        return VllmMlxServeArgs.batch(List.of(args));
+    }
+
+    @Test
+    void theBatchSizeFollowsTheServersFlagsAndDefaults() {
+        assertThat(batch(PY, CLI, "serve", "mlx-community/Qwen3-8B-4bit", "--port", "8000"))
+                .isEqualTo(new VllmMlxServeArgs.Batch(1, "simple engine (no --continuous-batching): one generation at a time"));
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching").size()).isEqualTo(32);
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching").basis())
+                .isEqualTo("continuous batching: --max-num-seqs 256 (default), --completion-batch-size 32 (default)");
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs", "8").size()).isEqualTo(8);
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs=64", "--completion-batch-size", "48")
+                .size()).isEqualTo(48);
+        assertThat(batch(PY, "-m", "vllm_mlx.server", "--model", "m", "--port", "8000").size()).isEqualTo(1);
+    }
+
+    @Test
+    void whatTheCommandLineDoesNotTellIsUnknown() {
+        assertThat(batch(PY, CLI, "serve", "--models-config", "models.yaml", "--continuous-batching")).isNull();
+        assertThat(batch(PY, "-m", "vllm_mlx.server", "--model", "m", "--continuous-batching")).as("defaults differ by model kind").isNull();
+        assertThat(batch(PY, "-m", "uvicorn", "app:app")).isNull();
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs", "0")).isNull();
+        assertThat(VllmMlxServeArgs.batch(null)).isNull();
+        // Cut at the table's bound: a flag that may sit in the cut-off part is not taken as its default.
+        List<String> cut = new ArrayList<>(List.of(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs", "8"));
+        cut.addAll(Collections.nCopies(ProcessTable.MAX_ARGS - cut.size(), "--trust-remote-code"));
+        assertThat(VllmMlxServeArgs.batch(cut)).isNull();
+        List<String> cutSimple = new ArrayList<>(List.of(PY, CLI, "serve", "m"));
+        cutSimple.addAll(Collections.nCopies(ProcessTable.MAX_ARGS - cutSimple.size(), "--trust-remote-code"));
+        assertThat(VllmMlxServeArgs.batch(cutSimple)).as("--continuous-batching may be past the cut").isNull();
+    }
+
+    @Test
+    void theDaemonReadsTheBatchSizeFromTheServerProcessListeningOnTheEnginesPort() throws Exception {
+        assertThat(readBatch("serve", "mlx-community/Qwen3-0.6B-4bit", "--continuous-batching", "--max-num-seqs", "6",
+                "--completion-batch-size", "4")).isEqualTo(4.0);
+        assertThat(readBatch("serve", "mlx-community/Qwen3-0.6B-4bit")).isEqualTo(1.0);
+    }
+
+    /** Starts the look-alike as a child process with these arguments and returns the batch size the daemon reports. */
+    private static double readBatch(String... serveArgs) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx48m",
+                "-XX:TieredStopAtLevel=1", SimulatedVllmMlx.class.getName()));
+        cmd.addAll(List.of(serveArgs));
+        cmd.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+        // The class path goes in the environment: the command line stays short, as a real server's is (the process
+        // table reads 4 KiB of it).
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("CLASSPATH", System.getProperty("java.class.path"));
+        Process child = pb.start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+            try (Daemon d = VllmMlxAndLmStudioSignalsTest.daemon(port, "vmlx", false, "1s")) {
+                JsonNode[] details = new JsonNode[1];
+                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                    details[0] = VllmMlxAndLmStudioSignalsTest.signals(d).path("details");
+                    assertThat(details[0].path("batch_size_from").asText()).as("%s", VllmMlxAndLmStudioSignalsTest.signals(d)).isEqualTo("command_line");
+                });
+                assertThat(details[0].path("batch_size_basis").asText()).isNotBlank();
+                return details[0].path("batch_size").asDouble();
+            }
+        } finally {
+            child.destroy();
+            if (!child.waitFor(10, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+            }
+        }
+    }
+}
