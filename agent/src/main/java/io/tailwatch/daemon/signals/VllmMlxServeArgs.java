@@ -13,7 +13,8 @@ import java.util.List;
  * at a time (others are refused with 503, or wait with {@code VLLM_MLX_SIMPLE_ENGINE_LOCK_ADMISSION=wait});</li>
  * <li>with it, the scheduler admits up to {@code --max-num-seqs} (256 unless given) into its running set, and the
  * batch generator decodes at most {@code --completion-batch-size} (32 unless given) of them at once: the batch size
- * is the smaller of the two;</li>
+ * is the smaller of the two (a multimodal model's generator takes the larger of {@code --completion-batch-size}
+ * and {@code --prefill-batch-size}, 8 unless given: a completion batch below the prefill batch is unknown);</li>
  * <li>with {@code --models-config} each model of the registry has its own settings: unknown.</li>
  * </ul>
  * Started as {@code python -m vllm_mlx.server} (its own, shorter option list) with {@code --continuous-batching}
@@ -25,6 +26,7 @@ final class VllmMlxServeArgs {
     /** The defaults of {@code vllm-mlx serve} (vllm_mlx/cli.py). */
     static final int DEFAULT_MAX_NUM_SEQS = 256;
     static final int DEFAULT_COMPLETION_BATCH_SIZE = 32;
+    static final int DEFAULT_PREFILL_BATCH_SIZE = 8;
 
     private VllmMlxServeArgs() {
     }
@@ -61,6 +63,13 @@ final class VllmMlxServeArgs {
         }
         int s = seqs == null ? DEFAULT_MAX_NUM_SEQS : seqs;
         int c = completion == null ? DEFAULT_COMPLETION_BATCH_SIZE : completion;
+        Integer prefill = EngineRunners.flag(opts, "--prefill-batch-size");
+        int p = prefill == null ? DEFAULT_PREFILL_BATCH_SIZE : prefill;
+        if (p > c && (prefill != null || !cut) || cut && prefill == null && c < DEFAULT_PREFILL_BATCH_SIZE) {
+            // a multimodal model's generator decodes max(completion, prefill) at once, a text model's completion:
+            // which one the server loaded is not on the command line
+            return null;
+        }
         if (s < 1 || c < 1 || s > io.tailwatch.core.config.EngineConfig.Signals.MAX_BATCH_SIZE
                 || c > io.tailwatch.core.config.EngineConfig.Signals.MAX_BATCH_SIZE) {
             return null;

@@ -53,6 +53,10 @@ class VllmMlxServeArgsTest {
         assertThat(batch(PY, "-m", "uvicorn", "app:app")).isNull();
         assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs", "0")).isNull();
         assertThat(VllmMlxServeArgs.batch(null)).isNull();
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--completion-batch-size", "4"))
+                .as("below the prefill batch (8): a multimodal model would decode 8 at once, a text model 4").isNull();
+        assertThat(batch(PY, CLI, "serve", "m", "--continuous-batching", "--completion-batch-size", "4",
+                "--prefill-batch-size", "2").size()).isEqualTo(4);
         // Cut at the table's bound: a flag that may sit in the cut-off part is not taken as its default.
         List<String> cut = new ArrayList<>(List.of(PY, CLI, "serve", "m", "--continuous-batching", "--max-num-seqs", "8"));
         cut.addAll(Collections.nCopies(ProcessTable.MAX_ARGS - cut.size(), "--trust-remote-code"));
@@ -64,8 +68,8 @@ class VllmMlxServeArgsTest {
 
     @Test
     void theDaemonReadsTheBatchSizeFromTheServerProcessListeningOnTheEnginesPort() throws Exception {
-        assertThat(readBatch("serve", "mlx-community/Qwen3-0.6B-4bit", "--continuous-batching", "--max-num-seqs", "6",
-                "--completion-batch-size", "4")).isEqualTo(4.0);
+        assertThat(readBatch("serve", "mlx-community/Qwen3-0.6B-4bit", "--continuous-batching", "--max-num-seqs", "12",
+                "--completion-batch-size", "10")).isEqualTo(10.0);
         assertThat(readBatch("serve", "mlx-community/Qwen3-0.6B-4bit")).isEqualTo(1.0);
     }
 
