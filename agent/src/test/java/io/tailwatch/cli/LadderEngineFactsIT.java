@@ -55,4 +55,27 @@ class LadderEngineFactsIT {
             assertThat(runs.findValues("engine_parallelism")).isNotEmpty().allSatisfy(v -> assertThat(v.asInt()).isEqualTo(2));
         }
     }
+
+    /**
+     * Today's mlx_lm.server has no version endpoint: the ladder records the version its answers tell in
+     * system_fingerprint; it names no model (so that none of the cached ones is loaded), and the server's answers
+     * echo the name it was given, default_model, which is what the report records.
+     */
+    @Test
+    void aLadderOnTodaysMlxLmRecordsTheVersionFromItsFingerprintAndTheServedModel() throws Exception {
+        try (EngineSimulator sim = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", 0,
+                SimulatorOptions.defaults("openai").withModel("mlx-community/Sim-Llama-3-8B-4bit")
+                        .withTiming(Duration.ofMillis(10), 400).withBatching(32, SimulatorOptions.DEFAULT_HUB_MODELS))) {
+            Path out = tmp.resolve("mlx-ladder");
+            AgentProcess.Result r = AgentProcess.run(Map.of("TAILWATCH_DATA_DIR", tmp.resolve("data").toString()), "ladder",
+                    "--url", "http://127.0.0.1:" + sim.port(), "--api", "openai", "--levels", "1,2", "--requests-per-level", "2",
+                    "--max-tokens", "4", "--prompt-tokens", "8", "--out", out.toString(), "--no-history", "--force", "--quiet");
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            JsonNode meta = new ObjectMapper().readTree(out.resolve("summary.json").toFile()).get("metadata");
+            assertThat(meta.get("engine_version").asText()).isEqualTo("0.32.0 (mlx 0.32.1, applegpu_g15s)");
+            assertThat(meta.get("model").asText()).isEqualTo(io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL);
+            assertThat(sim.requests()).isNotEmpty().allSatisfy(b -> assertThat(b.has("model")).as(b.toString()).isFalse());
+            assertThat(sim.modelLoads()).as("no cached model was swapped in").isZero();
+        }
+    }
 }

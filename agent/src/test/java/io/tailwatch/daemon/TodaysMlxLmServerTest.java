@@ -153,6 +153,55 @@ class TodaysMlxLmServerTest {
         }
     }
 
+    @Test
+    void livenessIsItsHealthAndItsCostlyModelListIsReadOnceAMinute() throws Exception {
+        try (EngineSimulator sim = mlx(SimulatorOptions.DEFAULT_HUB_MODELS, Duration.ZERO);
+             Daemon d = daemon(sim, "{first_token: 1s, total: 1200ms}", false)) {
+            // Health every second and a probe every 1.5 s: each would list the cache without the bound.
+            await().atMost(Duration.ofSeconds(30)).until(() -> sim.hits("/health") >= 8 && chats(sim).size() >= 3);
+            assertThat(snap(d).value(EngineMetrics.UP, AttrKeys.ENGINE, "mlx")).isEqualTo(1.0);
+            assertThat(sim.hits("/v1/models")).as("/v1/models scans the Hugging Face cache; /health is asked %s times",
+                    sim.hits("/health")).isBetween(1L, 2L);
+            assertThat(snap(d).value(EngineMetrics.MODELS_LISTED, AttrKeys.ENGINE, "mlx")).isEqualTo(4.0);
+        }
+    }
+
+    @Test
+    void withItsDecodeConcurrencyAsBatchSizeTheProxyCountsRunningAndWaiting() throws Exception {
+        // Two at once (--decode-concurrency 2); 40 tokens at 20 tokens/s hold a place for 2 s.
+        try (EngineSimulator sim = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", 0, SimulatorOptions.defaults("openai")
+                .withModel(SERVED).withTiming(Duration.ofMillis(30), 20).withBatching(2, SimulatorOptions.DEFAULT_HUB_MODELS));
+             Daemon d = new Daemon(Config.parse("server:\n  listen: 127.0.0.1:0\nengines:\n  - name: mlx\n    api: openai\n"
+                     + "    url: http://127.0.0.1:" + sim.port() + "\n    health: {interval: 1s}\n"
+                     + "    signals: {interval: 1s, batch_size: 2}\n    proxy: {listen: 127.0.0.1:0}\n    scenarios: []\n",
+                     "test", Map.of()), Map.of(), List.of()).start()) {
+            int port = d.proxies().proxy("mlx").port();
+            List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> load = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                load.add(HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + SERVED + "\",\"messages\":[{\"role\":"
+                                + "\"user\",\"content\":\"hi\"}],\"max_tokens\":40,\"stream\":true}")).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                MetricSnapshot s = snap(d);
+                assertThat(s.value(io.tailwatch.metrics.EngineSideMetrics.REQUESTS, io.tailwatch.metrics.AttrValues.RequestState.RUNNING,
+                        AttrKeys.ENGINE, "mlx", AttrKeys.REQUESTS_SOURCE, "proxy")).isEqualTo(2.0);
+                assertThat(s.value(io.tailwatch.metrics.EngineSideMetrics.REQUESTS, io.tailwatch.metrics.AttrValues.RequestState.WAITING,
+                        AttrKeys.ENGINE, "mlx", AttrKeys.REQUESTS_SOURCE, "proxy")).isEqualTo(1.0);
+            });
+            for (java.util.concurrent.CompletableFuture<HttpResponse<String>> f : load) {
+                assertThat(f.get().statusCode()).isEqualTo(200);
+            }
+            assertThat(sim.maxConcurrent()).as("the engine itself ran two at once").isEqualTo(2);
+            // Nothing in flight: none running, none waiting (counted, so 0, not absent).
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(snap(d).value(
+                    io.tailwatch.metrics.EngineSideMetrics.REQUESTS, io.tailwatch.metrics.AttrValues.RequestState.WAITING,
+                    AttrKeys.ENGINE, "mlx", AttrKeys.REQUESTS_SOURCE, "proxy")).isEqualTo(0.0));
+        }
+    }
+
     static HttpResponse<String> post(int port, String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
                 .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")

@@ -159,6 +159,7 @@ public final class EngineSimulator implements AutoCloseable {
                 : "lmstudio".equals(flavor) ? new LmStudioWire(sim, new OpenAiWire(sim)) : new OpenAiWire(sim);
         sim.wire = wire;
         com.sun.net.httpserver.HttpHandler handler = x -> {
+            sim.count(x.getRequestURI().getPath());
             try (x) {
                 if (sim.refusesKey(x)) {
                     // llama-server's answer to a missing or wrong key
@@ -315,6 +316,26 @@ public final class EngineSimulator implements AutoCloseable {
         if (d > 0) {
             served.incrementAndGet();
         }
+    }
+
+    /** Requests per path (at most {@link #MAX_PATHS} paths counted; later new paths are not). */
+    private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> hits = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_PATHS = 64;
+
+    void count(String path) {
+        AtomicLong n = hits.get(path);
+        if (n == null && hits.size() < MAX_PATHS) {
+            n = hits.computeIfAbsent(path, k -> new AtomicLong());
+        }
+        if (n != null) {
+            n.incrementAndGet();
+        }
+    }
+
+    /** How many requests asked for {@code path} so far (any method). */
+    public long hits(String path) {
+        AtomicLong n = hits.get(path);
+        return n == null ? 0 : n.get();
     }
 
     /** Requests that reached generation so far. */
