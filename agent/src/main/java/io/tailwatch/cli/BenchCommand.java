@@ -129,9 +129,10 @@ public final class BenchCommand extends PrintingCommand {
                 clients.add(c);
                 String m = model != null ? model : t.model() != null ? t.model() : c.defaultModel(ask);
                 EngineFacts facts = EngineFacts.ask(c, m, ask);
-                metas.add(CapacitySupport.metadata(t, m, facts, pre, options.parameters(), promptTokens));
+                String reported = CapacitySupport.reportedModel(t, m);
+                metas.add(CapacitySupport.metadata(t, reported, facts, pre, options.parameters(), promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
-                        () -> c.unload(m, Duration.ofSeconds(10))));
+                        () -> c.unload(m, Duration.ofSeconds(10)), reported));
             }
             // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
             CountDownLatch stop = new CountDownLatch(1);

@@ -62,6 +62,25 @@ final class CapacitySupport {
                 facts.parallelism(), facts.parallelismSource());
     }
 
+    /**
+     * The model a run's report names: {@code asked}, but for a run whose requests name none
+     * ({@link io.tailwatch.core.probe.EngineClient#UNNAMED_MODEL}, as on mlx_lm), the model an mlx_lm server on this
+     * host was started with ({@code --model} on the command line of the process listening on the engine's port);
+     * null when that cannot be told (a remote engine, another server, no such flag): never the placeholder the
+     * answers echo.
+     */
+    static String reportedModel(EngineTarget t, String asked) {
+        if (!io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(asked)) {
+            return asked;
+        }
+        try {
+            return io.tailwatch.core.host.MlxLmServerArgs.servedModel(io.tailwatch.core.host.platform.HostSources
+                    .processTable().get(), HostReader.urlEngine(t), ProcessHandle.current().pid());
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     static List<Integer> parseLevels(String text) {
         List<Integer> out = new ArrayList<>();
         for (String p : text.split(",")) {

@@ -157,10 +157,14 @@ public final class LadderCommand extends PrintingCommand {
             String m = model != null ? model : target.model() != null ? target.model() : client.defaultModel(ask);
             LadderOptions o = options.withModel(m);
             EngineFacts facts = EngineFacts.ask(client, m, ask);
-            RunMetadata asked = CapacitySupport.metadata(target, m, facts, pre, o.parameters(force && !refusals.isEmpty()),
+            // What the report calls the model: a run that names none (mlx_lm) is served by the server's --model
+            String reported = CapacitySupport.reportedModel(target, m);
+            String recorded = io.tailwatch.core.probe.EngineClient.recordedModel(m, reported);
+            RunMetadata asked = CapacitySupport.metadata(target, reported, facts, pre, o.parameters(force && !refusals.isEmpty()),
                     promptTokens);
             // mlx_lm tells its version only in its answers (system_fingerprint): the client has it after the first one.
-            // A run that names no model learns the served one from the answers.
+            // A run that names no model and has none from the command line takes a name the answers give (not the
+            // placeholder mlx_lm echoes).
             java.util.concurrent.atomic.AtomicReference<String> served = new java.util.concurrent.atomic.AtomicReference<>();
             java.util.function.UnaryOperator<RunMetadata> learned = x -> (x.engineVersion() != null ? x
                     : x.withEngineVersion(client.health(ask).version())).withServedModel(served.get());
@@ -171,7 +175,7 @@ public final class LadderCommand extends PrintingCommand {
             Thread hook = CapacitySupport.onInterrupt("tailwatch-ladder-interrupt", ladder::cancel, written);
             Progress progress = Progress.forStderr(quiet, err);
             progress.line(String.format(Locale.ROOT, "ladder on %s (%s) model %s, levels %s; writing to %s", target.name(),
-                    io.tailwatch.core.logging.Redact.url(target.url()), m == null ? "(engine default)" : m, o.levels(),
+                    io.tailwatch.core.logging.Redact.url(target.url()), recorded == null ? "(engine default)" : recorded, o.levels(),
                     dir.toAbsolutePath()));
             LadderResult result;
             try {
@@ -244,11 +248,11 @@ public final class LadderCommand extends PrintingCommand {
             printSummary(stdout, result, verdict, dir);
             if (!noHistory) {
                 CapacitySupport.saveHistory(CapacitySupport.historyPath(historyDb), RunRecords.ladder(
-                        io.tailwatch.core.host.platform.ResourceInfo.hostName(), target.name(), m, result,
+                        io.tailwatch.core.host.platform.ResourceInfo.hostName(), target.name(), recorded, result,
                         LadderReport.readSummary(dir)), err);
             }
             if (saveBaseline) {
-                handBaseline(err, cfg, target, m, result);
+                handBaseline(err, cfg, target, reported, result);
             }
             if (result.neverAnswered()) {
                 err.println("the engine did not answer successfully: " + result.warmup().errorType()

@@ -87,7 +87,10 @@ public final class ProbeCommand extends PrintingCommand {
             r = c.probe(new ProbeRequest(model, promptTokens, maxTokens, temperature, firstTokenTimeout,
                     totalTimeout));
         }
-        Map<String, Object> m = fields(r);
+        // A probe that named no model (mlx_lm) is served by the server's --model, where its command line tells it
+        String served = io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(r.model()) ? CapacitySupport.reportedModel(
+                new EngineTarget(uri.getHost(), api, uri, null, null, false, connectTimeout), r.model()) : r.model();
+        Map<String, Object> m = fields(r, served);
         if (json) {
             try {
                 out.println(new ObjectMapper().registerModule(io.tailwatch.core.json.Json.timeModule())
@@ -101,13 +104,13 @@ public final class ProbeCommand extends PrintingCommand {
         return r.success() ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
     }
 
-    /** The documented JSON fields, in order; unknown figures are null. */
-    static Map<String, Object> fields(ProbeResult r) {
+    /** The documented JSON fields, in order; unknown figures are null ({@code model}: the model that served it). */
+    static Map<String, Object> fields(ProbeResult r, String model) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("success", r.success());
         m.put("error_type", r.errorType());
         m.put("error_message", r.errorMessage());
-        m.put("model", r.model());
+        m.put("model", model);
         m.putAll(r.figures());
         m.put("max_chunk_gap_seconds", r.chunkGapsSeconds().stream().mapToDouble(Double::doubleValue).max().isPresent()
                 ? r.chunkGapsSeconds().stream().mapToDouble(Double::doubleValue).max().getAsDouble() : null);

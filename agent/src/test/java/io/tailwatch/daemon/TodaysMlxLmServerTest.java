@@ -37,8 +37,12 @@ class TodaysMlxLmServerTest {
     }
 
     static Daemon daemon(EngineSimulator sim, String timeouts, boolean proxy) throws Exception {
+        return daemon(sim.port(), timeouts, proxy);
+    }
+
+    static Daemon daemon(int port, String timeouts, boolean proxy) throws Exception {
         return new Daemon(Config.parse("server:\n  listen: 127.0.0.1:0\nengines:\n  - name: mlx\n    api: openai\n"
-                + "    url: http://127.0.0.1:" + sim.port() + "\n    health:\n      interval: 1s\n"
+                + "    url: http://127.0.0.1:" + port + "\n    health:\n      interval: 1s\n"
                 + "    signals:\n      source: none\n"
                 + (proxy ? "    proxy:\n      listen: 127.0.0.1:0\n" : "")
                 + "    scenarios:\n      - name: interactive\n        interval: 1500ms\n        prompt_tokens: 16\n"

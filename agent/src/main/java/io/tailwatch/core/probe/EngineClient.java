@@ -18,6 +18,32 @@ public interface EngineClient extends AutoCloseable {
      */
     String UNNAMED_MODEL = "default_model";
 
+    /**
+     * What reports and labels say for the model of a request that named none ({@link #UNNAMED_MODEL}) where the
+     * model the server serves is not known: never the placeholder its answers echo.
+     */
+    String UNKNOWN_MODEL = "unknown";
+
+    /**
+     * The model a report or label records for a request that asked for {@code asked}: that name, but for a request
+     * that named none, {@code served} (the model the server was started with, where that is known), else
+     * {@link #UNKNOWN_MODEL}. Null stays null.
+     */
+    static String recordedModel(String asked, String served) {
+        if (!UNNAMED_MODEL.equals(asked)) {
+            return asked;
+        }
+        return served != null ? served : UNKNOWN_MODEL;
+    }
+
+    /**
+     * The model an answer says served it: the name it gave, but for the placeholder an mlx_lm answer echoes when
+     * the request named none, {@code served} (null when that is not known). Null stays null.
+     */
+    static String answeredModel(String echoed, String served) {
+        return UNNAMED_MODEL.equals(echoed) ? served : echoed;
+    }
+
     /** Sends one streaming request and measures it; never throws for engine faults. */
     ProbeResult probe(ProbeRequest request);
 

@@ -77,7 +77,7 @@ final class EngineStatus {
                 x.put("name", s.config.name());
                 x.put("interval_seconds", s.config.interval().toMillis() / 1000.0);
                 ProbeResult r = s.last;
-                x.put("last", r == null ? null : last(r));
+                x.put("last", r == null ? null : last(r, w.servedModel()));
                 if (r != null) {
                     duty += r.e2eSeconds() / (s.config.interval().toMillis() / 1000.0);
                 }
@@ -111,10 +111,11 @@ final class EngineStatus {
         return m;
     }
 
-    static Map<String, Object> last(ProbeResult r) {
+    /** The last probe; a probe that named no model shows the served model ({@code served}) or unknown. */
+    static Map<String, Object> last(ProbeResult r, String served) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("at", r.startedAt());
-        m.put("model", r.model());
+        m.put("model", io.tailwatch.core.probe.EngineClient.recordedModel(r.model(), served));
         m.put("success", r.success());
         m.put("error_type", r.errorType());
         m.put("error_message", r.errorMessage());

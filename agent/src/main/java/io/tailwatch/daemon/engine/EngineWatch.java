@@ -93,6 +93,13 @@ public final class EngineWatch {
     private volatile Instant startingSince;
     /** The model string the proxied traffic to this engine uses most (null: no traffic seen); set by the daemon. */
     private volatile Supplier<String> trafficModel;
+    /**
+     * The name of the model a local mlx_lm server was started with ({@code --model}), read from its command line;
+     * null when it cannot be told. Read at most once a minute, and again after the engine was down.
+     */
+    private volatile String servedModel;
+    private volatile Instant servedModelReadAt;
+    static final Duration SERVED_MODEL_REREAD = Duration.ofMinutes(1);
 
     /** Per-scenario state. Windows are keyed by model, least recently probed evicted first. */
     final class ScenarioState {
@@ -204,6 +211,7 @@ public final class EngineWatch {
         health = h;
         if (!h.up() && !h.needsKey()) {
             answeredSinceUp = false; // down: it restarts, and loads again
+            servedModelReadAt = null; // and may come back with another --model
             failedWhileStarting = false;
             startingSince = null;
         }
@@ -335,7 +343,7 @@ public final class EngineWatch {
                 publishEngine();
                 return null;
             }
-            record(s, model, r);
+            record(s, EngineClient.recordedModel(model, served(model, h)), r);
             if (wasStarting) {
                 publishEngine();
             }
@@ -361,6 +369,57 @@ public final class EngineWatch {
         }
         return h.models().isEmpty() ? null : h.models().get(0).name();
     }
+
+    /**
+     * The name of the model a probe that names none ({@link EngineClient#UNNAMED_MODEL}) is served by: for an
+     * mlx_lm server on this host, its {@code --model} ({@link io.tailwatch.core.host.MlxLmServerArgs}); null
+     * elsewhere (a remote engine, another kind, a command line that does not tell), recorded as
+     * {@link EngineClient#UNKNOWN_MODEL}, never as the placeholder its answers echo.
+     */
+    String served(String asked, EngineHealth h) {
+        if (!EngineClient.UNNAMED_MODEL.equals(asked) || !"mlx_lm".equals(h.provider())
+                || !io.tailwatch.core.host.EngineProcesses.local(config)) {
+            return null;
+        }
+        Instant now = clock.instant();
+        Instant at = servedModelReadAt;
+        if (at == null || Duration.between(at, now).compareTo(SERVED_MODEL_REREAD) >= 0) {
+            servedModelReadAt = now;
+            String read;
+            try {
+                read = serverModel.get();
+            } catch (RuntimeException e) {
+                read = null;
+            }
+            if (!java.util.Objects.equals(read, servedModel)) {
+                LOG.info("engine {}: serves {} (its command line's --model)", config.name(),
+                        read == null ? "a model its command line does not tell" : io.tailwatch.core.logging.LogGuard.value(read));
+            }
+            servedModel = read;
+        }
+        return servedModel;
+    }
+
+    /** The served model's name as last read (null: not known, or no probe needed it yet). */
+    String servedModel() {
+        return servedModel;
+    }
+
+    /** Where the served model is read from (tests give a command line of their own). */
+    void serverModel(Supplier<String> read) {
+        this.serverModel = read;
+        this.servedModelReadAt = null;
+    }
+
+    /** Reads the served model from the command line of the process listening on the engine's port. */
+    private volatile Supplier<String> serverModel = () -> {
+        try {
+            return io.tailwatch.core.host.MlxLmServerArgs.servedModel(
+                    io.tailwatch.core.host.platform.HostSources.processTable().get(), config, ProcessHandle.current().pid());
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    };
 
     /** Where the proxied traffic's most used model string comes from (the daemon wires the engine's proxy here). */
     public void trafficModel(Supplier<String> mostUsed) {
@@ -409,8 +468,9 @@ public final class EngineWatch {
         Attrs.put(base, Operation.CHAT);
         base.put(AttrKeys.PROVIDER, provider());
         base.put(AttrKeys.MODEL, model);
-        if (r.responseModel() != null) {
-            base.put(AttrKeys.RESPONSE_MODEL, r.responseModel());
+        String answered = EngineClient.answeredModel(r.responseModel(), servedModel);
+        if (answered != null) {
+            base.put(AttrKeys.RESPONSE_MODEL, answered);
         }
         base.put(AttrKeys.SERVER_ADDRESS, config.url().getHost());
         base.put(AttrKeys.SERVER_PORT, Integer.toString(config.port()));

@@ -26,7 +26,15 @@ public final class Bench {
     public static final double DRIFT = 0.05;
 
     /** One engine (and model) to measure. {@code unload} frees its memory afterwards; null when the engine has no way. */
-    public record Target(String engine, String api, EngineClient client, String model, Runnable unload) {
+    /**
+     * One engine to run: {@code model} is what the requests name ({@link EngineClient#UNNAMED_MODEL}: none),
+     * {@code reportedModel} what the report and history call it (null: not known).
+     */
+    public record Target(String engine, String api, EngineClient client, String model, Runnable unload,
+                         String reportedModel) {
+        public Target(String engine, String api, EngineClient client, String model, Runnable unload) {
+            this(engine, api, client, model, unload, model);
+        }
     }
 
     public record Options(int runs, int promptTokens, int maxTokens, Duration firstTokenTimeout, Duration requestTimeout,

@@ -45,7 +45,7 @@ public final class BenchReport {
             ObjectNode e = engines.addObject();
             e.put("engine", r.target().engine());
             e.put("api", r.target().api());
-            e.put("model", r.target().model());
+            e.put("model", r.target().reportedModel());
             if (!r.refused().isEmpty()) {
                 ArrayNode ref = e.putArray("refused");
                 r.refused().forEach(ref::add);
@@ -116,7 +116,7 @@ public final class BenchReport {
             if (r.coolDown() != null) {
                 sb.append("cool-down before ").append(r.target().engine()).append(": ").append(r.coolDown()).append("\n\n");
             }
-            sb.append(r.target().engine()).append(r.target().model() == null ? "" : " / " + r.target().model()).append('\n');
+            sb.append(r.target().engine()).append(r.target().reportedModel() == null ? "" : " / " + r.target().reportedModel()).append('\n');
             if (!r.refused().isEmpty()) {
                 sb.append("  refused by the preflight gate: ").append(String.join("; ", r.refused())).append('\n');
                 continue;
@@ -182,7 +182,7 @@ public final class BenchReport {
         for (int i = 0; i < results.size(); i++) {
             Bench.EngineResult r = results.get(i);
             Regression g = regressions == null ? null : regressions.get(i);
-            sb.append("| ").append(r.target().engine()).append(" | ").append(r.target().model() == null ? "" : r.target().model())
+            sb.append("| ").append(r.target().engine()).append(" | ").append(r.target().reportedModel() == null ? "" : r.target().reportedModel())
                     .append(" | ").append(r.refused().isEmpty() ? fmt(r.medianTps(), 1) : "refused").append(" | ")
                     .append(fmt(r.meanTps(), 1)).append(" | ").append(fmt(r.stddevTps(), 2)).append(" | ")
                     .append(Double.isNaN(r.cv()) ? "n/a" : fmt(Math.abs(r.cv()) * 100, 1) + " %").append(" | ").append(r.stability().label()).append(" | ")

@@ -75,22 +75,26 @@ public final class LadderReport {
                 .append("server_decode_tokens_per_second,server_prompt_seconds,cached_tokens,model,error_message,")
                 .append("engine_parallelism\n");
         Integer parallelism = meta == null ? null : meta.engineParallelism();
+        // a request that named no model (mlx_lm) is served by the run's model (empty when that is not known)
+        String served = meta == null ? null : meta.model();
         if (r.warmup() != null) {
-            row(sb, "warmup", 1, 1, r.warmup(), parallelism);
+            row(sb, "warmup", 1, 1, r.warmup(), parallelism, served);
         }
         for (LevelResult l : r.levels()) {
             int seq = 0;
             for (ProbeResult p : l.results()) {
-                row(sb, "measure", l.concurrency(), ++seq, p, parallelism);
+                row(sb, "measure", l.concurrency(), ++seq, p, parallelism, served);
             }
         }
         return sb.toString();
     }
 
-    private static void row(StringBuilder sb, String phase, int c, int seq, ProbeResult p, Integer parallelism) {
+    private static void row(StringBuilder sb, String phase, int c, int seq, ProbeResult p, Integer parallelism,
+                            String served) {
+        String model = io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(p.model()) ? served : p.model();
         Object[] cells = {phase, c, seq, p.startedAt(), p.success(), p.errorType(), p.e2eSeconds(), p.ttftSeconds(),
                 p.timeToHeadersSeconds(), p.outputTokens(), p.inputTokens(), p.tokenSource(), p.decodeTokensPerSecond(),
-                p.serverDecodeTokensPerSecond(), p.serverPromptSeconds(), p.cachedTokens(), p.model(), p.errorMessage(),
+                p.serverDecodeTokensPerSecond(), p.serverPromptSeconds(), p.cachedTokens(), model, p.errorMessage(),
                 parallelism};
         for (int i = 0; i < cells.length; i++) {
             if (i > 0) {

@@ -60,11 +60,11 @@ public record RunMetadata(String toolVersion, String engine, String engineApi, S
     }
 
     /**
-     * With the model that answered where the run named none ({@code default_model}: mlx_lm.server serves the
-     * model it was started with), as the answers' {@code model} field tells it.
+     * With the model that answered, as the answers' {@code model} field tells it, where the run's model is not
+     * known; never the placeholder ({@code default_model}) mlx_lm.server's answers echo to a request naming none.
      */
     public RunMetadata withServedModel(String served) {
-        if (served == null || !io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(model)) {
+        if (served == null || model != null || io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(served)) {
             return this;
         }
         return new RunMetadata(toolVersion, engine, engineApi, engineUrl, engineVersion, served, modelDigest, modelFormat,

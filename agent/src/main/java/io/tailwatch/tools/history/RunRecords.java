@@ -75,7 +75,7 @@ public final class RunRecords {
                 continue;
             }
             records.add(new RunRecord(0, BENCH, r.start(), r.end(), host, r.target().engine(),
-                    r.target().model() == null ? "" : r.target().model(), r.medianTps(), "tok/s",
+                    r.target().reportedModel() == null ? "" : r.target().reportedModel(), r.medianTps(), "tok/s",
                     r.stability().label(), Json.write(engineDocs.get(i))));
         }
         return records;
@@ -92,7 +92,7 @@ public final class RunRecords {
         Instant since = now.minus(REGRESSION_WINDOW);
         for (Bench.EngineResult r : results) {
             List<Double> past = h.headlinesSince(BENCH, r.target().engine(),
-                    r.target().model() == null ? "" : r.target().model(), host, since);
+                    r.target().reportedModel() == null ? "" : r.target().reportedModel(), host, since);
             double ref = Stats.median(Stats.toArray(past));
             out.add(BenchReport.Regression.judge(r.medianTps(), ref, past.size()));
         }

@@ -6,17 +6,12 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tailwatch.core.host.ProcessTable;
 import io.tailwatch.daemon.Daemon;
+import io.tailwatch.testing.SimulatorChild;
 import io.tailwatch.tools.sim.SimulatedVllmMlx;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,38 +70,18 @@ class VllmMlxServeArgsTest {
 
     /** Starts the look-alike as a child process with these arguments and returns the batch size the daemon reports. */
     private static double readBatch(String... serveArgs) throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx48m",
-                "-XX:TieredStopAtLevel=1", SimulatedVllmMlx.class.getName()));
-        cmd.addAll(List.of(serveArgs));
-        cmd.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
-        // The class path goes in the environment: the command line stays short, as a real server's is (the process
-        // table reads 4 KiB of it).
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        pb.environment().put("CLASSPATH", System.getProperty("java.class.path"));
-        Process child = pb.start();
-        try {
-            HttpClient http = HttpClient.newHttpClient();
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/health")).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
-            try (Daemon d = VllmMlxAndLmStudioSignalsTest.daemon(port, "vmlx", false, "1s")) {
-                JsonNode[] details = new JsonNode[1];
-                await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-                    details[0] = VllmMlxAndLmStudioSignalsTest.signals(d).path("details");
-                    assertThat(details[0].path("batch_size_from").asText()).as("%s", VllmMlxAndLmStudioSignalsTest.signals(d)).isEqualTo("command_line");
-                });
-                assertThat(details[0].path("batch_size_basis").asText()).isNotBlank();
-                return details[0].path("batch_size").asDouble();
-            }
-        } finally {
-            child.destroy();
-            if (!child.waitFor(10, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
-            }
+        int port = SimulatorChild.freePort();
+        List<String> args = new ArrayList<>(List.of(serveArgs));
+        args.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+        try (SimulatorChild child = SimulatorChild.start(SimulatedVllmMlx.class, port, args);
+             Daemon d = VllmMlxAndLmStudioSignalsTest.daemon(port, "vmlx", false, "1s")) {
+            JsonNode[] details = new JsonNode[1];
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                details[0] = VllmMlxAndLmStudioSignalsTest.signals(d).path("details");
+                assertThat(details[0].path("batch_size_from").asText()).as("%s", VllmMlxAndLmStudioSignalsTest.signals(d)).isEqualTo("command_line");
+            });
+            assertThat(details[0].path("batch_size_basis").asText()).isNotBlank();
+            return details[0].path("batch_size").asDouble();
         }
     }
 }
