@@ -132,7 +132,8 @@ public final class BenchCommand extends PrintingCommand {
                 String reported = CapacitySupport.reportedModel(t, m);
                 metas.add(CapacitySupport.metadata(t, reported, facts, pre, options.parameters(), promptTokens));
                 benchTargets.add(new Bench.Target(t.name(), t.api(), c, m,
-                        () -> c.unload(m, Duration.ofSeconds(10)), reported));
+                        () -> c.unload(m, Duration.ofSeconds(10)),
+                        io.tailwatch.core.probe.EngineClient.recordedModel(m, reported)));
             }
             // Ctrl-C: the run in flight is aborted, sleeps end, and what was measured is reported.
             CountDownLatch stop = new CountDownLatch(1);

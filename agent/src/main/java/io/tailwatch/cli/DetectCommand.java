@@ -30,7 +30,8 @@ public final class DetectCommand extends PrintingCommand {
     @Option(names = "--host", paramLabel = "ADDR", defaultValue = "127.0.0.1", description = "Loopback address to check (default: ${DEFAULT-VALUE}).")
     String host;
 
-    @Option(names = "--json", description = "Print JSON: found[] {port, url, kind, api, name, status, version, models}.")
+    @Option(names = "--json", description = "Print JSON: found[] {port, url, kind, api, name, status, version, models, "
+            + "served_model}.")
     boolean json;
 
     @Override
@@ -59,6 +60,7 @@ public final class DetectCommand extends PrintingCommand {
             return TailwatchCommand.EXIT_CONFIG;
         }
         List<String> names = EngineDiscovery.names(found);
+        List<String> served = found.stream().map(DetectCommand::servedModel).toList();
         boolean any = found.stream().anyMatch(EngineDiscovery.Found::engine);
         if (json) {
             ObjectNode root = Json.MAPPER.createObjectNode();
@@ -76,12 +78,13 @@ public final class DetectCommand extends PrintingCommand {
                 o.put("needs_api_key", f.needsKey());
                 ArrayNode m = o.putArray("models");
                 f.models().forEach(m::add);
+                o.put("served_model", served.get(i));
             }
             root.put("engines_block", EngineDiscovery.configBlock(found));
             out.println(Json.write(root));
             return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
         }
-        out.print(table(found, names));
+        out.print(table(found, names, served));
         out.println();
         if (any) {
             out.println("# for config/tailwatch.yaml (or keep `engines: auto`, which watches what is found):");
@@ -90,14 +93,33 @@ public final class DetectCommand extends PrintingCommand {
         return any ? TailwatchCommand.EXIT_OK : TailwatchCommand.EXIT_FAILURE;
     }
 
+    /**
+     * The model an mlx_lm server serves, from the {@code --model} of the process listening on its port (its
+     * answers do not tell it); null for other engines and where the command line does not tell it.
+     */
+    static String servedModel(EngineDiscovery.Found f) {
+        if (f.flavor() != io.tailwatch.core.probe.EngineFlavor.MLX_LM) {
+            return null;
+        }
+        return CapacitySupport.reportedModel(new EngineTarget(f.url().getHost(), f.api(), f.url(), null, null, false,
+                io.tailwatch.core.config.EngineConfig.DEFAULT_CONNECT_TIMEOUT), io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL);
+    }
+
     static String table(List<EngineDiscovery.Found> found, List<String> names) {
+        return table(found, names, java.util.Collections.nCopies(found.size(), null));
+    }
+
+    static String table(List<EngineDiscovery.Found> found, List<String> names, List<String> served) {
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"PORT", "ENGINE", "API", "NAME", "MODELS", "FOUND BY"});
         for (int i = 0; i < found.size(); i++) {
             EngineDiscovery.Found f = found.get(i);
             String models = f.models().isEmpty() ? "-"
                     : String.join(", ", f.models().stream().map(io.tailwatch.core.probe.ModelNames::display).toList());
-            if (f.flavor() == io.tailwatch.core.probe.EngineFlavor.MLX_LM && f.models().size() > 1) {
+            if (served.get(i) != null) {
+                // its command line's --model (its list is its Hugging Face cache, in the JSON)
+                models = served.get(i) + " (served)";
+            } else if (f.flavor() == io.tailwatch.core.probe.EngineFlavor.MLX_LM && f.models().size() > 1) {
                 // mlx_lm lists its Hugging Face cache first and the model it serves last
                 models = io.tailwatch.core.probe.ModelNames.display(f.models().get(f.models().size() - 1)) + " (+"
                         + (f.models().size() - 1) + " cached)";

@@ -146,6 +146,27 @@ class DetectCommandTest {
         assertThat(s.requests()).allSatisfy(b -> assertThat(b.has("model")).isFalse());
     }
 
+    /** Its answers do not tell the served model; the --model of the process listening on its port does. */
+    @Test
+    void an_mlx_lm_server_shows_the_model_its_command_line_serves() throws Exception {
+        int port = io.tailwatch.testing.SimulatorChild.freePort();
+        try (io.tailwatch.testing.SimulatorChild child = io.tailwatch.testing.SimulatorChild.start(
+                io.tailwatch.tools.sim.SimulatedMlxLm.class, port, java.util.List.of("/opt/homebrew/bin/mlx_lm.server",
+                        "--model", "mlx-community/Sim-Qwen3-0.6B-4bit", "--port", Integer.toString(port)))) {
+            HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(port), "--json");
+            assertThat(r.code()).isZero();
+            JsonNode found = new ObjectMapper().readTree(r.out()).get("found").get(0);
+            assertThat(found.get("served_model").asText()).isEqualTo("mlx-community/Sim-Qwen3-0.6B-4bit");
+            HistoryCommandTest.Run t = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(port));
+            assertThat(t.out()).contains("mlx-community/Sim-Qwen3-0.6B-4bit (served)")
+                    .contains("# model: omitted = no model field");
+        }
+        // In-process, the listening process (this JVM) tells no --model: unknown.
+        EngineSimulator s = batchingMlx(SimulatorOptions.DEFAULT_HUB_MODELS);
+        HistoryCommandTest.Run r = HistoryCommandTest.run("detect", "--only", "--ports", String.valueOf(s.port()), "--json");
+        assertThat(new ObjectMapper().readTree(r.out()).get("found").get(0).get("served_model").isNull()).isTrue();
+    }
+
     @Test
     void an_mlx_lm_server_without_a_hub_is_an_engine_with_models_unknown() throws Exception {
         EngineSimulator s = batchingMlx(null);

@@ -52,9 +52,10 @@ public final class ProbeMetrics {
     static final AttributeDef OPERATION = oneOf(AttrKeys.OPERATION, "GenAI operation", Operation.class);
     static final AttributeDef PROVIDER = free(AttrKeys.PROVIDER,
             "Engine kind: ollama, mlx_lm, lm_studio, llama_cpp, vllm, openai");
-    static final AttributeDef REQUEST_MODEL = free(AttrKeys.MODEL, "Model the probe asked for");
+    static final AttributeDef REQUEST_MODEL = free(AttrKeys.MODEL, "Model the probe asked for; a probe that names "
+            + "none (mlx_lm) carries the model the server was started with, or unknown");
     static final AttributeDef RESPONSE_MODEL = optional(AttrKeys.RESPONSE_MODEL,
-            "Model the engine says answered (when it names one)");
+            "Model the engine says answered (when it names one; never mlx_lm's echoed default_model)");
     static final AttributeDef SERVER_ADDRESS = free(AttrKeys.SERVER_ADDRESS, "Engine host");
     static final AttributeDef SERVER_PORT = free(AttrKeys.SERVER_PORT, "Engine port");
     static final AttributeDef ERROR_TYPE = optional(AttrKeys.ERROR_TYPE,
