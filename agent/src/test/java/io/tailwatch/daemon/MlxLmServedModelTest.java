@@ -68,5 +68,21 @@ class MlxLmServedModelTest {
         JsonNode scenario = Json.MAPPER.readTree(status).findValue("scenarios").get(0);
         assertThat(scenario.path("last").path("model").asText()).isEqualTo(model);
         assertThat(scenario.path("windows").get(0).path("model").asText()).isEqualTo(model);
+        // The status screen and diagnose name the window engine/model/scenario from the same series.
+        String url = "http://127.0.0.1:" + d.port();
+        // (the signals they read come with the rules' next evaluation)
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> assertThat(
+                command("status", "--url", url)).contains("mlx/", model + "/", "interactive"));
+        assertThat(command("status", "--url", url)).doesNotContain(EngineClient.UNNAMED_MODEL);
+        assertThat(command("diagnose", "--url", url, "--json")).doesNotContain(EngineClient.UNNAMED_MODEL);
+    }
+
+    private static String command(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        picocli.CommandLine cl = io.tailwatch.cli.TailwatchCommand.commandLine();
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(new java.io.StringWriter(), true));
+        cl.execute(args);
+        return out.toString();
     }
 }
