@@ -231,6 +231,44 @@ class EngineWatchTest {
         }
     }
 
+    /**
+     * An mlx_lm probe names no model; its window is kept under the model the server's command line serves, read
+     * once a minute (a restart with another --model shows within a minute), and under unknown while none is told.
+     */
+    @Test
+    void anUnnamedMlxLmProbeIsRecordedUnderTheServedModelReadOnceAMinute() throws Exception {
+        MetricHub hub = new MetricHub();
+        io.tailwatch.testing.SimClock clock = new io.tailwatch.testing.SimClock();
+        SimulatorOptions o = SimulatorOptions.defaults("openai").withModel("/srv/models/Qwen3-0.6B-4bit")
+                .withTiming(Duration.ofMillis(5), 500).withBatching(32, SimulatorOptions.DEFAULT_HUB_MODELS);
+        try (EngineSimulator sim = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", 0, o)) {
+            EngineWatch w = new EngineWatch(engine("openai", sim.port(), null), hub, () -> HostSnapshot.EMPTY, clock, 100);
+            java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicReference<String> served = new AtomicReference<>();
+            w.serverModel(() -> {
+                reads.incrementAndGet();
+                return served.get();
+            });
+            w.checkHealth();
+            assertThat(w.probe("interactive").success()).isTrue();
+            assertThat(windowModels(hub)).containsExactly(io.tailwatch.core.probe.EngineClient.UNKNOWN_MODEL);
+            served.set("Qwen3-0.6B-4bit");
+            clock.advance(Duration.ofSeconds(30));
+            assertThat(w.probe("interactive").success()).isTrue();
+            assertThat(reads.get()).as("not read again within the minute").isEqualTo(1);
+            clock.advance(Duration.ofSeconds(31));
+            assertThat(w.probe("interactive").success()).isTrue();
+            assertThat(reads.get()).isEqualTo(2);
+            assertThat(windowModels(hub)).contains("Qwen3-0.6B-4bit")
+                    .doesNotContain(io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL);
+            assertThat(sim.requests()).isNotEmpty().allSatisfy(b -> assertThat(b.has("model")).isFalse());
+        }
+    }
+
+    private static List<String> windowModels(MetricHub hub) {
+        return hub.snapshot().of(ProbeMetrics.WINDOW_SAMPLES).stream().map(p -> p.attributes().get(AttrKeys.MODEL)).toList();
+    }
+
     @Test
     void theUpLogLineNamesTheVersionOnlyWhenKnownWithoutATrailingBlank() {
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
