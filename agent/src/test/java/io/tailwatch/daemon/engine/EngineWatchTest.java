@@ -262,6 +262,17 @@ class EngineWatchTest {
             assertThat(windowModels(hub)).contains("Qwen3-0.6B-4bit")
                     .doesNotContain(io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL);
             assertThat(sim.requests()).isNotEmpty().allSatisfy(b -> assertThat(b.has("model")).isFalse());
+            // Down and back (a restart may serve another --model): read again at once, within the minute.
+            int port = sim.port();
+            sim.close();
+            assertThat(w.checkHealth().up()).isFalse();
+            served.set("Llama-3.2-1B-4bit");
+            try (EngineSimulator again = EngineSimulator.start("openai", "mlx_lm", "127.0.0.1", port, o)) {
+                assertThat(w.checkHealth().up()).isTrue();
+                assertThat(w.probe("interactive").success()).isTrue();
+                assertThat(reads.get()).isEqualTo(3);
+                assertThat(windowModels(hub)).contains("Llama-3.2-1B-4bit");
+            }
         }
     }
 
