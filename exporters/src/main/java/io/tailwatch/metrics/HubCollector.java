@@ -226,17 +226,23 @@ final class HubCollector implements MultiCollector {
         }
 
         /**
-         * Part {@code j} of what series {@code i}'s rendering depends on besides its labels: its value, or a
-         * histogram's count, sum and start (a series expired and admitted again is another one).
+         * What series {@code i}'s rendering depends on besides its labels, into {@code key} ({@link #keyWidth}
+         * longs): its value, or a histogram's count, sum and start (a series expired and admitted again is
+         * another one).
          */
-        long key(int i, int j) {
+        void key(int i, long[] key) {
             Row r = rows[i];
-            return switch (family.kind()) {
-                case HISTOGRAM -> j == 0 ? r.histogram().count()
-                        : j == 1 ? Double.doubleToRawLongBits(r.histogram().sum()) : r.histogram().startEpochNanos();
-                case MAX -> Double.doubleToRawLongBits(r.histogram().windowMax());
-                default -> Double.doubleToRawLongBits(r.point().value());
-            };
+            switch (family.kind()) {
+                case HISTOGRAM -> {
+                    key[0] = r.histogram().count();
+                    key[1] = Double.doubleToRawLongBits(r.histogram().sum());
+                    key[2] = r.histogram().startEpochNanos();
+                }
+                case INFO -> {
+                }
+                case MAX -> key[0] = Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> key[0] = Double.doubleToRawLongBits(r.point().value());
+            }
         }
 
         /**

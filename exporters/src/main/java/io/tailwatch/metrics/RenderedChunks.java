@@ -45,8 +45,24 @@ final class RenderedChunks {
     private final Bytes keepingScratch = new Bytes();
     private final Bytes keepingRendered = new Bytes();
 
-    /** A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series by their labels. */
-    private record Family(byte[][] headers, Map<Labels, Series> series) {
+    /**
+     * A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series with their labels, in the
+     * exposition's order (the next scrape mostly finds a series where it was).
+     */
+    private record Family(byte[][] headers, Labels[] labels, Series[] series) {
+        /** The series kept with {@code l}, looked for at {@code i} first; {@code byLabels} is made when needed. */
+        Series find(Labels l, int i, Map<Labels, Series>[] byLabels) {
+            if (i < labels.length && labels[i] == l) {
+                return series[i];
+            }
+            if (byLabels[0] == null) {
+                byLabels[0] = new IdentityHashMap<>(labels.length * 2);
+                for (int k = 0; k < labels.length; k++) {
+                    byLabels[0].put(labels[k], series[k]);
+                }
+            }
+            return byLabels[0].get(l);
+        }
     }
 
     /**
@@ -56,9 +72,9 @@ final class RenderedChunks {
      * (line {@code l}'s ending at {@code valueEnds[l]}). The heads are shared by every value the series shows.
      */
     private record Series(byte[] heads, int[] headEnds, boolean slotted, long[] key, byte[] values, int[] valueEnds) {
-        boolean matches(HubCollector.Rows rows, int i) {
+        boolean matches(long[] now) {
             for (int j = 0; j < key.length; j++) {
-                if (key[j] != rows.key(i, j)) {
+                if (key[j] != now[j]) {
                     return false;
                 }
             }
@@ -66,18 +82,7 @@ final class RenderedChunks {
         }
 
         void writeTo(Chunks out) throws IOException {
-            if (out.room() >= heads.length + values.length) {
-                out.interleave(heads, headEnds, values, valueEnds);
-                return;
-            }
-            int head = 0;
-            int value = 0;
-            for (int l = 0; l < headEnds.length; l++) {
-                out.write(heads, head, headEnds[l] - head);
-                out.write(values, value, valueEnds[l] - value);
-                head = headEnds[l];
-                value = valueEnds[l];
-            }
+            out.interleave(heads, headEnds, values, valueEnds);
         }
     }
 
@@ -90,7 +95,7 @@ final class RenderedChunks {
     int keptSeries() {
         int n = 0;
         for (Family f : kept.values()) {
-            n += f.series().size();
+            n += f.series().length;
         }
         return n;
     }
@@ -143,13 +148,18 @@ final class RenderedChunks {
             int[] stale = new int[all.length];
             int changed = 0;
             int newValues = 0;
+            long[] key = new long[rows.keyWidth()];
+            @SuppressWarnings("unchecked")
+            Map<Labels, Series>[] byLabels = new Map[1];
             for (int i = 0; i < all.length; i++) {
-                Series s = before == null ? null : before.series().get(all[i].labels());
-                if (s != null && s.matches(rows, i)) {
+                Series s = before == null ? null : before.find(all[i].labels(), i, byLabels);
+                if (s != null) {
+                    rows.key(i, key); // before the values: a value newer than its key is rendered again next time
+                }
+                if (s != null && s.matches(key)) {
                     now[i] = s;
                 } else if (s != null && s.slotted()) {
-                    long[] key = key(rows, i); // before the values: a value newer than its key is rendered again next time
-                    now[i] = revalued(s, key, rows.family().kind(), rows.sample(i));
+                    now[i] = revalued(s, key.clone(), rows.family().kind(), rows.sample(i));
                     newValues++;
                 } else {
                     stale[changed++] = i;
@@ -164,15 +174,15 @@ final class RenderedChunks {
                 revalued.addAndGet(newValues);
             }
             out.write(headers[format], 0, headers[format].length);
-            Map<Labels, Series> byLabels = keeping ? new IdentityHashMap<>(all.length * 2) : null;
+            Labels[] labels = keeping ? new Labels[all.length] : null;
             for (int i = 0; i < all.length; i++) {
                 now[i].writeTo(out);
                 if (keeping) {
-                    byLabels.put(all[i].labels(), now[i]);
+                    labels[i] = all[i].labels();
                 }
             }
             if (keeping) {
-                next.put(rows.family().name(), new Family(headers, byLabels));
+                next.put(rows.family().name(), new Family(headers, labels, now));
             }
         }
 
@@ -265,9 +275,7 @@ final class RenderedChunks {
 
     private static long[] key(HubCollector.Rows rows, int i) {
         long[] key = new long[rows.keyWidth()];
-        for (int j = 0; j < key.length; j++) {
-            key[j] = rows.key(i, j);
-        }
+        rows.key(i, key);
         return key;
     }
 
@@ -417,23 +425,27 @@ final class RenderedChunks {
             }
         }
 
-        /** Bytes the chunk still takes. */
-        int room() {
-            return chunk.length - size;
-        }
-
         /**
          * Appends line after line, each made of {@code a}'s piece and {@code b}'s (line {@code l}'s ending at
-         * {@code aEnds[l]}, {@code bEnds[l]}); the caller checked the chunk has {@link #room} for all of them.
+         * {@code aEnds[l]}, {@code bEnds[l]}), passing the chunk on where the next line does not fit.
          */
-        void interleave(byte[] a, int[] aEnds, byte[] b, int[] bEnds) {
+        void interleave(byte[] a, int[] aEnds, byte[] b, int[] bEnds) throws IOException {
             int ai = 0;
             int bi = 0;
             for (int l = 0; l < aEnds.length; l++) {
-                System.arraycopy(a, ai, chunk, size, aEnds[l] - ai);
-                size += aEnds[l] - ai;
-                System.arraycopy(b, bi, chunk, size, bEnds[l] - bi);
-                size += bEnds[l] - bi;
+                int an = aEnds[l] - ai;
+                int bn = bEnds[l] - bi;
+                if (an + bn > chunk.length - size) {
+                    flush();
+                }
+                if (an + bn > chunk.length) {
+                    write(a, ai, an);
+                    write(b, bi, bn);
+                } else {
+                    System.arraycopy(a, ai, chunk, size, an);
+                    System.arraycopy(b, bi, chunk, size + an, bn);
+                    size += an + bn;
+                }
                 ai = aEnds[l];
                 bi = bEnds[l];
             }
