@@ -116,6 +116,7 @@ final class HubCollector implements MultiCollector {
             LabelSets sets = labels.computeIfAbsent(f.name(), k -> new LabelSets(MAX_CACHED_LABELS));
             java.util.function.Function<Map<String, String>, Labels> make = a -> present(f, a);
             Row[] rows = new Row[e.getValue().size()];
+            sets.begin(rows.length);
             int i = 0;
             for (Point p : e.getValue()) {
                 rows[i++] = new Row(sets.get(p.attributes(), make), p, null);

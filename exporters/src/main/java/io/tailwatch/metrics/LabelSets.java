@@ -19,6 +19,10 @@ final class LabelSets {
     private int size;
     private final Probe probe = new Probe();
     private final Map<Map<String, String>, Labels> byMap = new java.util.IdentityHashMap<>();
+    /** The sets asked for in one view, in order, and those of the view before (the first guess for each place). */
+    private Entry[] asked = new Entry[0];
+    private Entry[] askedBefore = new Entry[0];
+    private int place;
 
     /** Names and values in iteration order, their hash, the Labels made of them. */
     private record Entry(int hash, String[] namesAndValues, Labels labels, Entry next) {
@@ -48,12 +52,27 @@ final class LabelSets {
         return l;
     }
 
+    /**
+     * A view of the family's {@code n} series begins: the i-th asked for is first compared with the i-th of
+     * the view before (a producer publishes its series in the same order each time).
+     */
+    void begin(int n) {
+        askedBefore = asked;
+        asked = new Entry[n];
+        place = 0;
+    }
+
     /** The Labels of {@code attrs}: the kept ones, or {@code make}'s, then kept. */
     Labels get(Map<String, String> attrs, Function<Map<String, String>, Labels> make) {
+        int at = place++;
+        Entry guess = at < askedBefore.length ? askedBefore[at] : null;
+        if (guess != null && probe.same(guess.namesAndValues(), attrs)) {
+            return asked(at, guess);
+        }
         int hash = probe.hash(attrs);
         for (Entry e = slots[hash & (slots.length - 1)]; e != null; e = e.next()) {
             if (e.hash() == hash && probe.same(e.namesAndValues(), attrs)) {
-                return e.labels();
+                return asked(at, e);
             }
         }
         Labels made = make.apply(attrs);
@@ -61,21 +80,29 @@ final class LabelSets {
             slots = new Entry[16];
             size = 0;
             byMap.clear();
+            askedBefore = new Entry[0];
         }
         if (size >= slots.length * 3 / 4) {
             Entry[] grown = new Entry[slots.length * 2];
             for (Entry head : slots) {
                 for (Entry e = head; e != null; e = e.next()) {
-                    int at = e.hash() & (grown.length - 1);
-                    grown[at] = new Entry(e.hash(), e.namesAndValues(), e.labels(), grown[at]);
+                    int to = e.hash() & (grown.length - 1);
+                    grown[to] = new Entry(e.hash(), e.namesAndValues(), e.labels(), grown[to]);
                 }
             }
             slots = grown;
         }
-        int at = hash & (slots.length - 1);
-        slots[at] = new Entry(hash, probe.copy(attrs), made, slots[at]);
+        int slot = hash & (slots.length - 1);
+        slots[slot] = new Entry(hash, probe.copy(attrs), made, slots[slot]);
         size++;
-        return made;
+        return asked(at, slots[slot]);
+    }
+
+    private Labels asked(int at, Entry e) {
+        if (at < asked.length) {
+            asked[at] = e;
+        }
+        return e.labels();
     }
 
     /** Walks a map's entries with {@link Map#forEach} (no iterator, no entry objects) to hash, compare or copy them. */
