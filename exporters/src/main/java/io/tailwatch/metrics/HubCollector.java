@@ -103,17 +103,23 @@ final class HubCollector implements MultiCollector {
     }
 
     /** Labels by attribute set, per family: a series keeps one Labels object from scrape to scrape. */
-    private final Map<String, Map<Map<String, String>, Labels>> labels = new ConcurrentHashMap<>();
+    private final Map<String, LabelSets> labels = new java.util.HashMap<>();
 
-    /** The hub's series now, by family name (sorted, the exposition's order). */
-    View view() {
+    /**
+     * The hub's series now, by family name (sorted, the exposition's order). One view is made at a time (the
+     * label sets and orders it keeps are this collector's).
+     */
+    synchronized View view() {
         View v = new View();
         for (Map.Entry<String, List<Point>> e : hub.snapshot().byMetric().entrySet()) {
             Family f = families(e.getValue().get(0).metric())[0];
+            LabelSets sets = labels.computeIfAbsent(f.name(), k -> new LabelSets(MAX_CACHED_LABELS));
+            java.util.function.Function<Map<String, String>, Labels> make = a -> present(f, a);
             Row[] rows = new Row[e.getValue().size()];
+            sets.begin(rows.length);
             int i = 0;
             for (Point p : e.getValue()) {
-                rows[i++] = new Row(labels(f, p.attributes(), false), p, null);
+                rows[i++] = new Row(sets.get(p.attributes(), make), p, null);
             }
             v.families.put(f.name(), new Rows(f, sorted(f.name(), rows)));
         }
@@ -123,9 +129,11 @@ final class HubCollector implements MultiCollector {
         }
         for (List<HistogramSeries> series : byMetric.values()) {
             Family[] fs = families(series.get(0).metric());
+            LabelSets sets = labels.computeIfAbsent(fs[0].name(), k -> new LabelSets(MAX_CACHED_LABELS));
+            java.util.function.Function<Map<String, String>, Labels> make = a -> every(fs[0], a);
             Row[] rows = new Row[series.size()];
             for (int i = 0; i < rows.length; i++) {
-                rows[i] = new Row(labels(fs[0], series.get(i).attributes(), true), null, series.get(i));
+                rows[i] = new Row(sets.ofShared(series.get(i).attributes(), make), null, series.get(i));
             }
             rows = sorted(fs[0].name(), rows);
             for (Family f : fs) {
@@ -135,21 +143,13 @@ final class HubCollector implements MultiCollector {
         return v;
     }
 
-    /**
-     * The labels of a series: every declared label ({@code ""} where absent) or only the present ones, kept per
-     * family while the family holds at most twice the series it has now.
-     */
-    private Labels labels(Family f, Map<String, String> attrs, boolean every) {
-        Map<Map<String, String>, Labels> cache = labels.computeIfAbsent(f.name(), k -> new ConcurrentHashMap<>());
-        Labels l = cache.get(attrs);
-        if (l == null) {
-            l = every ? every(f, attrs) : present(f, attrs);
-            if (cache.size() >= MAX_CACHED_LABELS) {
-                cache.clear();
-            }
-            cache.put(attrs, l);
+    /** Label sets kept, over every family. */
+    synchronized int labelSetsKept() {
+        int n = 0;
+        for (LabelSets sets : labels.values()) {
+            n += sets.size();
         }
-        return l;
+        return n;
     }
 
     /** Label sets kept per family: the hub's bound of series per metric, and as many again of series gone. */
@@ -175,30 +175,36 @@ final class HubCollector implements MultiCollector {
                 places[i] = (long) at << 32 | i;
             }
         }
+        int n = 0;
         if (places != null) {
+            // The places are of distinct label sets: two rows at one place have the same labels.
             java.util.Arrays.sort(places);
             Row[] byPlace = new Row[rows.length];
             for (int i = 0; i < rows.length; i++) {
-                byPlace[i] = rows[(int) places[i]];
+                if (n > 0 && places[i] >>> 32 == places[i - 1] >>> 32) {
+                    n--;
+                }
+                byPlace[n++] = rows[(int) places[i]];
             }
             rows = byPlace;
         } else {
             java.util.Arrays.sort(rows, (a, b) -> a.labels().compareTo(b.labels()));
-            Map<Labels, Integer> at = new java.util.IdentityHashMap<>(rows.length * 2);
             for (int i = 0; i < rows.length; i++) {
+                if (n > 0 && rows[n - 1].labels().equals(rows[i].labels())) {
+                    n--;
+                }
+                rows[n++] = rows[i];
+            }
+            Map<Labels, Integer> at = new java.util.IdentityHashMap<>(n * 2);
+            for (int i = 0; i < n; i++) {
                 at.put(rows[i].labels(), i);
             }
             order.put(family, at);
         }
-        int n = 0;
-        for (int i = 0; i < rows.length; i++) {
-            if (n > 0 && rows[n - 1].labels().equals(rows[i].labels())) {
-                n--;
-            }
-            rows[n++] = rows[i];
-        }
         return n == rows.length ? rows : java.util.Arrays.copyOf(rows, n);
     }
+
+    private static final long[] NOTHING = new long[0];
 
     /** One series of a family: its labels and where its value is (a point, or a histogram series). */
     record Row(Labels labels, Point point, HistogramSeries histogram) {
@@ -211,33 +217,63 @@ final class HubCollector implements MultiCollector {
             return family.kind() == Kind.HISTOGRAM ? family.bounds().length + 2 : 1;
         }
 
-        /** Longs of {@link #key} per series. */
+        /** Longs of {@link #key} per series (an info series always shows 1: nothing to compare). */
         int keyWidth() {
-            return family.kind() == Kind.HISTOGRAM ? 3 : 1;
-        }
-
-        /**
-         * Part {@code j} of what series {@code i}'s rendering depends on besides its labels: its value, or a
-         * histogram's count, sum and start (a series expired and admitted again is another one).
-         */
-        long key(int i, int j) {
-            Row r = rows[i];
             return switch (family.kind()) {
-                case HISTOGRAM -> j == 0 ? r.histogram().count()
-                        : j == 1 ? Double.doubleToRawLongBits(r.histogram().sum()) : r.histogram().startEpochNanos();
-                case MAX -> Double.doubleToRawLongBits(r.histogram().windowMax());
-                default -> Double.doubleToRawLongBits(r.point().value());
+                case HISTOGRAM -> 3;
+                case INFO -> 0;
+                default -> 1;
             };
         }
 
-        /** The snapshot of the series {@code at[0..n)} (indexes into {@link #rows}, ascending). */
-        MetricSnapshot snapshot(int[] at, int n) {
+        /**
+         * What series {@code i}'s rendering depends on besides its labels, into {@code key} ({@link #keyWidth}
+         * longs): its value, or a histogram's count, sum and start (a series expired and admitted again is
+         * another one).
+         */
+        void key(int i, long[] key) {
+            Row r = rows[i];
+            switch (family.kind()) {
+                case HISTOGRAM -> {
+                    key[0] = r.histogram().count();
+                    key[1] = Double.doubleToRawLongBits(r.histogram().sum());
+                    key[2] = r.histogram().startEpochNanos();
+                }
+                case INFO -> {
+                }
+                case MAX -> key[0] = Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> key[0] = Double.doubleToRawLongBits(r.point().value());
+            }
+        }
+
+        /**
+         * What series {@code i} shows, read once: a gauge's, counter's or maximum's value (its bits), a
+         * histogram's count per catalog bucket (the last one above every bound) and then its sum's bits; nothing
+         * for an info series (its one sample is always 1).
+         */
+        long[] sample(int i) {
+            Row r = rows[i];
+            return switch (family.kind()) {
+                case HISTOGRAM -> {
+                    long[] counts = r.histogram().catalogCounts();
+                    long[] out = java.util.Arrays.copyOf(counts, counts.length + 1);
+                    out[counts.length] = Double.doubleToRawLongBits(r.histogram().sum());
+                    yield out;
+                }
+                case INFO -> NOTHING;
+                case MAX -> new long[] {Double.doubleToRawLongBits(r.histogram().windowMax())};
+                default -> new long[] {Double.doubleToRawLongBits(r.point().value())};
+            };
+        }
+
+        /** The snapshot of the series {@code at[0..n)} (indexes into {@link #rows}, ascending), of their {@link #sample}s. */
+        MetricSnapshot snapshot(int[] at, long[][] samples, int n) {
             MetricMetadata md = family.metadata();
             switch (family.kind()) {
-                case GAUGE -> {
+                case GAUGE, MAX -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        data.add(new GaugeDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null));
+                        data.add(new GaugeDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), rows[at[k]].labels(), null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
@@ -251,25 +287,19 @@ final class HubCollector implements MultiCollector {
                 case COUNTER -> {
                     List<CounterDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        data.add(new CounterDataPointSnapshot(rows[at[k]].point().value(), rows[at[k]].labels(), null, 0));
+                        data.add(new CounterDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), rows[at[k]].labels(), null, 0));
                     }
                     return new CounterSnapshot(md, data);
                 }
-                case HISTOGRAM -> {
+                default -> {
                     List<HistogramDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        HistogramSeries s = rows[at[k]].histogram();
-                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(family.bounds(), s.catalogCounts()),
-                                s.sum(), rows[at[k]].labels(), Exemplars.EMPTY, 0));
+                        long[] s = samples[k];
+                        data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(family.bounds(),
+                                java.util.Arrays.copyOf(s, s.length - 1)), Double.longBitsToDouble(s[s.length - 1]),
+                                rows[at[k]].labels(), Exemplars.EMPTY, 0));
                     }
                     return new HistogramSnapshot(md, data);
-                }
-                default -> {
-                    List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
-                    for (int k = 0; k < n; k++) {
-                        data.add(new GaugeDataPointSnapshot(rows[at[k]].histogram().windowMax(), rows[at[k]].labels(), null));
-                    }
-                    return new GaugeSnapshot(md, data);
                 }
             }
         }
@@ -277,10 +307,12 @@ final class HubCollector implements MultiCollector {
         /** The snapshot of every series. */
         MetricSnapshot snapshot() {
             int[] all = new int[rows.length];
+            long[][] samples = new long[rows.length][];
             for (int i = 0; i < all.length; i++) {
                 all[i] = i;
+                samples[i] = sample(i);
             }
-            return snapshot(all, all.length);
+            return snapshot(all, samples, all.length);
         }
     }
 

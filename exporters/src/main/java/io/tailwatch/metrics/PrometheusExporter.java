@@ -78,6 +78,16 @@ public final class PrometheusExporter {
         return registry;
     }
 
+    /** What is kept of the hub's series' renderings for the next scrape. */
+    RenderedChunks chunks() {
+        return chunks;
+    }
+
+    /** The hub's side of the registry. */
+    HubCollector collector() {
+        return collector;
+    }
+
     /** Where the agent's own meters go (JVM, process): rendered on /metrics beside the hub's families. */
     public MeterRegistry meters() {
         return meters;
@@ -126,9 +136,9 @@ public final class PrometheusExporter {
         Iterator<MetricSnapshot> others = registry.scrape(name -> !HubCollector.owns(name)).iterator();
         MetricSnapshot other = others.hasNext() ? others.next() : null;
         List<MetricSnapshot> pending = new ArrayList<>();
-        // The hub's series go out a few at a time: gathered into writes of at most 8 KiB.
-        java.io.BufferedOutputStream hubLines = new java.io.BufferedOutputStream(unflushed, 8192);
         try (RenderedChunks.Pass pass = chunks.begin(writer, om)) {
+            // The hub's series go out a few at a time: gathered into writes of at most 8 KiB.
+            RenderedChunks.Chunks hubLines = pass.to(unflushed);
             for (Map.Entry<String, HubCollector.Rows> e : collector.view().families.entrySet()) {
                 while (other != null && other.getMetadata().getPrometheusName().compareTo(e.getKey()) < 0) {
                     pending.add(other);
@@ -140,8 +150,8 @@ public final class PrometheusExporter {
                 }
                 pass.write(e.getValue(), hubLines);
             }
+            hubLines.flush();
         }
-        hubLines.flush();
         for (; other != null; other = others.hasNext() ? others.next() : null) {
             pending.add(other);
         }

@@ -3,20 +3,25 @@ package io.tailwatch.metrics;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What the exposition writer made of each series of the hub's families, kept and reused by the next scrape
- * for every series whose value has not changed: between two scrapes a probe changes a few series and a
- * host sample a few gauges, so most of the exposition is the writer's bytes of the scrape before. The
- * changed series of a family are rendered again by the writer, together, in one call. What is kept is what
- * the last scrape wrote (at most the hub's exposition bound), replaced whole by each scrape.
+ * What the exposition writer made of each series of the hub's families, kept and reused by the next scrape.
+ * The writer renders a series when it first appears: its lines are kept cut in two, what comes before each
+ * value (name, labels with their escaping, {@code le}: the same while the series lives) and the values. A
+ * scrape writes a series whose value has not changed from what is kept; one whose value changed gets its
+ * values formatted again the way the writer formats them ({@code +Inf}, {@code -Inf}, {@link Double#toString},
+ * whole counts as decimal longs) behind the writer's own line beginnings, so between two scrapes the writer
+ * runs only for the series that are new. Whether a series' values can be formatted here is checked against
+ * the writer's own output when it renders the series; one where they differ is rendered by the writer
+ * whenever its value changes. What is kept is what the last scrape wrote (at most the hub's series), replaced
+ * whole by each scrape, so a series gone from the hub is gone from what is kept too.
  *
  * <p>The series' lines serve both formats: the hub's families (gauges, counters without created timestamps,
  * info, classic histograms, no exemplars) have the same sample lines in the Prometheus text format and in
@@ -27,22 +32,57 @@ import java.util.concurrent.locks.ReentrantLock;
  * the rest without keeping it, so no scrape waits for another.
  */
 final class RenderedChunks {
+    /** The bytes a scrape gathers before it writes them on (the writes a response sees). */
+    static final int CHUNK = 8192;
+
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Map<String, Family> kept = Map.of();
+    /** Series the writer rendered, and series written with new values behind their kept lines, since this began. */
+    private final java.util.concurrent.atomic.AtomicLong byWriter = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong revalued = new java.util.concurrent.atomic.AtomicLong();
+    /** The keeping scrape's buffers, reused from scrape to scrape (only the scrape holding the lock uses them). */
+    private final byte[] keepingChunk = new byte[CHUNK];
+    private final Bytes keepingScratch = new Bytes();
+    private final Bytes keepingRendered = new Bytes();
 
-    /** A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series' lines by their labels. */
-    private record Family(byte[][] headers, Map<Labels, Series> series) {
+    /**
+     * A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series with their labels, in the
+     * exposition's order (the next scrape mostly finds a series where it was).
+     */
+    private record Family(byte[][] headers, Labels[] labels, Series[] series) {
+        /** The series kept with {@code l}, looked for at {@code i} first; {@code byLabels} is made when needed. */
+        Series find(Labels l, int i, Map<Labels, Series>[] byLabels) {
+            if (i < labels.length && labels[i] == l) {
+                return series[i];
+            }
+            if (byLabels[0] == null) {
+                byLabels[0] = new IdentityHashMap<>(labels.length * 2);
+                for (int k = 0; k < labels.length; k++) {
+                    byLabels[0].put(labels[k], series[k]);
+                }
+            }
+            return byLabels[0].get(l);
+        }
     }
 
-    /** One series' lines and what they depend on besides its labels ({@link HubCollector.Rows#key}). */
-    private record Series(long[] key, byte[] bytes) {
-        boolean matches(HubCollector.Rows rows, int i) {
+    /**
+     * One series: the writer's lines without their values ({@code heads}, line {@code l} ending at
+     * {@code headEnds[l]}, each with the space before its value), whether its values may be formatted here,
+     * what its rendering depends on ({@link HubCollector.Rows#key}) and its values now, each with its newline
+     * (line {@code l}'s ending at {@code valueEnds[l]}). The heads are shared by every value the series shows.
+     */
+    private record Series(byte[] heads, int[] headEnds, boolean slotted, long[] key, byte[] values, int[] valueEnds) {
+        boolean matches(long[] now) {
             for (int j = 0; j < key.length; j++) {
-                if (key[j] != rows.key(i, j)) {
+                if (key[j] != now[j]) {
                     return false;
                 }
             }
             return true;
+        }
+
+        void writeTo(Chunks out) throws IOException {
+            out.interleave(heads, headEnds, values, valueEnds);
         }
     }
 
@@ -51,12 +91,34 @@ final class RenderedChunks {
         return new Pass(writer, openMetrics, lock.tryLock());
     }
 
+    /** Series kept for the next scrape (the series of the hub's families the last keeping scrape wrote). */
+    int keptSeries() {
+        int n = 0;
+        for (Family f : kept.values()) {
+            n += f.series().length;
+        }
+        return n;
+    }
+
+    /** Series the writer rendered so far (each new series once, and one whose values cannot be formatted here at each change). */
+    long renderedByWriter() {
+        return byWriter.get();
+    }
+
+    /** Series written so far with new values behind the writer's kept lines. */
+    long revalued() {
+        return revalued.get();
+    }
+
     final class Pass implements AutoCloseable {
         private final ExpositionFormatWriter writer;
         private final int format;
         private final boolean keeping;
         private final Map<String, Family> previous;
         private final Map<String, Family> next;
+        private final byte[] chunk;
+        private final Bytes scratch;
+        private final Bytes rendered;
 
         private Pass(ExpositionFormatWriter writer, boolean openMetrics, boolean keeping) {
             this.writer = writer;
@@ -64,19 +126,41 @@ final class RenderedChunks {
             this.keeping = keeping;
             this.previous = kept;
             this.next = keeping ? new HashMap<>() : null;
+            this.chunk = keeping ? keepingChunk : new byte[CHUNK];
+            this.scratch = keeping ? keepingScratch : new Bytes();
+            this.rendered = keeping ? keepingRendered : new Bytes();
         }
 
-        /** Writes the family's lines to {@code out}, each series unchanged since the last scrape from its bytes. */
-        void write(HubCollector.Rows rows, OutputStream out) throws IOException {
+        /** Where this pass gathers the hub's lines for {@code out} (flush it before writing anything else to {@code out}). */
+        Chunks to(OutputStream out) {
+            return new Chunks(chunk, out);
+        }
+
+        /**
+         * Writes the family's lines to {@code out}: each series unchanged since the last scrape from its kept
+         * bytes, each changed one with its values formatted again, each new one (and any whose values cannot
+         * be formatted here) as the writer renders it.
+         */
+        void write(HubCollector.Rows rows, Chunks out) throws IOException {
             HubCollector.Row[] all = rows.rows();
             Family before = previous.get(rows.family().name());
             Series[] now = new Series[all.length];
             int[] stale = new int[all.length];
             int changed = 0;
+            int newValues = 0;
+            long[] key = new long[rows.keyWidth()];
+            @SuppressWarnings("unchecked")
+            Map<Labels, Series>[] byLabels = new Map[1];
             for (int i = 0; i < all.length; i++) {
-                Series s = before == null ? null : before.series().get(all[i].labels());
-                if (s != null && s.matches(rows, i)) {
+                Series s = before == null ? null : before.find(all[i].labels(), i, byLabels);
+                if (s != null) {
+                    rows.key(i, key); // before the values: a value newer than its key is rendered again next time
+                }
+                if (s != null && s.matches(key)) {
                     now[i] = s;
+                } else if (s != null && s.slotted()) {
+                    now[i] = revalued(s, key.clone(), rows.family().kind(), rows.sample(i));
+                    newValues++;
                 } else {
                     stale[changed++] = i;
                 }
@@ -84,18 +168,29 @@ final class RenderedChunks {
             byte[][] headers = before == null ? new byte[2][] : before.headers().clone();
             if (changed > 0 || headers[format] == null) {
                 render(rows, stale, Math.max(1, changed), headers, now);
+                byWriter.addAndGet(Math.max(1, changed));
             }
-            out.write(headers[format]);
-            Map<Labels, Series> byLabels = keeping ? new IdentityHashMap<>(all.length * 2) : null;
+            if (newValues > 0) {
+                revalued.addAndGet(newValues);
+            }
+            out.write(headers[format], 0, headers[format].length);
+            Labels[] labels = keeping ? new Labels[all.length] : null;
             for (int i = 0; i < all.length; i++) {
-                out.write(now[i].bytes());
+                now[i].writeTo(out);
                 if (keeping) {
-                    byLabels.put(all[i].labels(), now[i]);
+                    labels[i] = all[i].labels();
                 }
             }
             if (keeping) {
-                next.put(rows.family().name(), new Family(headers, byLabels));
+                next.put(rows.family().name(), new Family(headers, labels, now));
             }
+        }
+
+        /** {@code s} showing {@code sample}, its values formatted as the writer formats them. */
+        private Series revalued(Series s, long[] key, HubCollector.Kind kind, long[] sample) {
+            scratch.reset();
+            int[] ends = format(kind, sample, scratch);
+            return new Series(s.heads(), s.headEnds(), true, key, Arrays.copyOf(scratch.bytes, scratch.size), ends);
         }
 
         /**
@@ -104,28 +199,69 @@ final class RenderedChunks {
          * go to {@code headers}.
          */
         private void render(HubCollector.Rows rows, int[] at, int n, byte[][] headers, Series[] into) throws IOException {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(256 * n);
-            writer.write(out, new MetricSnapshots(rows.snapshot(at, n)));
-            byte[] b = out.toByteArray();
-            int pos = 0;
-            while (b[pos] == '#') {
-                pos = lineEnd(b, pos);
-            }
-            if (headers[format] == null) {
-                headers[format] = java.util.Arrays.copyOf(b, pos);
-            }
-            int lines = rows.linesPerSeries();
+            long[][] keys = new long[n][];
+            long[][] samples = new long[n][];
             for (int k = 0; k < n; k++) {
-                int start = pos;
-                for (int l = 0; l < lines; l++) {
+                keys[k] = key(rows, at[k]);
+                samples[k] = rows.sample(at[k]);
+            }
+            rendered.reset();
+            try {
+                writer.write(rendered, new MetricSnapshots(rows.snapshot(at, samples, n)));
+                byte[] b = rendered.bytes;
+                int pos = 0;
+                while (b[pos] == '#') {
                     pos = lineEnd(b, pos);
                 }
-                long[] key = new long[rows.keyWidth()];
-                for (int j = 0; j < key.length; j++) {
-                    key[j] = rows.key(at[k], j);
+                if (headers[format] == null) {
+                    headers[format] = Arrays.copyOf(b, pos);
                 }
-                into[at[k]] = new Series(key, java.util.Arrays.copyOfRange(b, start, pos));
+                int lines = rows.linesPerSeries();
+                int[] valueAt = new int[lines];
+                int[] lineEnds = new int[lines];
+                for (int k = 0; k < n; k++) {
+                    int start = pos;
+                    for (int l = 0; l < lines; l++) {
+                        lineEnds[l] = lineEnd(b, pos);
+                        valueAt[l] = lastSpace(b, pos, lineEnds[l]) + 1;
+                        pos = lineEnds[l];
+                    }
+                    into[at[k]] = cut(b, start, valueAt, lineEnds, keys[k], rows.family().kind(), samples[k]);
+                }
+            } finally {
+                rendered.shrink();
             }
+        }
+
+        /**
+         * The series the writer wrote from {@code b[start]}, line {@code l}'s value from {@code valueAt[l]} to
+         * {@code lineEnds[l]}: slotted when formatting its sample here gives the writer's values byte for byte.
+         */
+        private Series cut(byte[] b, int start, int[] valueAt, int[] lineEnds, long[] key, HubCollector.Kind kind,
+                           long[] sample) {
+            int lines = valueAt.length;
+            int[] headEnds = new int[lines];
+            int[] valueEnds = new int[lines];
+            int headBytes = 0;
+            int valueBytes = 0;
+            for (int l = 0, pos = start; l < lines; pos = lineEnds[l++]) {
+                headBytes += valueAt[l] - pos;
+                valueBytes += lineEnds[l] - valueAt[l];
+                headEnds[l] = headBytes;
+                valueEnds[l] = valueBytes;
+            }
+            byte[] heads = new byte[headBytes];
+            byte[] values = new byte[valueBytes];
+            for (int l = 0, pos = start; l < lines; pos = lineEnds[l++]) {
+                int head = l == 0 ? 0 : headEnds[l - 1];
+                int value = l == 0 ? 0 : valueEnds[l - 1];
+                System.arraycopy(b, pos, heads, head, headEnds[l] - head);
+                System.arraycopy(b, valueAt[l], values, value, valueEnds[l] - value);
+            }
+            scratch.reset();
+            int[] ends = format(kind, sample, scratch);
+            boolean slotted = Arrays.equals(ends, valueEnds) && Arrays.equals(scratch.bytes, 0, scratch.size, values, 0, values.length);
+            return new Series(heads, headEnds, slotted, key, values, valueEnds);
         }
 
         @Override
@@ -137,11 +273,190 @@ final class RenderedChunks {
         }
     }
 
+    private static long[] key(HubCollector.Rows rows, int i) {
+        long[] key = new long[rows.keyWidth()];
+        rows.key(i, key);
+        return key;
+    }
+
+    /**
+     * A series' sample ({@link HubCollector.Rows#sample}) as its lines' values, each with its newline, the way
+     * the client's writers format them: a histogram's cumulative bucket counts and its count as decimal longs,
+     * its sum and every other value as {@code +Inf}, {@code -Inf} or {@link Double#toString}; an info
+     * series' 1. Returns where each line's value ends in {@code out}.
+     */
+    static int[] format(HubCollector.Kind kind, long[] sample, Bytes out) {
+        if (kind == HubCollector.Kind.INFO) {
+            out.ascii("1\n");
+            return new int[] {out.size};
+        }
+        if (kind != HubCollector.Kind.HISTOGRAM) {
+            out.ascii(doubleText(Double.longBitsToDouble(sample[0])));
+            out.ascii("\n");
+            return new int[] {out.size};
+        }
+        int buckets = sample.length - 1;
+        int[] ends = new int[buckets + 2];
+        long cumulative = 0;
+        for (int i = 0; i < buckets; i++) {
+            cumulative += sample[i];
+            out.decimal(cumulative);
+            ends[i] = out.size;
+        }
+        out.decimal(cumulative);
+        ends[buckets] = out.size;
+        out.ascii(doubleText(Double.longBitsToDouble(sample[buckets])));
+        out.ascii("\n");
+        ends[buckets + 1] = out.size;
+        return ends;
+    }
+
+    private static String doubleText(double d) {
+        return d == Double.POSITIVE_INFINITY ? "+Inf" : d == Double.NEGATIVE_INFINITY ? "-Inf" : Double.toString(d);
+    }
+
     /** Where the line starting at {@code pos} ends (after its newline). */
     private static int lineEnd(byte[] b, int pos) {
         while (b[pos++] != '\n') {
             // to the end of the line
         }
         return pos;
+    }
+
+    /** The last space of {@code b[from..to)}: the one before a sample line's value (a value has none). */
+    private static int lastSpace(byte[] b, int from, int to) {
+        int at = to - 1;
+        while (b[at] != ' ') {
+            at--;
+        }
+        if (at < from) {
+            throw new IllegalStateException("a sample line without a value");
+        }
+        return at;
+    }
+
+    /** A growable byte buffer, reused from rendering to rendering. */
+    static final class Bytes extends OutputStream {
+        byte[] bytes = new byte[1024];
+        int size;
+
+        void reset() {
+            size = 0;
+        }
+
+        /** Lets go of a buffer grown past {@link #CHUNK} (a family rendered whole), keeping a small one for next time. */
+        void shrink() {
+            if (bytes.length > CHUNK) {
+                bytes = new byte[1024];
+            }
+            size = 0;
+        }
+
+        @Override
+        public void write(int b) {
+            room(1);
+            bytes[size++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            room(len);
+            System.arraycopy(b, off, bytes, size, len);
+            size += len;
+        }
+
+        /** Appends {@code s}, whose characters are all ASCII. */
+        void ascii(String s) {
+            room(s.length());
+            for (int i = 0; i < s.length(); i++) {
+                bytes[size++] = (byte) s.charAt(i);
+            }
+        }
+
+        /** Appends {@code v} in decimal and a newline. */
+        void decimal(long v) {
+            if (v < 0) {
+                ascii(Long.toString(v));
+                write('\n');
+                return;
+            }
+            int digits = 1;
+            for (long t = v; t >= 10; t /= 10) {
+                digits++;
+            }
+            room(digits + 1);
+            int at = size + digits;
+            for (int i = 1; i <= digits; i++) {
+                bytes[at - i] = (byte) ('0' + v % 10);
+                v /= 10;
+            }
+            size = at;
+            bytes[size++] = '\n';
+        }
+
+        private void room(int more) {
+            if (size + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
+            }
+        }
+    }
+
+    /** Gathers writes into a chunk and passes each full chunk on, in writes of at most {@link #CHUNK} bytes. */
+    static final class Chunks {
+        private final byte[] chunk;
+        private final OutputStream out;
+        private int size;
+
+        Chunks(byte[] chunk, OutputStream out) {
+            this.chunk = chunk;
+            this.out = out;
+        }
+
+        void write(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                if (size == chunk.length) {
+                    flush();
+                }
+                int n = Math.min(len, chunk.length - size);
+                System.arraycopy(b, off, chunk, size, n);
+                size += n;
+                off += n;
+                len -= n;
+            }
+        }
+
+        /**
+         * Appends line after line, each made of {@code a}'s piece and {@code b}'s (line {@code l}'s ending at
+         * {@code aEnds[l]}, {@code bEnds[l]}), passing the chunk on where the next line does not fit.
+         */
+        void interleave(byte[] a, int[] aEnds, byte[] b, int[] bEnds) throws IOException {
+            int ai = 0;
+            int bi = 0;
+            for (int l = 0; l < aEnds.length; l++) {
+                int an = aEnds[l] - ai;
+                int bn = bEnds[l] - bi;
+                if (an + bn > chunk.length - size) {
+                    flush();
+                }
+                if (an + bn > chunk.length) {
+                    write(a, ai, an);
+                    write(b, bi, bn);
+                } else {
+                    System.arraycopy(a, ai, chunk, size, an);
+                    System.arraycopy(b, bi, chunk, size + an, bn);
+                    size += an + bn;
+                }
+                ai = aEnds[l];
+                bi = bEnds[l];
+            }
+        }
+
+        /** Passes on what is gathered. */
+        void flush() throws IOException {
+            if (size > 0) {
+                out.write(chunk, 0, size);
+                size = 0;
+            }
+        }
     }
 }
