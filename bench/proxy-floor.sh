@@ -6,8 +6,10 @@
 #     skipped when nginx is not installed),
 #   - a bare Netty forwarder (bench/NettyFloor.java; its jars are fetched from Maven Central when missing),
 #   - the agent's metering proxy (connection_rest 0s, the daemon's JVM flags),
-# each warmed with WARM requests first, then REQUESTS requests each way at concurrency 1 and 8.
-# Usage: bench/proxy-floor.sh [requests (200)] [warm (300)]
+# each warmed with WARM requests first (at concurrency 8, so that a JVM's per-request code is compiled too: with
+# the daemon's C1-only flags a method is compiled after a few hundred calls, and 300 requests left some of the
+# request path interpreted), then REQUESTS requests each way at concurrency 1 and 8.
+# Usage: bench/proxy-floor.sh [requests (200)] [warm (1000)]
 # PROXIES picks which run, in this order (default all: relay nginx netty agent); JAR picks the agent's jar, so
 # two builds of the agent can be compared in one sitting (PROXIES=agent JAR=/other/tailwatch.jar). JAVA_EXTRA adds JVM
 # flags after the daemon's own (a later flag wins), for the agent only: JAVA_EXTRA='-XX:TieredStopAtLevel=4' measures the
@@ -17,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 requests=${1:-200}
-warm=${2:-300}
+warm=${2:-1000}
 tokens=64
 bench_setup
 stamp=$(free_port)
@@ -25,7 +27,7 @@ proxies=" ${PROXIES:-relay nginx netty agent} "
 
 # Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.
 measure() {
-  java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 1 "$warm" "$tokens" "$stamp" >/dev/null
+  java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 8 "$warm" "$tokens" "$stamp" >/dev/null
   for c in 1 8; do
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
     java bench/ProxyOverhead.java run "$1" "$stamp" "$2" "$3" "$c" "$requests" "$tokens" "$stamp"
