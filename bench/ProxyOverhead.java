@@ -143,9 +143,10 @@ public class ProxyOverhead {
         return s;
     }
 
-    static long cpuTicks(String pid) throws Exception {
+    /** The process's user and system CPU time so far, in ticks (utime and stime of /proc/PID/stat). */
+    static long[] userSystemTicks(String pid) throws Exception {
         String[] f = Files.readString(Path.of("/proc/" + pid + "/stat")).split("\\) ")[1].split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
     }
 
     static long rssKib(String pid) throws Exception {
@@ -206,7 +207,8 @@ public class ProxyOverhead {
         List<Double> dC = Collections.synchronizedList(new ArrayList<>());
         List<Double> pC = Collections.synchronizedList(new ArrayList<>());
         long[] tokens = new long[1];
-        long cpu0 = cpuTicks(pid);
+        long[] us0 = userSystemTicks(pid);
+        long cpu0 = us0[0] + us0[1];
         long w0 = System.nanoTime();
         List<Future<?>> fs = new ArrayList<>();
         for (int w = 0; w < conc; w++) {
@@ -235,7 +237,8 @@ public class ProxyOverhead {
         for (Future<?> f : fs) {
             f.get();
         }
-        long cpu1 = cpuTicks(pid);
+        long[] us1 = userSystemTicks(pid);
+        long cpu1 = us1[0] + us1[1];
         double wallS = (System.nanoTime() - w0) / 1e9;
         pool.shutdown();
         if (engine != null) {
@@ -254,8 +257,8 @@ public class ProxyOverhead {
                     pct(dC, .5), pct(dC, .99), pct(pC, .5), pct(pC, .99), pct(pC, .5) - pct(dC, .5),
                     pct(pC, .99) - pct(dC, .99), pC.size());
         }
-        System.out.printf("  agent CPU %.0f ms over %.1f s for %d tokens forwarded: %.1f ms per 1,000 tokens%n", cpuMs, wallS,
-                tokens[0], cpuMs * 1000 / Math.max(1, tokens[0]));
+        System.out.printf("  agent CPU %.0f ms (user %d, system %d) over %.1f s for %d tokens forwarded: %.1f ms per 1,000 tokens%n",
+                cpuMs, (us1[0] - us0[0]) * 10, (us1[1] - us0[1]) * 10, wallS, tokens[0], cpuMs * 1000 / Math.max(1, tokens[0]));
     }
 
     /** STREAMS streams at once through the proxy; the agent's memory while every one of them is open. */

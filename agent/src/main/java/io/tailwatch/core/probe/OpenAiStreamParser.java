@@ -87,48 +87,7 @@ final class OpenAiStreamParser implements StreamParser {
             if (m.fingerprint == null && fp != null && fp.isTextual() && fp.asText().length() <= 200) {
                 m.fingerprint = fp.asText();
             }
-            JsonNode usage = n.get("usage");
-            if (usage != null && usage.isObject()) {
-                Long in = count(usage.get("prompt_tokens"), "prompt_tokens");
-                Long out = count(usage.get("completion_tokens"), "completion_tokens");
-                // Some servers send zeroed usage on every chunk and the real counts at the end.
-                if (out != null && (out > 0 || m.usageOutput == null)) {
-                    m.usageOutput = out;
-                }
-                if (in != null && (in > 0 || m.usageInput == null)) {
-                    m.usageInput = in;
-                }
-                Long cached = count(usage.at("/prompt_tokens_details/cached_tokens"), "cached_tokens");
-                if (cached != null) {
-                    m.cachedTokens = cached;
-                }
-            }
-            JsonNode timings = n.get("timings"); // llama.cpp
-            if (timings != null && timings.isObject()) {
-                Long predicted = count(timings.get("predicted_n"), "predicted_n");
-                Long prompt = count(timings.get("prompt_n"), "prompt_n");
-                if (predicted != null) {
-                    m.engineOutput = predicted;
-                }
-                if (prompt != null) {
-                    m.engineInput = prompt;
-                }
-                Double promptMs = InputRange.number(SOURCE, "prompt_ms", timings.get("prompt_ms"), 0, MAX_MS);
-                if (promptMs != null) {
-                    m.serverPromptSeconds = promptMs / 1000.0;
-                }
-                Double rate = InputRange.number(SOURCE, "predicted_per_second", timings.get("predicted_per_second"), 0,
-                        InputRange.MAX_TOKEN_RATE);
-                if (rate != null && rate > 0) { // 0 when nothing was decoded: unknown
-                    m.serverDecodeRate = rate;
-                }
-            }
-            JsonNode stats = n.get("stats"); // LM Studio
-            Double lmRate = stats != null && stats.isObject() ? InputRange.number(SOURCE, "tokens_per_second",
-                    stats.get("tokens_per_second"), 0, InputRange.MAX_TOKEN_RATE) : null;
-            if (lmRate != null && lmRate > 0) {
-                m.serverDecodeRate = lmRate;
-            }
+            counts(n, m);
         }
         JsonNode choices = n.get("choices");
         if (choices != null && choices.isArray() && !choices.isEmpty()) {
@@ -151,16 +110,67 @@ final class OpenAiStreamParser implements StreamParser {
             if (chars > 0) {
                 m.content(nanos, chars);
             }
-            synchronized (m) {
-                Long predicted = count(n.get("tokens_predicted"), "tokens_predicted");
-                if (predicted != null && m.engineOutput == null && n.path("stop").asBoolean(false)) {
-                    m.engineOutput = predicted;
-                }
+            completionEnd(n, nanos, m);
+        }
+    }
+
+    /** The counts an event carries (usage, llama.cpp's timings, LM Studio's stats) into {@code m}, whose monitor is held. */
+    static void counts(JsonNode n, Measurement m) {
+        JsonNode usage = n.get("usage");
+        if (usage != null && usage.isObject()) {
+            Long in = count(usage.get("prompt_tokens"), "prompt_tokens");
+            Long out = count(usage.get("completion_tokens"), "completion_tokens");
+            // Some servers send zeroed usage on every chunk and the real counts at the end.
+            if (out != null && (out > 0 || m.usageOutput == null)) {
+                m.usageOutput = out;
             }
-            JsonNode stop = n.get("stop");
-            if (stop != null && stop.isBoolean() && stop.booleanValue()) {
-                m.done(nanos);
+            if (in != null && (in > 0 || m.usageInput == null)) {
+                m.usageInput = in;
             }
+            Long cached = count(usage.at("/prompt_tokens_details/cached_tokens"), "cached_tokens");
+            if (cached != null) {
+                m.cachedTokens = cached;
+            }
+        }
+        JsonNode timings = n.get("timings"); // llama.cpp
+        if (timings != null && timings.isObject()) {
+            Long predicted = count(timings.get("predicted_n"), "predicted_n");
+            Long prompt = count(timings.get("prompt_n"), "prompt_n");
+            if (predicted != null) {
+                m.engineOutput = predicted;
+            }
+            if (prompt != null) {
+                m.engineInput = prompt;
+            }
+            Double promptMs = InputRange.number(SOURCE, "prompt_ms", timings.get("prompt_ms"), 0, MAX_MS);
+            if (promptMs != null) {
+                m.serverPromptSeconds = promptMs / 1000.0;
+            }
+            Double rate = InputRange.number(SOURCE, "predicted_per_second", timings.get("predicted_per_second"), 0,
+                    InputRange.MAX_TOKEN_RATE);
+            if (rate != null && rate > 0) { // 0 when nothing was decoded: unknown
+                m.serverDecodeRate = rate;
+            }
+        }
+        JsonNode stats = n.get("stats"); // LM Studio
+        Double lmRate = stats != null && stats.isObject() ? InputRange.number(SOURCE, "tokens_per_second",
+                stats.get("tokens_per_second"), 0, InputRange.MAX_TOKEN_RATE) : null;
+        if (lmRate != null && lmRate > 0) {
+            m.serverDecodeRate = lmRate;
+        }
+    }
+
+    /** The end of llama.cpp's own /completion stream: its count with "stop": true, which is also the end marker. */
+    static void completionEnd(JsonNode n, long nanos, Measurement m) {
+        synchronized (m) {
+            Long predicted = count(n.get("tokens_predicted"), "tokens_predicted");
+            if (predicted != null && m.engineOutput == null && n.path("stop").asBoolean(false)) {
+                m.engineOutput = predicted;
+            }
+        }
+        JsonNode stop = n.get("stop");
+        if (stop != null && stop.isBoolean() && stop.booleanValue()) {
+            m.done(nanos);
         }
     }
 

@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
 import java.util.Locale;
 
 /**
- * Reads an engine's response as it passes on its way to someone else's client: the same stream parsers
- * as the probes (SSE chat chunks, Ollama's NDJSON), with lines bounded at {@link #MAX_LINE_BYTES}, and
+ * Reads an engine's response as it passes on its way to someone else's client, measured as the probes measure
+ * it (SSE chat chunks read from their bytes by {@link SseTap}, Ollama's NDJSON by the probes' parser), with lines
+ * bounded at {@link #MAX_LINE_BYTES}, and
  * a token scanner for a whole JSON answer ({@code stream: false}) that keeps no more than the token it
  * is reading. Only timings, counts and the model name are kept: never a word of the content. Its state
  * is bounded per exchange (one line of the stream, or one JSON string of the answer); past a bound the
@@ -39,6 +40,8 @@ public final class StreamTap {
 
     private final Format format;
     private final StreamParser parser;
+    /** SSE is read where its bytes lie, without a String or a tree per event (it is what the proxy forwards most). */
+    private final SseTap sse;
     private final Measurement m;
     private JsonParser json;
     private String field;
@@ -47,11 +50,8 @@ public final class StreamTap {
     private StreamTap(Format format, long t0) {
         this.format = format;
         this.m = new Measurement(t0, false);
-        this.parser = switch (format) {
-            case SSE -> new OpenAiStreamParser(MAX_LINE_BYTES);
-            case NDJSON -> new OllamaStreamParser(MAX_LINE_BYTES);
-            default -> null;
-        };
+        this.sse = format == Format.SSE ? new SseTap(MAX_LINE_BYTES) : null;
+        this.parser = format == Format.NDJSON ? new OllamaStreamParser(MAX_LINE_BYTES) : null;
         if (format == Format.JSON) {
             try {
                 json = ASYNC_JSON.createNonBlockingByteArrayParser();
@@ -93,12 +93,16 @@ public final class StreamTap {
         if (stopped || len == 0) {
             return;
         }
-        if (parser != null) {
+        if (sse != null || parser != null) {
             if (m.isFinished()) {
                 stopped = true;
                 return;
             }
-            parser.bytes(ByteBuffer.wrap(b, off, len), nanos, m);
+            if (sse != null) {
+                sse.bytes(b, off, len, nanos, m);
+            } else {
+                parser.bytes(ByteBuffer.wrap(b, off, len), nanos, m);
+            }
         } else if (json != null) {
             try {
                 ((ByteArrayFeeder) json.getNonBlockingInputFeeder()).feedInput(b, off, off + len);
@@ -114,9 +118,13 @@ public final class StreamTap {
         if (stopped) {
             return;
         }
-        if (parser != null) {
+        if (sse != null || parser != null) {
             if (!m.isFinished()) {
-                parser.end(nanos, m);
+                if (sse != null) {
+                    sse.end(nanos, m);
+                } else {
+                    parser.end(nanos, m);
+                }
             }
         } else if (json != null) {
             try {

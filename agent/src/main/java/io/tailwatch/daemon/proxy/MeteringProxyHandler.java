@@ -268,6 +268,7 @@ final class MeteringProxyHandler extends ProxyHandler {
     private final class MeteredListener extends ProxyResponseListener {
         private final ProxyMeter.Exchange x;
         private final Response proxyToClientResponse;
+        private final Written written = new Written();
 
         MeteredListener(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest,
                         Response proxyToClientResponse, Callback proxyToClientCallback) {
@@ -287,45 +288,72 @@ final class MeteringProxyHandler extends ProxyHandler {
 
         @Override
         public void onContent(org.eclipse.jetty.client.Response serverToProxyResponse, Content.Chunk chunk, Runnable demander) {
-            long arrived = System.nanoTime();
             ByteBuffer content = chunk.getByteBuffer();
-            ByteBuffer seen = content.slice();
             chunk.retain();
-            proxyToClientResponse.write(false, content, new Callback() {
-                @Override
-                public void succeeded() {
-                    tap(seen, arrived);
-                    chunk.release();
-                    demander.run();
-                }
-
-                @Override
-                public void failed(Throwable failure) {
-                    chunk.release();
-                    if (x != null) {
-                        x.clientGone = true;
-                    }
-                    // Cannot write to the client: the request to the engine ends now.
-                    serverToProxyResponse.abort(failure);
-                }
-
-                @Override
-                public InvocationType getInvocationType() {
-                    return InvocationType.NON_BLOCKING;
-                }
-            });
+            // One chunk is in flight at a time (the next is demanded only once this one is written): its write's
+            // callback is kept with the listener, not made anew for every chunk.
+            written.chunk = chunk;
+            written.demander = demander;
+            written.response = serverToProxyResponse;
+            written.arrived = System.nanoTime();
+            written.from = content.position();
+            written.to = content.limit();
+            proxyToClientResponse.write(false, content, written);
         }
 
-        private void tap(ByteBuffer b, long nanos) {
-            if (x == null || x.tap == null || !b.hasRemaining()) {
+        /** The write of the chunk in flight to the client: tapped once written, then the next one is asked for. */
+        private final class Written implements Callback {
+            Content.Chunk chunk;
+            Runnable demander;
+            org.eclipse.jetty.client.Response response;
+            long arrived;
+            int from;
+            int to;
+
+            @Override
+            public void succeeded() {
+                Content.Chunk c = chunk;
+                Runnable next = demander;
+                chunk = null;
+                demander = null;
+                response = null;
+                tap(c.getByteBuffer(), from, to, arrived);
+                c.release();
+                next.run();
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                Content.Chunk c = chunk;
+                org.eclipse.jetty.client.Response r = response;
+                chunk = null;
+                demander = null;
+                response = null;
+                c.release();
+                if (x != null) {
+                    x.clientGone = true;
+                }
+                // Cannot write to the client: the request to the engine ends now.
+                r.abort(failure);
+            }
+
+            @Override
+            public InvocationType getInvocationType() {
+                return InvocationType.NON_BLOCKING;
+            }
+        }
+
+        /** Reads bytes [from, to) of the chunk's buffer (its position and limit when it arrived, whatever the write did). */
+        private void tap(ByteBuffer b, int from, int to, long nanos) {
+            if (x == null || x.tap == null || to <= from) {
                 return;
             }
             try {
                 if (b.hasArray()) {
-                    x.tap.bytes(b.array(), b.arrayOffset() + b.position(), b.remaining(), nanos);
+                    x.tap.bytes(b.array(), b.arrayOffset() + from, to - from, nanos);
                 } else {
-                    byte[] copy = new byte[b.remaining()];
-                    b.get(copy);
+                    byte[] copy = new byte[to - from];
+                    b.get(from, copy);
                     x.tap.bytes(copy, 0, copy.length, nanos);
                 }
             } catch (RuntimeException e) {
