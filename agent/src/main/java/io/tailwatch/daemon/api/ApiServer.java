@@ -59,15 +59,16 @@ public final class ApiServer implements AutoCloseable {
     static final long SCRAPE_REUSE_MAX_BYTES = io.tailwatch.metrics.MetricHub.Limits.DEFAULT.maxExpositionBytes() + (256 << 10);
 
     /**
-     * What the server is made of, gathered before it starts: Javalin 7 takes every route, before-handler and
-     * connector in its config block, so they are collected here and applied in {@link #start}.
+     * What the server is made of, gathered before it starts: Javalin 7 takes every route and before-handler
+     * in its config block, so they are collected here and applied in {@link #start}.
      */
     private final List<Consumer<RoutesConfig>> setup = new java.util.ArrayList<>();
-    private final List<Consumer<io.javalin.config.JavalinConfig>> serverSetup = new java.util.ArrayList<>();
     private Javalin app;
     private final java.util.concurrent.Semaphore bulk = new java.util.concurrent.Semaphore(BULK_LANES);
     private volatile String listenHost;
     private volatile int listenPort;
+    /** The web config when it serves HTTPS, else null (plain HTTP). */
+    private volatile io.tailwatch.core.config.LiveWebConfig tls;
 
     /**
      * What each endpoint serves, for the landing page at /. The page lists the routes actually
@@ -350,24 +351,46 @@ public final class ApiServer implements AutoCloseable {
     }
 
     /**
-     * The server settings that keep Javalin small: few threads (one acceptor, one selector, workers on
+     * The server settings that keep Javalin small: few threads (one selector that also accepts, workers on
      * demand that end after 30 s idle, none pre-started: scrapes are rare, memory is the budget), no
-     * banner, and no low-resources monitor (a thread that wakes every second, of no use to a loopback
-     * scrape endpoint with a bounded pool). Public for the footprint benchmark, which measures Javalin
-     * with exactly these settings.
+     * banner, and no low-resources monitor (a thread that wakes every second, of no use to a
+     * loopback scrape endpoint with a bounded pool). The pool hands each job to the thread that became idle
+     * last ({@link LastIdleFirstQueue}): a request after a pause runs on the thread that served the one before,
+     * and the threads a burst started end after their idle timeout. Public for the footprint benchmark,
+     * which measures Javalin with exactly these settings.
      */
     public static void smallServer(io.javalin.config.JavalinConfig cfg) {
-        QueuedThreadPool pool = new QueuedThreadPool(8, 1, 30_000);
-        pool.setReservedThreads(0);
-        pool.setName("tailwatch-http");
-        pool.setDaemon(true);
         cfg.startup.showJavalinBanner = false;
         cfg.startup.showOldJavalinVersionWarning = false;
         // Javalin's watcher is a thread that sleeps 5 s after create() to say the server was never started.
         cfg.startup.startupWatcherEnabled = false;
-        cfg.jetty.threadPool = pool;
+        cfg.jetty.threadPool = threadPool();
         cfg.concurrency.useVirtualThreads = false;
         cfg.jetty.modifyServer(server -> server.getBeans(LowResourceMonitor.class).forEach(server::removeBean));
+    }
+
+    /** Threads of the listener's pool at most (its selector among them). */
+    static final int POOL_MAX_THREADS = 8;
+    /** A pool thread idle this long ends (down to one). */
+    static final int POOL_IDLE_TIMEOUT_MILLIS = 30_000;
+
+    /** The listener's pool (not started): see {@link #smallServer}. */
+    static QueuedThreadPool threadPool() {
+        QueuedThreadPool pool = new QueuedThreadPool(POOL_MAX_THREADS, 1, POOL_IDLE_TIMEOUT_MILLIS, 0,
+                new LastIdleFirstQueue(), null);
+        pool.setReservedThreads(0);
+        pool.setName("tailwatch-http");
+        pool.setDaemon(true);
+        return pool;
+    }
+
+    /**
+     * A plain-HTTP connector with no acceptor thread: its selector accepts the connections too, so a
+     * request on a new connection (as a scraper makes every 15 s) wakes one thread less.
+     */
+    static ServerConnector plainConnector(org.eclipse.jetty.server.Server server,
+            org.eclipse.jetty.server.HttpConfiguration http) {
+        return new ServerConnector(server, 0, 1, new org.eclipse.jetty.server.HttpConnectionFactory(http));
     }
 
     /**
@@ -377,12 +400,7 @@ public final class ApiServer implements AutoCloseable {
     public ApiServer withWebConfig(io.tailwatch.core.config.LiveWebConfig web, io.javalin.http.Handler guard) {
         setup.add(app -> app.before(guard));
         if (web.current().tls() != null) {
-            serverSetup.add(cfg -> cfg.jetty.addConnector((server, http) -> {
-                ServerConnector c = io.tailwatch.daemon.api.TlsListener.connector(server, http, web);
-                c.setHost(listenHost);
-                c.setPort(listenPort);
-                return c;
-            }));
+            tls = web;
         }
         return this;
     }
@@ -394,8 +412,14 @@ public final class ApiServer implements AutoCloseable {
             listenPort = port;
             app = Javalin.create(cfg -> {
                 smallServer(cfg);
+                io.tailwatch.core.config.LiveWebConfig web = tls;
+                cfg.jetty.addConnector((server, http) -> {
+                    ServerConnector c = web != null ? TlsListener.connector(server, http, web) : plainConnector(server, http);
+                    c.setHost(listenHost);
+                    c.setPort(listenPort);
+                    return c;
+                });
                 cfg.events.handlerAdded(this::routeAdded);
-                serverSetup.forEach(s -> s.accept(cfg));
                 setup.forEach(s -> s.accept(cfg.routes));
             });
             app.start(host, port);

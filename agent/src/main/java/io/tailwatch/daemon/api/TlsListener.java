@@ -66,7 +66,8 @@ public final class TlsListener {
         src.setSniRequired(false);
         https.addCustomizer(src);
         SslConnectionFactory ssl = new SslConnectionFactory(factory, "http/1.1");
-        return new ServerConnector(server, new PlainHttpAnswer(ssl), ssl, new HttpConnectionFactory(https));
+        // No acceptor thread: the selector accepts (ApiServer.plainConnector says why).
+        return new ServerConnector(server, 0, 1, new PlainHttpAnswer(ssl), ssl, new HttpConnectionFactory(https));
     }
 
     /** What a request that is not a TLS handshake gets on the HTTPS port (as Go's server answers it). */

@@ -58,4 +58,24 @@ class RequestEdgesTest {
             assertThat(raw(s.port(), "GET /metrics HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200");
         }
     }
+
+    /**
+     * The listener has no acceptor thread (its selector accepts, one thread less to wake per new connection),
+     * and still answers connections opened one after another.
+     */
+    @Test
+    void thePlainListenerAcceptsOnItsSelector() throws Exception {
+        try (ApiServer s = server(null).start("127.0.0.1", 0)) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(raw(s.port(), "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+                        .startsWith("HTTP/1.1 200");
+            }
+            String port = ":" + s.port();
+            List<String> http = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                    .filter(n -> n.startsWith("tailwatch-http")).toList();
+            assertThat(http).isNotEmpty();
+            // Jetty names an acceptor thread after its connector, whose name ends with its host and port.
+            assertThat(http).noneMatch(n -> n.contains("acceptor") && n.contains(port));
+        }
+    }
 }

@@ -194,6 +194,37 @@ class BundleIT {
     }
 
     @Test
+    void launcher_keeps_the_daemon_only_flags_from_a_runbook_command() throws Exception {
+        Path jdk = fakeJava("jdkrunbook", "17");
+        String options = Files.readString(ROOT.resolve("launchd/jvm.options"));
+        int mark = options.indexOf("\n# Daemon only");
+        assertThat(mark).as("launchd/jvm.options has a daemon-only part").isPositive();
+        List<String> all = JvmFlags.parse(options);
+        List<String> common = new java.util.ArrayList<>(JvmFlags.parse(options.substring(0, mark)));
+        assertThat(common).isNotEmpty().hasSizeLessThan(all.size());
+        if (LINUX) {
+            common.add("-XX:TrimNativeHeapInterval=60000");
+        }
+        Done d = exec(Map.of("JAVA_HOME", jdk.toString(), "TAILWATCH_CDS", "off"), home.resolve("bin/tailwatch").toString(), "--version");
+        assertThat(d.exit()).as(d.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdkrunbook.args"))).containsExactlyElementsOf(
+                java.util.stream.Stream.concat(common.stream(), java.util.stream.Stream.of("-jar",
+                        home.resolve("lib/tailwatch.jar").toRealPath().toString(), "--version")).toList());
+    }
+
+    @Test
+    void launcher_passes_a_flag_with_a_star_as_written_even_when_a_file_name_matches_it() throws Exception {
+        Path jdk = fakeJava("jdkglob", "17");
+        List<String> flags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options")));
+        String star = flags.stream().filter(f -> f.contains("*")).findFirst().orElseThrow();
+        // A file in the working directory that the pattern, read as a file-name pattern, would match.
+        Files.createFile(dir.resolve(star.replace("*", "x")));
+        Done d = exec(Map.of("JAVA_HOME", jdk.toString()), home.resolve("bin/tailwatch").toString(), "run");
+        assertThat(d.exit()).as(d.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdkglob.args"))).contains(star).doesNotContain(star.replace("*", "x"));
+    }
+
+    @Test
     void launcher_caps_glibc_malloc_arenas_on_linux_and_keeps_a_value_already_set() throws Exception {
         Path jdk = fakeJava("jdkarenas", "17");
         ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/tailwatch").toString(), "run").directory(dir.toFile());
