@@ -132,6 +132,7 @@ final class HubCollector implements MultiCollector {
             LabelSets sets = labels.computeIfAbsent(fs[0].name(), k -> new LabelSets(MAX_CACHED_LABELS));
             java.util.function.Function<Map<String, String>, Labels> make = a -> every(fs[0], a);
             Row[] rows = new Row[series.size()];
+            sets.begin(rows.length);
             for (int i = 0; i < rows.length; i++) {
                 rows[i] = new Row(sets.ofShared(series.get(i).attributes(), make), null, series.get(i));
             }
