@@ -27,8 +27,8 @@ import java.util.function.Predicate;
  * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
  * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
  * which OTLP reads too). Nothing of the hub is kept between scrapes: only the families' metadata and, per
- * family, one client Labels object per label set seen lately (so that a series' labels are built and checked
- * once, and {@link RenderedChunks} can tell an unchanged series by them).
+ * family, one client Labels object per label set seen lately ({@link LabelSets}: a series' labels are built and
+ * checked once, and {@link RenderedChunks} can tell an unchanged series by them).
  *
  * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
  * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
@@ -132,6 +132,7 @@ final class HubCollector implements MultiCollector {
             LabelSets sets = labels.computeIfAbsent(fs[0].name(), k -> new LabelSets(MAX_CACHED_LABELS));
             java.util.function.Function<Map<String, String>, Labels> make = a -> every(fs[0], a);
             Row[] rows = new Row[series.size()];
+            sets.begin(rows.length);
             for (int i = 0; i < rows.length; i++) {
                 rows[i] = new Row(sets.ofShared(series.get(i).attributes(), make), null, series.get(i));
             }

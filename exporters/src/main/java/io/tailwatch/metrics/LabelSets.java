@@ -62,9 +62,9 @@ final class LabelSets {
         place = 0;
     }
 
-    /** The Labels of {@code attrs}: the kept ones, or {@code make}'s, then kept. */
+    /** The Labels of {@code attrs}: the kept ones, or {@code make}'s, then kept. Call {@link #begin} first. */
     Labels get(Map<String, String> attrs, Function<Map<String, String>, Labels> make) {
-        int at = place++;
+        int at = place < asked.length ? place++ : asked.length; // past the view's series: no guess, nothing noted
         Entry guess = at < askedBefore.length ? askedBefore[at] : null;
         if (guess != null && probe.same(guess.namesAndValues(), attrs)) {
             return asked(at, guess);

@@ -31,10 +31,10 @@ import java.util.TreeMap;
  * the hub's.
  *
  * <p>The exposition streams to the response family by family: target_info first, then the families in
- * name order. Each series of the hub's is written from the writer's rendering of it, kept for the next
- * scrape while it does not change ({@link RenderedChunks}): a scrape renders what changed since the last
- * one (a family's changed series in one call of the writer) and holds one family's new snapshots at a
- * time, never the whole exposition (a few thousand series would be megabytes, more than the daemon's
+ * name order. Each series of the hub's is written from the writer's rendering of it, kept while the series
+ * lives ({@link RenderedChunks}): a new value is written behind the writer's kept line beginnings, formatted
+ * as the writer formats numbers, so a scrape calls the writer for the series new since the last one (a
+ * family's new series in one call) and holds one family's new snapshots at a time, never the whole exposition (a few thousand series would be megabytes, more than the daemon's
  * 2 MiB young generation: each scrape would promote them and old-generation collections follow).
  */
 public final class PrometheusExporter {
