@@ -181,7 +181,11 @@ public final class Daemon implements AutoCloseable {
         delivery.start(config, http.port(), security.tls());
         rules.addListener(delivery);
         // The proxies after the API (a busy proxy port is logged, not fatal) and before the loops.
-        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web).allowHosts(config.server().allowedHosts());
+        proxies = new io.tailwatch.daemon.proxy.EngineProxies(hub, web).allowHosts(config.server().allowedHosts())
+                .servedModels(name -> {
+                    io.tailwatch.daemon.engine.EngineWatch w = engines.watch(name);
+                    return w == null ? null : w.servedModel();
+                });
         proxies.reconfigure(config.engines());
         status.add(proxies);
         status.add(new StatusParts.Energy(energy));

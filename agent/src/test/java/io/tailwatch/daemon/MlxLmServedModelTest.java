@@ -29,9 +29,17 @@ class MlxLmServedModelTest {
         int port = SimulatorChild.freePort();
         try (SimulatorChild child = SimulatorChild.start(SimulatedMlxLm.class, port, List.of("/opt/homebrew/bin/mlx_lm.server",
                 "--model", "/Users/me/models/Qwen3-0.6B-4bit/", "--host", "127.0.0.1", "--port", Integer.toString(port)));
-             Daemon d = TodaysMlxLmServerTest.daemon(port, "{first_token: 1s, total: 1400ms}", false)) {
+             Daemon d = TodaysMlxLmServerTest.daemon(port, "{first_token: 1s, total: 1400ms}", true)) {
             await().atMost(Duration.ofSeconds(30)).until(() -> Double.valueOf(1.0)
                     .equals(d.hub().snapshot().value(ProbeMetrics.PROBE_SUCCESS, AttrKeys.ENGINE, "mlx")));
+            // A user's request through the proxy that names no model: its answer echoes the placeholder too, and the
+            // proxy's series take the served model's name instead.
+            String body = TodaysMlxLmServerTest.post(d.proxies().proxy("mlx").port(), "{\"messages\":[{\"role\":\"user\","
+                    + "\"content\":\"hello\"}],\"max_tokens\":4,\"stream\":true,\"stream_options\":{\"include_usage\":true}}")
+                    .body();
+            assertThat(body).contains(EngineClient.UNNAMED_MODEL).endsWith("data: [DONE]\n\n");
+            assertThat(DaemonTest.get(d, "/metrics").body())
+                    .contains("tailwatch_proxy_token_usage_count{gen_ai_response_model=\"Qwen3-0.6B-4bit\"");
             assertRecorded(d, "Qwen3-0.6B-4bit", "Qwen3-0.6B-4bit");
         }
     }

@@ -401,7 +401,7 @@ public final class EngineWatch {
     }
 
     /** The served model's name as last read (null: not known, or no probe needed it yet). */
-    String servedModel() {
+    public String servedModel() {
         return servedModel;
     }
 

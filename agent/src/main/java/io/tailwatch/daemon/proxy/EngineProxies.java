@@ -26,10 +26,20 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
 
     /** The Host names the proxies answer to besides IP literals and localhost: the agent's server.allowed_hosts. */
     private volatile io.tailwatch.daemon.api.ApiServer.HostCheck hosts = new io.tailwatch.daemon.api.ApiServer.HostCheck(List.of());
+    private volatile java.util.function.Function<String, String> served = name -> null;
 
     public EngineProxies(MetricHub hub, LiveWebConfig web) {
         this.hub = hub;
         this.web = web;
+    }
+
+    /**
+     * The model each engine was started with, by engine name (null where not known): the proxies label an answer
+     * to a request that named no model with it, never with the placeholder the answer echoes.
+     */
+    public EngineProxies servedModels(java.util.function.Function<String, String> byEngine) {
+        this.served = byEngine;
+        return this;
     }
 
     /** Names (server.allowed_hosts) the proxies' Host check lets through besides IP literals and localhost. */
@@ -78,6 +88,8 @@ public final class EngineProxies implements StatusContributor, AutoCloseable {
                 continue;
             }
             EngineProxy proxy = new EngineProxy(e, hub, web, () -> hosts);
+            String name = e.name();
+            proxy.meter().servedModel(() -> served.apply(name));
             try {
                 running.put(e.name(), proxy.start());
             } catch (RuntimeException ex) {

@@ -50,6 +50,8 @@ public final class ProxyMeter {
     private final Map<String, LongAdder> byModel = new ConcurrentHashMap<>();
     static final int MAX_MODELS = 32;
     private volatile Lanes lanes = Lanes.NONE;
+    /** The model the engine was started with, where known (what an mlx_lm answer to an unnamed request served). */
+    private volatile java.util.function.Supplier<String> servedModel = () -> null;
     private final Map<String, LaneWindow> windows = new ConcurrentHashMap<>();
     private final java.util.Set<Exchange> active = ConcurrentHashMap.newKeySet();
     private final long since = System.nanoTime();
@@ -61,6 +63,14 @@ public final class ProxyMeter {
     public ProxyMeter(String engine, MetricHub hub) {
         this.engine = engine;
         this.hub = hub;
+    }
+
+    /**
+     * Where the engine's served model is read from: an answer that echoes the placeholder of a request that named
+     * no model ({@link io.tailwatch.core.probe.EngineClient#UNNAMED_MODEL}) is labelled with it, or with no model.
+     */
+    void servedModel(java.util.function.Supplier<String> served) {
+        this.servedModel = served;
     }
 
     /** The proxy listens: from now on the hub asks this meter to publish before each of its reads. */
@@ -232,6 +242,9 @@ public final class ProxyMeter {
     private void record(Exchange x, String lane, long end, String errorType) {
         StreamTap tap = x.tap;
         String model = tap == null ? null : tap.responseModel();
+        if (io.tailwatch.core.probe.EngineClient.UNNAMED_MODEL.equals(model)) {
+            model = io.tailwatch.core.probe.EngineClient.answeredModel(model, servedModel.get());
+        }
         Map<String, String> base = Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane);
         if (model != null && !model.isEmpty()) {
             base.put(AttrKeys.RESPONSE_MODEL, model);
