@@ -35,8 +35,9 @@ public final class StreamTap {
     private static final java.util.Set<String> COUNTS = java.util.Set.of("completion_tokens", "prompt_tokens", "eval_count",
             "predicted_n", "prompt_eval_count", "prompt_n");
 
-    /** LM Studio's counts in the {@code stats} of its native chat answer. */
-    private static final java.util.Set<String> STATS = java.util.Set.of("input_tokens", "total_output_tokens");
+    /** LM Studio's figures in the {@code stats} of its native chat answer. */
+    private static final java.util.Set<String> STATS = java.util.Set.of("input_tokens", "total_output_tokens",
+            "time_to_first_token_seconds", "tokens_per_second");
 
     /** How the body is framed. */
     public enum Format { SSE, NDJSON, JSON, OTHER }
@@ -171,12 +172,7 @@ public final class StreamTap {
                 synchronized (m) {
                     if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && STATS.contains(f)
                             && inTopLevel("stats")) {
-                        Long v = count(LmStudioChatEvents.SOURCE, f, t);
-                        if (f.equals("total_output_tokens")) {
-                            m.engineOutput = v;
-                        } else {
-                            m.engineInput = v;
-                        }
+                        stats(f, t);
                     } else if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && COUNTS.contains(f)) {
                         Long v = count(OpenAiStreamParser.SOURCE, f, t);
                         switch (f) {
@@ -202,6 +198,21 @@ public final class StreamTap {
         }
         InputRange.number(source, field, json.getDoubleValue(), 0, -1); // not a whole count a long holds
         return null;
+    }
+
+    /** One figure of LM Studio's {@code stats}, range-checked as {@link LmStudioChatEvents#stats} checks it. */
+    private void stats(String f, JsonToken t) throws IOException {
+        String source = LmStudioChatEvents.SOURCE;
+        switch (f) {
+            case "total_output_tokens" -> m.engineOutput = count(source, f, t);
+            case "input_tokens" -> m.engineInput = count(source, f, t);
+            case "time_to_first_token_seconds" -> m.serverTtftSeconds = InputRange.number(source, f, json.getDoubleValue(), 0,
+                    LmStudioChatEvents.MAX_SECONDS);
+            default -> { // tokens_per_second; 0 when nothing was generated: unknown
+                Double rate = InputRange.number(source, f, json.getDoubleValue(), 0, InputRange.MAX_TOKEN_RATE);
+                m.serverDecodeRate = rate != null && rate > 0 ? rate : null;
+            }
+        }
     }
 
     /** The value just read is a field of the object named {@code name} at the answer's top level. */
@@ -249,6 +260,19 @@ public final class StreamTap {
     public String responseModel() {
         synchronized (m) {
             return m.responseModel;
+        }
+    }
+
+    /**
+     * The engine's own figures of its answer: its time to first token in seconds (LM Studio's native chat) and its
+     * decode rate in tokens a second (above 0); each null where it told none.
+     */
+    public record EngineFigures(Double ttftSeconds, Double decodeRate) {
+    }
+
+    public EngineFigures engineFigures() {
+        synchronized (m) {
+            return new EngineFigures(m.serverTtftSeconds, m.serverDecodeRate);
         }
     }
 

@@ -142,6 +142,7 @@ class LmStudioNativeChatTest {
                             + "tailwatch_proxy_outcome=\"ok\"} 1.0")
                     .contains("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
                             + "tailwatch_token_source=\"engine\"} 5.0"));
+            assertEngineFigures(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"), sim.wire(LmStudioWire.class).lastStats());
             // The same stream without its chat.end (the engine went away mid-answer) is a cut.
             sim.wire(LmStudioWire.class).answer("/api/v1/chat", 200, "text/event-stream",
                     "event: chat.start\ndata: {\"type\":\"chat.start\",\"model_instance_id\":\"m\"}\n\n"
@@ -167,7 +168,8 @@ class LmStudioNativeChatTest {
                     .contains("tailwatch_proxy_requests_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
                             + "tailwatch_proxy_outcome=\"ok\"} 1.0"));
             String none = VllmMlxAndLmStudioSignalsTest.get(d, "/metrics");
-            assertThat(none).doesNotContain("tailwatch_proxy_output_tokens_total{").doesNotContain("tailwatch_proxy_token_usage_count{");
+            assertThat(none).doesNotContain("tailwatch_proxy_output_tokens_total{").doesNotContain("tailwatch_proxy_token_usage_count{")
+                    .doesNotContain("tailwatch_proxy_engine_");
             // Then LM Studio's own whole answer: its tokens are the stats it sent.
             wire.answer("/api/v1/chat", 0, null, null);
             HttpResponse<String> r = chat(port, false, 4);
@@ -186,7 +188,27 @@ class LmStudioNativeChatTest {
                             + "tailwatch_token_source=\"engine\"} " + out + ".0")
                     .contains(usage + "output" + rest + out + ".0")
                     .contains(usage + "input" + rest + in + ".0"));
+            assertEngineFigures(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"), stats);
         }
+    }
+
+    /** The proxy's series of the engine's own figures hold exactly one answer's stats: its TTFT and 1 / its rate. */
+    private static void assertEngineFigures(String metrics, JsonNode stats) {
+        double ttft = stats.get("time_to_first_token_seconds").asDouble();
+        double rate = stats.get("tokens_per_second").asDouble();
+        assertThat(ttft).isPositive();
+        assertThat(rate).isPositive();
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_to_first_token_seconds", "count")).isEqualTo(1.0);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_to_first_token_seconds", "sum")).isEqualTo(ttft);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_per_output_token_seconds", "count")).isEqualTo(1.0);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_per_output_token_seconds", "sum")).isEqualTo(1 / rate);
+    }
+
+    private static double histogram(String metrics, String name, String part) {
+        Matcher v = Pattern.compile(Pattern.quote(name + "_" + part + "{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\"} ")
+                + "(\\S+)").matcher(metrics);
+        assertThat(v.find()).as(name + "_" + part + " in\n" + metrics).isTrue();
+        return Double.parseDouble(v.group(1));
     }
 
     @Test
