@@ -41,6 +41,22 @@ public final class ProxyMetrics {
             "Decode time per output token of a streamed request after the first: (last chunk - first chunk) / "
                     + "(output tokens - 1).", ProbeMetrics.CHUNK_BUCKETS, ENGINE, LANE, RESPONSE_MODEL);
 
+    public static final MetricDef ENGINE_TIME_TO_FIRST_TOKEN = MetricDef.histogram(
+            "tailwatch.proxy.engine.time_to_first_token", "s",
+            "Time to first token of a generation request through the proxy as the engine itself reports it in its answer "
+                    + "(LM Studio 0.4's native chat: stats.time_to_first_token_seconds), streamed or whole. Beside "
+                    + "gen_ai.server.time_to_first_token, measured from the request's arrival at the proxy, the difference "
+                    + "is what lies outside the engine's own clock. Absent where the engine reports none.",
+            ProbeMetrics.DURATION_BUCKETS, ENGINE, LANE);
+
+    public static final MetricDef ENGINE_TIME_PER_OUTPUT_TOKEN = MetricDef.histogram(
+            "tailwatch.proxy.engine.time_per_output_token", "s",
+            "Decode time per output token of a generation request through the proxy as the engine itself reports it: "
+                    + "1 / its decode rate (LM Studio's stats.tokens_per_second, llama.cpp's timings.predicted_per_second, "
+                    + "Ollama's eval_count / eval_duration). Beside gen_ai.server.time_per_output_token, read from the "
+                    + "chunks' arrival; also for whole answers, which have no chunk times. Absent where the engine reports "
+                    + "none.", ProbeMetrics.CHUNK_BUCKETS, ENGINE, LANE);
+
     public static final MetricDef TOKEN_USAGE = MetricDef.histogram("tailwatch.proxy.token.usage", "{token}",
             "Tokens per generation request through the proxy (the GenAI token usage, measured at the server side).",
             ProbeMetrics.TOKEN_BUCKETS, ENGINE, LANE, RESPONSE_MODEL,
@@ -104,7 +120,7 @@ public final class ProxyMetrics {
                     + "share of an engine's load.", ENGINE, LANE);
 
     public static final List<MetricDef> ALL = List.of(REQUEST_DURATION, TIME_TO_FIRST_TOKEN, TIME_PER_OUTPUT_TOKEN,
-            TOKEN_USAGE, TIME_TO_FIRST_BYTE, REQUESTS, IN_FLIGHT, OUTPUT_TOKENS, LANE_GOOD, LANE_SLO_TARGET, LANE_SLO_TTFT,
+            ENGINE_TIME_TO_FIRST_TOKEN, ENGINE_TIME_PER_OUTPUT_TOKEN, TOKEN_USAGE, TIME_TO_FIRST_BYTE, REQUESTS, IN_FLIGHT, OUTPUT_TOKENS, LANE_GOOD, LANE_SLO_TARGET, LANE_SLO_TTFT,
             LANE_SLO_E2E, LANE_WINDOW_REQUESTS, LANE_WINDOW_GOODPUT, LANE_WINDOW_TTFT, LANE_WINDOW_E2E, LANE_WINDOW_QUEUE_WAIT,
             LANE_WINDOW_IN_FLIGHT);
 }

@@ -22,7 +22,7 @@ final class LmStudioChatEvents {
             "reasoning.start", "reasoning.delta", "reasoning.end", "tool_call.start", "tool_call.arguments",
             "tool_call.success", "tool_call.failure", "message.start", "message.delta", "message.end", "chat.end");
     /** A duration the engine reports, in seconds: one day at most. */
-    private static final double MAX_SECONDS = InputRange.MAX_DURATION_NANOS / 1e9;
+    static final double MAX_SECONDS = InputRange.MAX_DURATION_NANOS / 1e9;
     private static final int MAX_MODEL_CHARS = 256;
 
     private LmStudioChatEvents() {

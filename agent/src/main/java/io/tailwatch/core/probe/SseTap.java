@@ -32,6 +32,8 @@ final class SseTap {
     private int dataLines;
     /** The event is named {@code error}. */
     private boolean errorEvent;
+    /** The event's name when it is one of LM Studio's native chat events, else null. */
+    private String lmStudioEvent;
     private final Scan scan = new Scan();
 
     SseTap(int maxLineBytes) {
@@ -148,6 +150,7 @@ final class SseTap {
             dataLength += end - value;
         } else if (is(b, off, colon, "event")) {
             errorEvent = is(b, value, end, "error");
+            lmStudioEvent = lmStudioEvent(b, value, end);
         }
         // id, retry and unknown fields carry nothing metering needs.
     }
@@ -167,11 +170,12 @@ final class SseTap {
     private void dispatch(long nanos, Measurement m) {
         if (dataLines > 0) {
             int from = start(data, 0, dataLength);
-            event(data, from, stop(data, from, dataLength), errorEvent, nanos, m);
+            event(data, from, stop(data, from, dataLength), errorEvent, lmStudioEvent, nanos, m);
         }
         dataLength = 0;
         dataLines = 0;
         errorEvent = false;
+        lmStudioEvent = null;
     }
 
     /** Where [from, to) starts without the leading characters String.trim drops (every byte up to a space). */
@@ -228,7 +232,16 @@ final class SseTap {
         }
     }
 
-    private void event(byte[] b, int from, int to, boolean named, long nanos, Measurement m) {
+    /** The name of one of LM Studio's chat events (a name every OpenAI stream lacks: a String only then), or null. */
+    private static String lmStudioEvent(byte[] b, int from, int to) {
+        if (to - from > 32 || to == from) {
+            return null;
+        }
+        String name = new String(b, from, to - from, StandardCharsets.UTF_8);
+        return LmStudioChatEvents.named(name) ? name : null;
+    }
+
+    private void event(byte[] b, int from, int to, boolean named, String lmStudio, long nanos, Measurement m) {
         if (m.isFinished()) {
             return;
         }
@@ -261,6 +274,10 @@ final class SseTap {
                     + HttpTransport.clip(s.rare == null ? "" : OpenAiStreamParser.errorText(s.rare)));
             return;
         }
+        if (lmStudio != null) {
+            lmStudio(lmStudio, s, b, from, to, nanos, m);
+            return;
+        }
         synchronized (m) {
             if (s.model != null) {
                 m.responseModel = s.model;
@@ -277,6 +294,32 @@ final class SseTap {
                 m.content(nanos, s.contentChars);
             }
             OpenAiStreamParser.completionEnd(s.rare == null ? HttpTransport.JSON.createObjectNode() : s.rare, nanos, m);
+        }
+    }
+
+    /**
+     * One of LM Studio's native chat events ({@link LmStudioChatEvents}): a delta's text is what the scan counted;
+     * the three events that carry figures (chat.start, model_load.end, chat.end: a few per stream) are read as the
+     * probes read them, as a tree; the rest (progress, boundaries) carry nothing metering keeps.
+     */
+    private static void lmStudio(String event, Scan s, byte[] b, int from, int to, long nanos, Measurement m) {
+        switch (event) {
+            case "message.delta", "reasoning.delta" -> {
+                if (s.contentChars > 0) {
+                    m.content(nanos, s.contentChars);
+                }
+            }
+            case "chat.start", "model_load.end", "chat.end" -> {
+                try {
+                    LmStudioChatEvents.read(event, HttpTransport.JSON.readTree(new String(b, from, to - from,
+                            StandardCharsets.UTF_8)), nanos, m);
+                } catch (IOException e) { // the scan read it as an object: not expected
+                    m.fail(ProbeErrors.MALFORMED, "SSE data is not JSON: " + clip(b, from, to));
+                }
+            }
+            default -> {
+                // nothing the measurement keeps
+            }
         }
     }
 

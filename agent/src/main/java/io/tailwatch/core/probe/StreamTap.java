@@ -35,6 +35,10 @@ public final class StreamTap {
     private static final java.util.Set<String> COUNTS = java.util.Set.of("completion_tokens", "prompt_tokens", "eval_count",
             "predicted_n", "prompt_eval_count", "prompt_n");
 
+    /** LM Studio's figures in the {@code stats} of its native chat answer. */
+    private static final java.util.Set<String> STATS = java.util.Set.of("input_tokens", "total_output_tokens",
+            "time_to_first_token_seconds", "tokens_per_second");
+
     /** How the body is framed. */
     public enum Format { SSE, NDJSON, JSON, OTHER }
 
@@ -150,7 +154,11 @@ public final class StreamTap {
         }
     }
 
-    /** The whole answer's counts, wherever they stand: usage.*, Ollama's eval counts, llama.cpp's timings. */
+    /**
+     * The whole answer's counts, wherever they stand: usage.*, Ollama's eval counts, llama.cpp's timings, and LM
+     * Studio's native chat ({@code stats.input_tokens}, {@code stats.total_output_tokens}, its model as
+     * {@code model_instance_id}).
+     */
     private void scan() throws IOException {
         JsonToken t;
         while ((t = json.nextToken()) != null && t != JsonToken.NOT_AVAILABLE) {
@@ -162,18 +170,19 @@ public final class StreamTap {
                 String f = field;
                 field = null;
                 synchronized (m) {
-                    if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && COUNTS.contains(f)) {
-                        Long v = t == JsonToken.VALUE_NUMBER_INT && json.getNumberType() != JsonParser.NumberType.BIG_INTEGER
-                                ? InputRange.count(OpenAiStreamParser.SOURCE, f, json.getLongValue(), InputRange.MAX_TOKENS)
-                                : rejected(f, json.getDoubleValue()); // not a whole count a long holds
+                    if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && STATS.contains(f)
+                            && inTopLevel("stats")) {
+                        stats(f, t);
+                    } else if ((t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) && COUNTS.contains(f)) {
+                        Long v = count(OpenAiStreamParser.SOURCE, f, t);
                         switch (f) {
                             case "completion_tokens" -> m.usageOutput = v;
                             case "prompt_tokens" -> m.usageInput = v;
                             case "eval_count", "predicted_n" -> m.engineOutput = v;
                             default -> m.engineInput = v; // prompt_eval_count, prompt_n
                         }
-                    } else if (t == JsonToken.VALUE_STRING && f.equals("model") && json.getParsingContext().getParent() != null
-                            && json.getParsingContext().getParent().inRoot()) {
+                    } else if (t == JsonToken.VALUE_STRING && (f.equals("model") || f.equals("model_instance_id"))
+                            && json.getParsingContext().getParent() != null && json.getParsingContext().getParent().inRoot()) {
                         String model = json.getText();
                         m.responseModel = model.length() > 256 ? model.substring(0, 256) : model;
                     }
@@ -182,9 +191,35 @@ public final class StreamTap {
         }
     }
 
-    private static Long rejected(String field, double value) {
-        InputRange.number(OpenAiStreamParser.SOURCE, field, value, 0, -1);
+    /** The number just read as a whole count, range-checked (null: rejected, and counted under {@code source}). */
+    private Long count(String source, String field, JsonToken t) throws IOException {
+        if (t == JsonToken.VALUE_NUMBER_INT && json.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            return InputRange.count(source, field, json.getLongValue(), InputRange.MAX_TOKENS);
+        }
+        InputRange.number(source, field, json.getDoubleValue(), 0, -1); // not a whole count a long holds
         return null;
+    }
+
+    /** One figure of LM Studio's {@code stats}, range-checked as {@link LmStudioChatEvents#stats} checks it. */
+    private void stats(String f, JsonToken t) throws IOException {
+        String source = LmStudioChatEvents.SOURCE;
+        switch (f) {
+            case "total_output_tokens" -> m.engineOutput = count(source, f, t);
+            case "input_tokens" -> m.engineInput = count(source, f, t);
+            case "time_to_first_token_seconds" -> m.serverTtftSeconds = InputRange.number(source, f, json.getDoubleValue(), 0,
+                    LmStudioChatEvents.MAX_SECONDS);
+            default -> { // tokens_per_second; 0 when nothing was generated: unknown
+                Double rate = InputRange.number(source, f, json.getDoubleValue(), 0, InputRange.MAX_TOKEN_RATE);
+                m.serverDecodeRate = rate != null && rate > 0 ? rate : null;
+            }
+        }
+    }
+
+    /** The value just read is a field of the object named {@code name} at the answer's top level. */
+    private boolean inTopLevel(String name) {
+        com.fasterxml.jackson.core.JsonStreamContext outer = json.getParsingContext().getParent();
+        return outer != null && name.equals(outer.getCurrentName()) && outer.getParent() != null
+                && outer.getParent().inRoot();
     }
 
     // ---- what was read ----
@@ -225,6 +260,19 @@ public final class StreamTap {
     public String responseModel() {
         synchronized (m) {
             return m.responseModel;
+        }
+    }
+
+    /**
+     * The engine's own figures of its answer: its time to first token in seconds (LM Studio's native chat) and its
+     * decode rate in tokens a second (above 0); each null where it told none.
+     */
+    public record EngineFigures(Double ttftSeconds, Double decodeRate) {
+    }
+
+    public EngineFigures engineFigures() {
+        synchronized (m) {
+            return new EngineFigures(m.serverTtftSeconds, m.serverDecodeRate);
         }
     }
 

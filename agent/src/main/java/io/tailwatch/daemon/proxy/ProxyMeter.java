@@ -262,6 +262,9 @@ public final class ProxyMeter {
         if (streamed && first >= 0) {
             hub.record(ProxyMetrics.TIME_TO_FIRST_TOKEN, base, (first - x.t0) / 1e9);
         }
+        if (errorType == null) {
+            engineFigures(tap, lane);
+        }
         StreamTap.Tokens t = tap.tokens();
         if (t.output() != null) {
             Map<String, String> a = new java.util.TreeMap<>(base);
@@ -280,6 +283,20 @@ public final class ProxyMeter {
             io.tailwatch.metrics.Attrs.put(a, TokenType.INPUT);
             io.tailwatch.metrics.Attrs.put(a, t.source());
             hub.record(ProxyMetrics.TOKEN_USAGE, a, t.input());
+        }
+    }
+
+    /** The engine's own time to first token and decode rate of an answer that ended well, where it reports them. */
+    private void engineFigures(StreamTap tap, String lane) {
+        StreamTap.EngineFigures f = tap.engineFigures();
+        Double ttft = f.ttftSeconds();
+        Double rate = f.decodeRate();
+        if (ttft != null) {
+            hub.record(ProxyMetrics.ENGINE_TIME_TO_FIRST_TOKEN, Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane), ttft);
+        }
+        if (rate != null && rate > 0) {
+            hub.record(ProxyMetrics.ENGINE_TIME_PER_OUTPUT_TOKEN, Attrs.of(AttrKeys.ENGINE, engine, AttrKeys.LANE, lane),
+                    1 / rate);
         }
     }
 

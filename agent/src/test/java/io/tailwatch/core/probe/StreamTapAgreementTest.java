@@ -74,6 +74,19 @@ class StreamTapAgreementTest {
         s.add(sse("{\"content\":\"a\",\"choices\":null,\"stop\":true}", "[DONE]"));
         s.add(sse(content("a"), "{\"usage\":{\"completion_tokens\":4},\"stats\":{\"tokens_per_second\":3.5}}", "[DONE]"));
         s.add(sse(content("\\u00fc\\ud83d\\ude00 \\\"q\\\""), "[DONE]"));
+        // LM Studio's native chat: named events that end with chat.end (its stats give the counts), or without it
+        String start = lms("chat.start", "{\"type\":\"chat.start\",\"model_instance_id\":\"qwen/q3\"}")
+                + lms("prompt_processing.progress", "{\"type\":\"prompt_processing.progress\",\"progress\":0.5}")
+                + lms("reasoning.delta", "{\"type\":\"reasoning.delta\",\"content\":\"hm\"}")
+                + lms("message.delta", "{\"type\":\"message.delta\",\"content\":\" one\"}")
+                + lms("message.delta", "{\"type\":\"message.delta\",\"content\":\"\"}");
+        s.add(start + lms("chat.end", "{\"type\":\"chat.end\",\"result\":{\"model_instance_id\":\"qwen/q3\",\"output\":[],"
+                + "\"stats\":{\"input_tokens\":11,\"total_output_tokens\":3,\"tokens_per_second\":20.5,"
+                + "\"time_to_first_token_seconds\":0.25}}}"));
+        s.add(start + lms("chat.end", "{\"type\":\"chat.end\",\"result\":{\"stats\":{\"total_output_tokens\":-3}}}"));
+        s.add(start);
+        s.add(start + lms("error", "{\"type\":\"error\",\"error\":{\"message\":\"model crashed\"}}"));
+        s.add(lms("model_load.end", "{\"type\":\"model_load.end\",\"load_time_seconds\":1.5}") + start + "event: chat.end\ndata: {\"res");
         List<byte[]> out = new ArrayList<>();
         for (String x : s) {
             out.add(x.getBytes(StandardCharsets.UTF_8));
@@ -94,6 +107,10 @@ class StreamTapAgreementTest {
         out.add((sse(content("a")) + "data: " + "x".repeat(StreamTap.MAX_LINE_BYTES + 10) + "\n\n").getBytes(StandardCharsets.UTF_8));
         out.add(("data: 1\n".repeat(SseDecoder.MAX_EVENT_LINES + 1) + "\n").getBytes(StandardCharsets.UTF_8));
         return out;
+    }
+
+    private static String lms(String event, String data) {
+        return "event: " + event + "\ndata: " + data + "\n\n";
     }
 
     static Seen probe(byte[] b, List<Integer> cuts) {

@@ -142,6 +142,7 @@ class LmStudioNativeChatTest {
                             + "tailwatch_proxy_outcome=\"ok\"} 1.0")
                     .contains("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
                             + "tailwatch_token_source=\"engine\"} 5.0"));
+            assertEngineFigures(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"), sim.wire(LmStudioWire.class).lastStats());
             // The same stream without its chat.end (the engine went away mid-answer) is a cut.
             sim.wire(LmStudioWire.class).answer("/api/v1/chat", 200, "text/event-stream",
                     "event: chat.start\ndata: {\"type\":\"chat.start\",\"model_instance_id\":\"m\"}\n\n"
@@ -151,6 +152,63 @@ class LmStudioNativeChatTest {
                     .contains("tailwatch_proxy_requests_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
                             + "tailwatch_proxy_outcome=\"cut\"} 1.0"));
         }
+    }
+
+    @Test
+    void theProxyCountsAWholeNativeAnswerByItsStatsTokensAndNothingWhereItHasNone() throws Exception {
+        try (EngineSimulator sim = VllmMlxAndLmStudioSignalsTest.sim("lmstudio", 1);
+             Daemon d = VllmMlxAndLmStudioSignalsTest.daemon(sim, "lms", true)) {
+            int port = d.proxies().proxy("lms").port();
+            // First an answer without stats (as an engine that reports none): counted ok, its tokens unknown.
+            LmStudioWire wire = sim.wire(LmStudioWire.class);
+            wire.answer("/api/v1/chat", 200, "application/json", "{\"model_instance_id\":\"m\",\"output\":[{\"type\":"
+                    + "\"message\",\"content\":\"one two\"}],\"usage_like\":{\"input_tokens\":3}}");
+            assertThat(chat(port, false, 4).statusCode()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"))
+                    .contains("tailwatch_proxy_requests_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
+                            + "tailwatch_proxy_outcome=\"ok\"} 1.0"));
+            String none = VllmMlxAndLmStudioSignalsTest.get(d, "/metrics");
+            assertThat(none).doesNotContain("tailwatch_proxy_output_tokens_total{").doesNotContain("tailwatch_proxy_token_usage_count{")
+                    .doesNotContain("tailwatch_proxy_engine_");
+            // Then LM Studio's own whole answer: its tokens are the stats it sent.
+            wire.answer("/api/v1/chat", 0, null, null);
+            HttpResponse<String> r = chat(port, false, 4);
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode stats = wire.lastStats();
+            assertThat(io.tailwatch.core.json.Json.MAPPER.readTree(r.body()).get("stats")).isEqualTo(stats);
+            long in = stats.get("input_tokens").asLong();
+            long out = stats.get("total_output_tokens").asLong();
+            assertThat(out).isEqualTo(4);
+            String usage = "tailwatch_proxy_token_usage_sum{gen_ai_response_model=\"" + sim.options().model() + "\",gen_ai_token_type=\"";
+            String rest = "\",tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\",tailwatch_token_source=\"engine\"} ";
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"))
+                    .contains("tailwatch_proxy_requests_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
+                            + "tailwatch_proxy_outcome=\"ok\"} 2.0")
+                    .contains("tailwatch_proxy_output_tokens_total{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\","
+                            + "tailwatch_token_source=\"engine\"} " + out + ".0")
+                    .contains(usage + "output" + rest + out + ".0")
+                    .contains(usage + "input" + rest + in + ".0"));
+            assertEngineFigures(VllmMlxAndLmStudioSignalsTest.get(d, "/metrics"), stats);
+        }
+    }
+
+    /** The proxy's series of the engine's own figures hold exactly one answer's stats: its TTFT and 1 / its rate. */
+    private static void assertEngineFigures(String metrics, JsonNode stats) {
+        double ttft = stats.get("time_to_first_token_seconds").asDouble();
+        double rate = stats.get("tokens_per_second").asDouble();
+        assertThat(ttft).isPositive();
+        assertThat(rate).isPositive();
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_to_first_token_seconds", "count")).isEqualTo(1.0);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_to_first_token_seconds", "sum")).isEqualTo(ttft);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_per_output_token_seconds", "count")).isEqualTo(1.0);
+        assertThat(histogram(metrics, "tailwatch_proxy_engine_time_per_output_token_seconds", "sum")).isEqualTo(1 / rate);
+    }
+
+    private static double histogram(String metrics, String name, String part) {
+        Matcher v = Pattern.compile(Pattern.quote(name + "_" + part + "{tailwatch_engine_name=\"lms\",tailwatch_lane=\"default\"} ")
+                + "(\\S+)").matcher(metrics);
+        assertThat(v.find()).as(name + "_" + part + " in\n" + metrics).isTrue();
+        return Double.parseDouble(v.group(1));
     }
 
     @Test
