@@ -141,9 +141,17 @@ class CapacityIT {
     @Test
     void ladder_saves_a_baseline_only_when_asked_for_a_configured_engine_with_the_scenarios_shape() throws Exception {
         try (AgentProcess sim = simulate("--api", "openai", "--slots", "1", "--ttft", "50ms", "--tokens-per-second", "400")) {
-            // --save-baseline with another request shape than the scenario's: refused, saying why
+            // --save-baseline where the model is unknown (the simulator's mlx_lm flavour is probed naming none, and no
+            // mlx_lm.server command line tells which model it serves): refused, saying how to name it
             Path cfg = config("openai", simPort(sim));
+            AgentProcess.Result unnamed = AgentProcess.run(env(), "ladder", "--config", cfg.toString(), "--engine", "sim",
+                    "--levels", "1", "--max-tokens", "32", "--prompt-tokens", "64", "--out", tmp.resolve("l1").toString(),
+                    "--force", "--save-baseline", "--no-history");
+            assertThat(unnamed.exitCode()).as(unnamed.stderr()).isZero();
+            assertThat(unnamed.stderr()).contains("baseline not saved: the model is unknown (give --model)");
+            // --save-baseline with another request shape than the scenario's: refused, saying why
             AgentProcess.Result other = AgentProcess.run(env(), "ladder", "--config", cfg.toString(), "--engine", "sim",
+                    "--model", SimulatorOptions.DEFAULT_OPENAI_MODEL,
                     "--levels", "1", "--max-tokens", "20", "--prompt-tokens", "50", "--out", tmp.resolve("l2").toString(),
                     "--force", "--save-baseline", "--no-history");
             assertThat(other.exitCode()).as(other.stderr()).isZero();
@@ -158,13 +166,14 @@ class CapacityIT {
             // the scenario's own shape: saved, and a second run says what it replaced
             for (String expected : new String[] {"(there was none)", "; it replaces "}) {
                 AgentProcess.Result same = AgentProcess.run(env(), "ladder", "--config", cfg.toString(), "--engine", "sim",
-                        "--levels", "1", "--max-tokens", "32", "--prompt-tokens", "64", "--out", tmp.resolve("l4").toString(),
+                        "--model", SimulatorOptions.DEFAULT_OPENAI_MODEL, "--levels", "1", "--max-tokens", "32", "--prompt-tokens", "64", "--out", tmp.resolve("l4").toString(),
                         "--force", "--save-baseline", "--no-history");
                 assertThat(same.exitCode()).as(same.stderr()).isZero();
                 assertThat(same.stderr()).contains("baseline p95 ").contains(expected);
                 JsonNode baselines = JSON.readTree(tmp.resolve("data/baselines.json").toFile()).get("baselines");
                 assertThat(baselines).hasSize(1);
                 assertThat(baselines.get(0).get("engine").asText()).isEqualTo("sim");
+                assertThat(baselines.get(0).get("model").asText()).isEqualTo(SimulatorOptions.DEFAULT_OPENAI_MODEL);
                 assertThat(baselines.get(0).get("scenario").asText()).isEqualTo("interactive");
                 assertThat(baselines.get(0).get("source").asText()).isEqualTo("ladder");
                 assertThat(baselines.get(0).get("p95_seconds").asDouble())
