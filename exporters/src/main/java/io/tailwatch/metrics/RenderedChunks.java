@@ -211,7 +211,8 @@ final class RenderedChunks {
             long[][] keys = new long[n][];
             long[][] samples = new long[n][];
             for (int k = 0; k < n; k++) {
-                keys[k] = key(rows, at[k]);
+                keys[k] = new long[rows.keyWidth()];
+                rows.key(at[k], keys[k]);
                 samples[k] = rows.sample(at[k]);
             }
             rendered.reset();
@@ -278,12 +279,6 @@ final class RenderedChunks {
                 }
             }
         }
-    }
-
-    private static long[] key(HubCollector.Rows rows, int i) {
-        long[] key = new long[rows.keyWidth()];
-        rows.key(i, key);
-        return key;
     }
 
     /**
