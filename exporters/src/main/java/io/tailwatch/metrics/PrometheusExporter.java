@@ -9,9 +9,7 @@ import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -127,123 +125,26 @@ public final class PrometheusExporter {
         boolean om = wantsOpenMetrics(accept);
         ExpositionFormatWriter writer = formats.findWriter(om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
         out.write(om ? targetInfoOpenMetrics : targetInfoText);
-        // The writer flushes at the end of every call: passed on to a response, each flush would send a
-        // chunk of its own. The caller flushes once, at the end.
-        OutputStream unflushed = new NoFlush(out);
-        EofHold body = om ? new EofHold(unflushed) : null;
-        OutputStream target = om ? body : unflushed;
         // The families that are not the hub's (process_*, the agent's own meters), then the hub's, merged by name.
         Iterator<MetricSnapshot> others = registry.scrape(name -> !HubCollector.owns(name)).iterator();
         MetricSnapshot other = others.hasNext() ? others.next() : null;
         List<MetricSnapshot> pending = new ArrayList<>();
-        try (RenderedChunks.Pass pass = chunks.begin(writer, om)) {
-            // The hub's series go out a few at a time: gathered into writes of at most 8 KiB.
-            RenderedChunks.Chunks hubLines = pass.to(unflushed);
+        try (RenderedChunks.Pass pass = chunks.begin(writer, om, out)) {
             for (Map.Entry<String, HubCollector.Rows> e : collector.view().families.entrySet()) {
                 while (other != null && other.getMetadata().getPrometheusName().compareTo(e.getKey()) < 0) {
                     pending.add(other);
                     other = others.hasNext() ? others.next() : null;
                 }
-                if (!pending.isEmpty()) {
-                    hubLines.flush();
-                    write(writer, target, body, pending);
-                }
-                pass.write(e.getValue(), hubLines);
+                pass.write(pending);
+                pass.write(e.getValue());
             }
-            hubLines.flush();
-        }
-        for (; other != null; other = others.hasNext() ? others.next() : null) {
-            pending.add(other);
-        }
-        write(writer, target, body, pending);
-        if (body != null) {
-            out.write(EOF);
-        }
-    }
-
-    /** Writes the snapshots in {@code batch}, if any, in one call of the writer, and empties it. */
-    private static void write(ExpositionFormatWriter writer, OutputStream target, EofHold body,
-                              List<MetricSnapshot> batch) throws IOException {
-        if (batch.isEmpty()) {
-            return;
-        }
-        writer.write(target, new MetricSnapshots(batch));
-        batch.clear();
-        if (body != null) {
-            body.endCall();
-        }
-    }
-
-    /** Passes writes on and holds flushes back. */
-    private static final class NoFlush extends FilterOutputStream {
-        NoFlush(OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    private static final byte[] EOF = "# EOF\n".getBytes(StandardCharsets.US_ASCII);
-
-    /**
-     * Writes OpenMetrics families rendered one call at a time as one exposition: every call ends with
-     * {@code # EOF}, so the last bytes written are held back and dropped at {@link #endCall()} when
-     * they are that line; the caller writes the one {@code # EOF} the exposition ends with.
-     */
-    static final class EofHold extends FilterOutputStream {
-        private final byte[] tail = new byte[EOF.length];
-        private int held;
-
-        EofHold(OutputStream out) {
-            super(out);
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            if (len >= tail.length) {
-                out.write(tail, 0, held);
-                out.write(b, off, len - tail.length);
-                System.arraycopy(b, off + len - tail.length, tail, 0, tail.length);
-                held = tail.length;
-                return;
+            for (; other != null; other = others.hasNext() ? others.next() : null) {
+                pending.add(other);
             }
-            int overflow = held + len - tail.length;
-            if (overflow > 0) {
-                out.write(tail, 0, overflow);
-                System.arraycopy(tail, overflow, tail, 0, held - overflow);
-                held -= overflow;
-            }
-            System.arraycopy(b, off, tail, held, len);
-            held += len;
+            pass.write(pending);
         }
-
-        /** One rendering call is done: drop its {@code # EOF}, write anything else held. */
-        void endCall() throws IOException {
-            if (!(held == EOF.length && java.util.Arrays.equals(tail, EOF))) {
-                out.write(tail, 0, held);
-            }
-            held = 0;
-        }
-
-        @Override
-        public void close() throws IOException {
-            flush(); // the response stream is the caller's to close
+        if (om) {
+            out.write(RenderedChunks.EOF);
         }
     }
 

@@ -2,12 +2,15 @@ package io.tailwatch.metrics;
 
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,9 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * scrape writes a series whose value has not changed from what is kept; one whose value changed gets its
  * values formatted again the way the writer formats them ({@code +Inf}, {@code -Inf}, {@link Double#toString},
  * whole counts as decimal longs) behind the writer's own line beginnings, so between two scrapes the writer
- * runs only for the series that are new. Whether a series' values can be formatted here is checked against
- * the writer's own output when it renders the series; one where they differ is rendered by the writer
- * whenever its value changes. What is kept is what the last scrape wrote (at most the hub's series), replaced
+ * runs only for the series that are new. That this formatting is the writer's, for every double, is
+ * RenderedSeriesTest's to prove (against the client version the build uses). What is kept is what the last scrape wrote (at most the hub's series), replaced
  * whole by each scrape, so a series gone from the hub is gone from what is kept too.
  *
  * <p>The series' lines serve both formats: the hub's families (gauges, counters without created timestamps,
@@ -29,21 +31,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code # EOF}. A scraper that alternates formats reuses them too, and one copy is kept, not two.
  *
  * <p>One scrape at a time keeps what it wrote; another one running meanwhile reuses what is kept and renders
- * the rest without keeping it, so no scrape waits for another.
+ * the rest without keeping it, so no scrape waits for another (nor for a slow reader of another's response).
  */
 final class RenderedChunks {
     /** The bytes a scrape gathers before it writes them on (the writes a response sees). */
     static final int CHUNK = 8192;
+    static final byte[] EOF = "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Map<String, Family> kept = Map.of();
     /** Series the writer rendered, and series written with new values behind their kept lines, since this began. */
     private final java.util.concurrent.atomic.AtomicLong byWriter = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong revalued = new java.util.concurrent.atomic.AtomicLong();
-    /** The keeping scrape's buffers, reused from scrape to scrape (only the scrape holding the lock uses them). */
-    private final byte[] keepingChunk = new byte[CHUNK];
-    private final Bytes keepingScratch = new Bytes();
-    private final Bytes keepingRendered = new Bytes();
 
     /**
      * A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series with their labels, in the
@@ -67,11 +66,10 @@ final class RenderedChunks {
 
     /**
      * One series: the writer's lines without their values ({@code heads}, line {@code l} ending at
-     * {@code headEnds[l]}, each with the space before its value), whether its values may be formatted here,
-     * what its rendering depends on ({@link HubCollector.Rows#key}) and its values now, each with its newline
+     * {@code headEnds[l]}, each with the space before its value), what its rendering depends on ({@link HubCollector.Rows#key}) and its values now, each with its newline
      * (line {@code l}'s ending at {@code valueEnds[l]}). The heads are shared by every value the series shows.
      */
-    private record Series(byte[] heads, int[] headEnds, boolean slotted, long[] key, byte[] values, int[] valueEnds) {
+    private record Series(byte[] heads, int[] headEnds, long[] key, byte[] values, int[] valueEnds) {
         boolean matches(long[] now) {
             for (int j = 0; j < key.length; j++) {
                 if (key[j] != now[j]) {
@@ -86,9 +84,12 @@ final class RenderedChunks {
         }
     }
 
-    /** Renderings of one scrape with {@code writer} ({@code openMetrics}: its format): call {@link Pass#close} at its end. */
-    Pass begin(ExpositionFormatWriter writer, boolean openMetrics) {
-        return new Pass(writer, openMetrics, lock.tryLock());
+    /**
+     * Renderings of one scrape with {@code writer} ({@code openMetrics}: its format), gathered into writes of
+     * at most {@link #CHUNK} bytes to {@code out}: call {@link Pass#close} at its end.
+     */
+    Pass begin(ExpositionFormatWriter writer, boolean openMetrics, OutputStream out) {
+        return new Pass(writer, openMetrics, lock.tryLock(), out);
     }
 
     /** Series kept for the next scrape (the series of the hub's families the last keeping scrape wrote). */
@@ -100,7 +101,7 @@ final class RenderedChunks {
         return n;
     }
 
-    /** Series the writer rendered so far (each new series once, and one whose values cannot be formatted here at each change). */
+    /** Series the writer rendered so far (each new series once). */
     long renderedByWriter() {
         return byWriter.get();
     }
@@ -110,30 +111,42 @@ final class RenderedChunks {
         return revalued.get();
     }
 
-    final class Pass implements AutoCloseable {
+    final class Pass implements Closeable {
         private final ExpositionFormatWriter writer;
         private final int format;
         private final boolean keeping;
-        private final Map<String, Family> previous;
-        private final Map<String, Family> next;
-        private final byte[] chunk;
-        private final Bytes scratch;
-        private final Bytes rendered;
+        private final Map<String, Family> previous = kept;
+        private final Map<String, Family> next = new HashMap<>();
+        private final Chunks out;
+        private final Bytes scratch = new Bytes();
+        private final Bytes rendered = new Bytes();
 
-        private Pass(ExpositionFormatWriter writer, boolean openMetrics, boolean keeping) {
+        private Pass(ExpositionFormatWriter writer, boolean openMetrics, boolean keeping, OutputStream out) {
             this.writer = writer;
             this.format = openMetrics ? 1 : 0;
             this.keeping = keeping;
-            this.previous = kept;
-            this.next = keeping ? new HashMap<>() : null;
-            this.chunk = keeping ? keepingChunk : new byte[CHUNK];
-            this.scratch = keeping ? keepingScratch : new Bytes();
-            this.rendered = keeping ? keepingRendered : new Bytes();
+            this.out = new Chunks(new byte[CHUNK], out);
         }
 
-        /** Where this pass gathers the hub's lines for {@code out} (flush it before writing anything else to {@code out}). */
-        Chunks to(OutputStream out) {
-            return new Chunks(chunk, out);
+        /**
+         * Writes the families in {@code batch} (not the hub's), if any, in one call of the writer, and empties
+         * it. The writer's bytes are gathered first: it flushes at the end of every call (passed on to a
+         * response, each flush would send a chunk of its own), and in OpenMetrics every call ends with
+         * {@code # EOF}, dropped here (the exposition ends with one).
+         */
+        void write(List<MetricSnapshot> batch) throws IOException {
+            if (batch.isEmpty()) {
+                return;
+            }
+            rendered.reset();
+            try {
+                writer.write(rendered, new MetricSnapshots(batch));
+                int n = rendered.size - (format == 1 && rendered.endsWith(EOF) ? EOF.length : 0);
+                out.write(rendered.bytes, 0, n);
+            } finally {
+                rendered.shrink();
+                batch.clear();
+            }
         }
 
         /**
@@ -141,7 +154,7 @@ final class RenderedChunks {
          * bytes, each changed one with its values formatted again, each new one (and any whose values cannot
          * be formatted here) as the writer renders it.
          */
-        void write(HubCollector.Rows rows, Chunks out) throws IOException {
+        void write(HubCollector.Rows rows) throws IOException {
             HubCollector.Row[] all = rows.rows();
             Family before = previous.get(rows.family().name());
             Series[] now = new Series[all.length];
@@ -158,7 +171,7 @@ final class RenderedChunks {
                 }
                 if (s != null && s.matches(key)) {
                     now[i] = s;
-                } else if (s != null && s.slotted()) {
+                } else if (s != null) {
                     now[i] = revalued(s, key.clone(), rows.family().kind(), rows.sample(i));
                     newValues++;
                 } else {
@@ -174,23 +187,19 @@ final class RenderedChunks {
                 revalued.addAndGet(newValues);
             }
             out.write(headers[format], 0, headers[format].length);
-            Labels[] labels = keeping ? new Labels[all.length] : null;
+            Labels[] labels = new Labels[all.length];
             for (int i = 0; i < all.length; i++) {
                 now[i].writeTo(out);
-                if (keeping) {
-                    labels[i] = all[i].labels();
-                }
+                labels[i] = all[i].labels();
             }
-            if (keeping) {
-                next.put(rows.family().name(), new Family(headers, labels, now));
-            }
+            next.put(rows.family().name(), new Family(headers, labels, now));
         }
 
         /** {@code s} showing {@code sample}, its values formatted as the writer formats them. */
         private Series revalued(Series s, long[] key, HubCollector.Kind kind, long[] sample) {
             scratch.reset();
             int[] ends = format(kind, sample, scratch);
-            return new Series(s.heads(), s.headEnds(), true, key, Arrays.copyOf(scratch.bytes, scratch.size), ends);
+            return new Series(s.heads(), s.headEnds(), key, Arrays.copyOf(scratch.bytes, scratch.size), ends);
         }
 
         /**
@@ -202,7 +211,8 @@ final class RenderedChunks {
             long[][] keys = new long[n][];
             long[][] samples = new long[n][];
             for (int k = 0; k < n; k++) {
-                keys[k] = key(rows, at[k]);
+                keys[k] = new long[rows.keyWidth()];
+                rows.key(at[k], keys[k]);
                 samples[k] = rows.sample(at[k]);
             }
             rendered.reset();
@@ -226,19 +236,15 @@ final class RenderedChunks {
                         valueAt[l] = lastSpace(b, pos, lineEnds[l]) + 1;
                         pos = lineEnds[l];
                     }
-                    into[at[k]] = cut(b, start, valueAt, lineEnds, keys[k], rows.family().kind(), samples[k]);
+                    into[at[k]] = cut(b, start, valueAt, lineEnds, keys[k]);
                 }
             } finally {
                 rendered.shrink();
             }
         }
 
-        /**
-         * The series the writer wrote from {@code b[start]}, line {@code l}'s value from {@code valueAt[l]} to
-         * {@code lineEnds[l]}: slotted when formatting its sample here gives the writer's values byte for byte.
-         */
-        private Series cut(byte[] b, int start, int[] valueAt, int[] lineEnds, long[] key, HubCollector.Kind kind,
-                           long[] sample) {
+        /** The series the writer wrote from {@code b[start]}, line {@code l}'s value from {@code valueAt[l]} to {@code lineEnds[l]}. */
+        private Series cut(byte[] b, int start, int[] valueAt, int[] lineEnds, long[] key) {
             int lines = valueAt.length;
             int[] headEnds = new int[lines];
             int[] valueEnds = new int[lines];
@@ -258,25 +264,21 @@ final class RenderedChunks {
                 System.arraycopy(b, pos, heads, head, headEnds[l] - head);
                 System.arraycopy(b, valueAt[l], values, value, valueEnds[l] - value);
             }
-            scratch.reset();
-            int[] ends = format(kind, sample, scratch);
-            boolean slotted = Arrays.equals(ends, valueEnds) && Arrays.equals(scratch.bytes, 0, scratch.size, values, 0, values.length);
-            return new Series(heads, headEnds, slotted, key, values, valueEnds);
+            return new Series(heads, headEnds, key, values, valueEnds);
         }
 
+        /** Passes on what is gathered; the pass that holds the lock leaves what it wrote for the next scrape. */
         @Override
-        public void close() {
-            if (keeping) {
-                kept = next;
-                lock.unlock();
+        public void close() throws IOException {
+            try {
+                out.flush();
+            } finally {
+                if (keeping) {
+                    kept = next;
+                    lock.unlock();
+                }
             }
         }
-    }
-
-    private static long[] key(HubCollector.Rows rows, int i) {
-        long[] key = new long[rows.keyWidth()];
-        rows.key(i, key);
-        return key;
     }
 
     /**
@@ -342,6 +344,10 @@ final class RenderedChunks {
 
         void reset() {
             size = 0;
+        }
+
+        boolean endsWith(byte[] tail) {
+            return size >= tail.length && Arrays.equals(bytes, size - tail.length, size, tail, 0, tail.length);
         }
 
         /** Lets go of a buffer grown past {@link #CHUNK} (a family rendered whole), keeping a small one for next time. */

@@ -2,16 +2,22 @@ package io.tailwatch.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.Exemplars;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -146,52 +152,69 @@ class RenderedSeriesTest {
     }
 
     /**
-     * Where a writer formats numbers otherwise than the client's writers do (here: whole numbers without
-     * {@code .0}), no series is given values formatted here: each changed one is rendered by that writer.
+     * Numbers formatted here are the client writers' own, in both formats: every awkward double, 50,000 random
+     * bit patterns (NaNs, subnormals, both signs) and 50,000 random short decimals and whole numbers as a
+     * gauge's value; histograms with random bucket counts (up to 10^12 each) and sums. So a changed series is
+     * never sent back to the writer; a client version that formatted otherwise fails here, not in a scrape.
      */
     @Test
-    void aWriterWhoseNumbersDifferRendersEveryChangedSeriesItself() throws IOException {
-        MetricHub hub = new MetricHub();
-        HubCollector collector = new HubCollector(hub);
-        RenderedChunks chunks = new RenderedChunks();
-        ExpositionFormatWriter text = WRITERS.findWriter(PrometheusExporter.TEXT_CONTENT_TYPE);
-        ExpositionFormatWriter wholeNumbers = new ExpositionFormatWriter() {
-            @Override
-            public boolean accepts(String accept) {
-                return true;
-            }
-
-            @Override
-            public void write(OutputStream out, MetricSnapshots snapshots, EscapingScheme scheme) throws IOException {
-                ByteArrayOutputStream b = new ByteArrayOutputStream();
-                text.write(b, snapshots, scheme);
-                out.write(b.toString(StandardCharsets.UTF_8).replaceAll("(?m) (-?\\d+)\\.0$", " $1").getBytes(StandardCharsets.UTF_8));
-            }
-
-            @Override
-            public String getContentType() {
-                return PrometheusExporter.TEXT_CONTENT_TYPE;
-            }
-        };
-        for (int round = 0; round < 4; round++) {
-            hub.publish("p", gauges(1000 + round, 5));
-            hub.record(ProbeMetrics.OPERATION_DURATION, probe("e-1"), 2.0);
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            try (RenderedChunks.Pass pass = chunks.begin(wholeNumbers, false)) {
-                RenderedChunks.Chunks lines = pass.to(out);
-                for (HubCollector.Rows rows : collector.view().families.values()) {
-                    pass.write(rows, lines);
-                }
-                lines.flush();
-            }
-            ByteArrayOutputStream expected = new ByteArrayOutputStream();
-            wholeNumbers.write(expected, collector.collect());
-            assertThat(out.toString(StandardCharsets.UTF_8)).as("round %d", round).isEqualTo(expected.toString(StandardCharsets.UTF_8))
-                    .contains("} " + (1000 + round) + "\n");
+    void numbersAreFormattedAsTheClientsWritersFormatThem() throws IOException {
+        java.util.Random random = new java.util.Random(40);
+        List<Double> values = new ArrayList<>();
+        for (double d : AWKWARD) {
+            values.add(d);
+            values.add(-d);
         }
-        assertThat(chunks.revalued()).isZero();
-        // the first rendering's 8 series (with the hub's dropped-series counter), then per round the gauge and
-        // the histogram series (its maximum stays 2)
-        assertThat(chunks.renderedByWriter()).isEqualTo(8 + 3 * 2);
+        for (int i = 0; i < 50_000; i++) {
+            values.add(Double.longBitsToDouble(random.nextLong()));
+            double scale = Math.pow(10, random.nextInt(40) - 20);
+            values.add(random.nextBoolean() ? Math.rint(random.nextDouble() * scale) : random.nextInt(100_000) / 1000.0 * scale);
+        }
+        double[] bounds = {0.005, 0.1, 1, 2.5, 60, Double.POSITIVE_INFINITY};
+        for (String accept : FORMATS) {
+            ExpositionFormatWriter writer = WRITERS.findWriter(accept);
+            for (int from = 0; from < values.size(); from += 1000) {
+                List<GaugeSnapshot.GaugeDataPointSnapshot> data = new ArrayList<>();
+                List<long[]> samples = new ArrayList<>();
+                for (int i = from; i < Math.min(values.size(), from + 1000); i++) {
+                    data.add(new GaugeSnapshot.GaugeDataPointSnapshot(values.get(i), Labels.of("i", String.format("%06d", i)), null));
+                    samples.add(new long[] {Double.doubleToRawLongBits(values.get(i))});
+                }
+                assertFormattedAsWritten(writer, new GaugeSnapshot(new MetricMetadata("g", "g"), data), HubCollector.Kind.GAUGE, samples);
+            }
+            List<HistogramSnapshot.HistogramDataPointSnapshot> data = new ArrayList<>();
+            List<long[]> samples = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                long[] sample = new long[bounds.length + 1];
+                for (int b = 0; b < bounds.length; b++) {
+                    sample[b] = random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * Math.pow(10, random.nextInt(13)));
+                }
+                double sum = values.get(random.nextInt(values.size()));
+                sample[bounds.length] = Double.doubleToRawLongBits(sum);
+                data.add(new HistogramSnapshot.HistogramDataPointSnapshot(ClassicHistogramBuckets.of(bounds,
+                        Arrays.copyOf(sample, bounds.length)), sum, Labels.of("i", String.format("%06d", i)), Exemplars.EMPTY, 0));
+                samples.add(sample);
+            }
+            assertFormattedAsWritten(writer, new HistogramSnapshot(new MetricMetadata("h", "h"), data), HubCollector.Kind.HISTOGRAM, samples);
+        }
+    }
+
+    /** The values of the writer's sample lines of {@code snapshot}, line by line, equal what is formatted here from {@code samples}. */
+    private static void assertFormattedAsWritten(ExpositionFormatWriter writer, MetricSnapshot snapshot, HubCollector.Kind kind,
+                                                 List<long[]> samples) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writer.write(out, new MetricSnapshots(snapshot));
+        StringBuilder written = new StringBuilder();
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (!line.startsWith("#")) {
+                written.append(line.substring(line.lastIndexOf(' ') + 1)).append('\n');
+            }
+        }
+        RenderedChunks.Bytes formatted = new RenderedChunks.Bytes();
+        for (long[] sample : samples) {
+            RenderedChunks.format(kind, sample, formatted);
+        }
+        assertThat(new String(formatted.bytes, 0, formatted.size, StandardCharsets.US_ASCII)).as(writer.getContentType())
+                .isEqualTo(written.toString());
     }
 }
