@@ -69,7 +69,16 @@ class LargestConfigIT {
                 agent.awaitListening();
                 String cmdline = Files.readString(Path.of("/proc/" + agent.process().pid() + "/cmdline")).replace('\0', ' ');
                 assertThat(cmdline).contains("-Xmx24m").contains("-XX:+ExitOnOutOfMemoryError");
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+                // An agent that exits (out of heap: the shipped flags exit on it) fails at once, with its output.
+                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1))
+                        .failFast("the agent exited; its output is in the test's standard error", () -> {
+                            boolean exited = !agent.process().isAlive();
+                            if (exited) {
+                                System.err.println(agent.stderr());
+                            }
+                            return exited;
+                        })
+                        .ignoreExceptions()
                         .until(() -> agent.get("/metrics").body().lines()
                                 .filter(l -> l.startsWith("tailwatch_probe_success{") && l.matches(".*\\} 1(\\.0)?")).count()
                                 == EngineConfig.MAX_SCENARIOS);
@@ -95,6 +104,13 @@ class LargestConfigIT {
                     Thread.sleep(600); // past the reuse of a rendering: every scrape renders
                 }
                 assertThat(series).as("series in the largest configuration").isGreaterThan(3_000);
+                // Everything fits the hub's bounds: no series dropped, every engine and scenario on the page.
+                assertThat(text.lines().filter(l -> l.startsWith("tailwatch_series_dropped_total ")))
+                        .as(agent.stderr()).containsExactly("tailwatch_series_dropped_total 0.0");
+                assertThat(agent.stderr()).doesNotContain("series bound reached");
+                assertThat(text.lines().filter(l -> l.startsWith("tailwatch_engine_up{"))).hasSize(EngineConfig.MAX_ENGINES);
+                assertThat(text.lines().filter(l -> l.startsWith("gen_ai_client_operation_duration_seconds_count{")))
+                        .hasSize(EngineConfig.MAX_SCENARIOS);
                 Promtool.Result lint = Promtool.run(text, "check", "metrics");
                 assertThat(lint.exitCode()).as(lint.output()).isZero();
                 assertThat(agent.process().isAlive()).as(agent.stderr()).isTrue();

@@ -36,6 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RenderedChunks {
     /** The bytes a scrape gathers before it writes them on (the writes a response sees). */
     static final int CHUNK = 8192;
+    /** Lines of new series rendered in one call of the writer (about 300 KiB of the longest lines). */
+    static final int RENDER_LINES = 1024;
     static final byte[] EOF = "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -180,7 +182,13 @@ final class RenderedChunks {
             }
             byte[][] headers = before == null ? new byte[2][] : before.headers().clone();
             if (changed > 0 || headers[format] == null) {
-                render(rows, stale, Math.max(1, changed), headers, now);
+                // New series go to the writer at most RENDER_LINES lines a call: a family that appears whole
+                // (a model that changes at every probe, at the hub's bound) never needs a buffer of its size.
+                int batch = Math.max(1, RENDER_LINES / rows.linesPerSeries());
+                for (int from = 0; from < Math.max(1, changed); from += batch) {
+                    int n = Math.min(batch, Math.max(1, changed) - from);
+                    render(rows, Arrays.copyOfRange(stale, from, from + n), n, headers, now);
+                }
                 byWriter.addAndGet(Math.max(1, changed));
             }
             if (newValues > 0) {

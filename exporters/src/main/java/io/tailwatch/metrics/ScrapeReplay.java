@@ -19,7 +19,9 @@ import java.util.function.LongSupplier;
  * <p>No scrape waits for another: one whose format is being rendered, or whose stale copy is still being
  * written to a slow client, renders its own stream without keeping a copy. The copy is bounded
  * ({@code maxBytes}, the hub's exposition bound plus a margin for the HELP/TYPE lines and the process
- * families): a larger exposition is still streamed whole, just not kept.
+ * families, or less): a larger exposition is still streamed whole, just not kept. The chunks it filled
+ * up to the bound stay for the next rendering, so a large exposition neither holds more than the bound
+ * nor allocates a new copy at every scrape.
  */
 public final class ScrapeReplay {
     static final int CHUNK_BYTES = 16 * 1024;
@@ -76,9 +78,7 @@ public final class ScrapeReplay {
             Tee tee = new Tee(out, c, maxBytes);
             exporter.scrape(accept, tee);
             c.renderings++;
-            if (tee.overflowed) {
-                c.chunks.clear();
-            } else {
+            if (!tee.overflowed) {
                 c.length = tee.length;
                 c.at = started;
                 c.valid = true;

@@ -10,10 +10,32 @@ import java.util.Map;
  * Run in a JVM of its own with the daemon's flags: holds a ballast for the rest of the agent's live
  * set, fills the hub to its bounds with long label values (histograms of a model that changes at
  * every probe, and gauges), then renders both exposition formats and an OTLP collection repeatedly.
+ * Each exposition is streamed into a sink that counts its bytes, as /metrics streams it to the response.
  * Prints the largest exposition and exits 0; running out of heap exits the JVM (ExitOnOutOfMemoryError).
  */
 public final class FillToBound {
     private FillToBound() {
+    }
+
+    /** Bytes of one exposition in the format {@code accept} asks for, streamed as /metrics streams it. */
+    private static long streamed(PrometheusExporter prom, String accept) {
+        long[] n = {0};
+        try {
+            prom.scrape(accept, new java.io.OutputStream() {
+                @Override
+                public void write(int b) {
+                    n[0]++;
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    n[0] += len;
+                }
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return n[0];
     }
 
     public static void main(String[] args) {
@@ -39,15 +61,15 @@ public final class FillToBound {
             hub.record(ProbeMetrics.OPERATION_DURATION, a, 0.3);
             if (i % 1000 == 0) {
                 hub.publish("engines", gauges);
-                largest = Math.max(largest, prom.scrape(null).length());
-                largest = Math.max(largest, prom.scrape("application/openmetrics-text").length());
+                largest = Math.max(largest, streamed(prom, null));
+                largest = Math.max(largest, streamed(prom, "application/openmetrics-text"));
                 reader.collectAllMetrics();
             }
         }
         hub.publish("engines", gauges);
         for (int i = 0; i < 10; i++) {
-            largest = Math.max(largest, prom.scrape(null).length());
-            largest = Math.max(largest, prom.scrape("application/openmetrics-text").length());
+            largest = Math.max(largest, streamed(prom, null));
+            largest = Math.max(largest, streamed(prom, "application/openmetrics-text"));
             reader.collectAllMetrics();
         }
         System.out.println("largest=" + largest + " estimated=" + hub.estimatedExpositionBytes() + " dropped="
