@@ -169,6 +169,72 @@ class BundleIT {
         assertThat(rows.get(0).path("headline").asDouble()).isEqualTo(42.5);
     }
 
+    /**
+     * The jar keeps only the Bouncy Castle packages the agent's classes reach, and with the jar alone on the
+     * class path every key form the web config takes is read (SEC1 EC, PKCS#1 RSA, PKCS#8 EC and RSA) and
+     * matches its certificate, an encrypted key is refused by name, and a bcrypt hash made by libxcrypt is
+     * checked: a class left out by mistake would fail here, not in a listener at start-up.
+     */
+    @Test
+    void keeps_only_the_bouncy_castle_packages_in_use_and_reads_every_key_form_through_the_jar() throws Exception {
+        Path jar = home.resolve("lib/tailwatch.jar");
+        long bc;
+        java.util.List<String> left;
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(jar.toFile())) {
+            bc = zip.stream().filter(e -> e.getName().startsWith("org/bouncycastle/") && !e.isDirectory()).count();
+            left = zip.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.startsWith("org/bouncycastle/pqc/") || n.startsWith("org/bouncycastle/jcajce/provider/")
+                            || n.startsWith("org/bouncycastle/cms/") || n.startsWith("org/bouncycastle/tls/"))
+                    .toList();
+        }
+        assertThat(left).isEmpty();
+        assertThat(bc).isBetween(500L, 2_000L);
+
+        io.tailwatch.testing.TestCerts.requireOpenssl();
+        io.tailwatch.testing.TestCerts.ca(dir, "ca");
+        for (String kind : List.of("ec", "rsa", "pkcs8")) {
+            io.tailwatch.testing.TestCerts.leaf(dir, "ca", kind, kind);
+        }
+        Done rsa8 = exec(Map.of(), "openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+                "-out", dir.resolve("rsa8.key").toString());
+        assertThat(rsa8.exit()).as(rsa8.out()).isZero();
+        Done enc = exec(Map.of(), "openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-aes-256-cbc", "-pass", "pass:secret", "-out", dir.resolve("encrypted.key").toString());
+        assertThat(enc.exit()).as(enc.out()).isZero();
+        String hash = io.tailwatch.testing.TestCerts.bcrypt("scrape-s3cret");
+        Path reader = dir.resolve("ReadKeys.java");
+        Files.writeString(reader, """
+                import io.tailwatch.core.tls.Pem;
+                import java.nio.file.Path;
+
+                public class ReadKeys {
+                    public static void main(String[] args) throws Exception {
+                        Path d = Path.of(args[0]);
+                        for (String k : new String[] {"ec", "rsa", "pkcs8"}) {
+                            var key = Pem.privateKey(d.resolve(k + ".key"));
+                            var cert = Pem.certificates(d.resolve(k + ".crt")).get(0);
+                            System.out.println(k + "=" + key.getAlgorithm() + " mismatch=" + Pem.mismatch(cert, key));
+                        }
+                        System.out.println("rsa8=" + Pem.privateKey(d.resolve("rsa8.key")).getAlgorithm());
+                        try {
+                            Pem.privateKey(d.resolve("encrypted.key"));
+                            System.out.println("encrypted=read");
+                        } catch (java.io.IOException e) {
+                            System.out.println("encrypted=" + e.getMessage());
+                        }
+                        System.out.println("bcrypt=" + org.bouncycastle.crypto.generators.OpenBSDBCrypt.checkPassword(
+                                args[1], "scrape-s3cret".toCharArray()) + "/" + org.bouncycastle.crypto.generators.OpenBSDBCrypt
+                                .checkPassword(args[1], "wrong".toCharArray()));
+                    }
+                }
+                """);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Done r = exec(Map.of(), java, "-cp", jar.toString(), reader.toString(), dir.toString(), hash);
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out()).contains("ec=EC mismatch=null", "rsa=RSA mismatch=null", "pkcs8=EC mismatch=null", "rsa8=RSA",
+                "encrypted.key: the private key is encrypted", "bcrypt=true/false");
+    }
+
     @Test
     void launcher_runs_the_version_command_with_a_real_jdk() throws Exception {
         Done d = exec(Map.of(), home.resolve("bin/tailwatch").toString(), "--version");
