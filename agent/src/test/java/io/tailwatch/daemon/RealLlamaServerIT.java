@@ -292,6 +292,7 @@ class RealLlamaServerIT {
                 int proxy = proxyPort(agent);
                 java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
                         .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+                String streamed = null;
                 for (boolean stream : new boolean[] {true, false}) {
                     String id = "tap-" + stream;
                     byte[] request = ("{\"model\":\"tiny\",\"stream\":" + stream + ",\"max_tokens\":12,\"messages\":"
@@ -313,7 +314,11 @@ class RealLlamaServerIT {
                     assertThat(answered.size()).as(id + " answers on its connection").isGreaterThan(i);
                     assertThat(r.body()).as(id + " answer").isEqualTo(answered.get(i).body());
                     assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains(stream ? "data: " : "\"choices\"");
+                    if (stream) {
+                        streamed = new String(r.body(), StandardCharsets.UTF_8);
+                    }
                 }
+                engineFiguresOfTheStream(agent, streamed);
 
                 double decodes = serverGauge(llama, "n_decode_total");
                 List<Socket> load = new ArrayList<>();
@@ -586,6 +591,36 @@ class RealLlamaServerIT {
             }
         }
         throw new AssertionError("no engine " + name + " in " + engines);
+    }
+
+    /**
+     * The server's own decode rate in the stream's last event ({@code timings.predicted_per_second}) becomes
+     * one observation of the proxy's engine time per output token, 1 / that rate, read here from the bytes the
+     * client got. llama.cpp reports prompt processing, not a time to first token: the engine's TTFT series
+     * stays absent, as documented.
+     */
+    private static void engineFiguresOfTheStream(AgentProcess agent, String streamed) throws Exception {
+        JsonNode timings = null;
+        for (String line : streamed.split("\n")) {
+            if (line.startsWith("data: {")) {
+                JsonNode t = JSON.readTree(line.substring(6)).get("timings");
+                timings = t != null ? t : timings;
+            }
+        }
+        assertThat(timings).as(streamed).isNotNull();
+        double tpot = 1 / timings.path("predicted_per_second").asDouble();
+        assertThat(tpot).isPositive();
+        String name = "tailwatch_proxy_engine_time_per_output_token_seconds";
+        String of = "\\{[^}]*tailwatch_engine_name=\"llama\"[^}]*\\} ";
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String body = agent.get("/metrics").body();
+            assertThat(body).containsPattern(name + "_count" + of + "1(\\.0)?\n");
+            Matcher sum = Pattern.compile(name + "_sum" + of + "(\\S+)\n").matcher(body);
+            assertThat(sum.find()).as(name).isTrue();
+            assertThat(Double.parseDouble(sum.group(1))).as(name).isCloseTo(tpot,
+                    org.assertj.core.data.Percentage.withPercentage(1e-9));
+            assertThat(body).doesNotContain("tailwatch_proxy_engine_time_to_first_token_seconds_count{");
+        });
     }
 
     /**
