@@ -2,7 +2,6 @@ package io.tailwatch.core.host;
 
 import io.tailwatch.core.config.EngineConfig;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -74,7 +73,7 @@ public final class MlxLmServerArgs {
         if (value == null || value.isBlank() || value.startsWith("-")) {
             return null;
         }
-        if (at == args.size() - 1 && bytes(args) >= ProcessTable.MAX_ARG_BYTES) {
+        if (at == args.size() - 1 && ProcessTable.lastArgumentMayBeCut(args)) {
             return null; // the last argument of a command line read up to the byte bound may end early
         }
         String name = name(value);
@@ -103,14 +102,5 @@ public final class MlxLmServerArgs {
     private static String lastSegment(String s) {
         int cut = Math.max(s.lastIndexOf('/'), s.lastIndexOf('\\'));
         return s.substring(cut + 1);
-    }
-
-    /** The bytes the process table read of this command line (arguments and their separators). */
-    private static long bytes(List<String> args) {
-        long n = 0;
-        for (String a : args) {
-            n += a.getBytes(StandardCharsets.UTF_8).length + 1L;
-        }
-        return n;
     }
 }

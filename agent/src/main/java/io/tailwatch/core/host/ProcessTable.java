@@ -19,6 +19,23 @@ public interface ProcessTable {
     int MAX_ARG_BYTES = 4096;
     long MAX_ARG_BYTES_PER_CYCLE = 256 * 1024;
 
+    /**
+     * Whether the last of {@code args}, a command line as this table reads it, may have been cut short: it was
+     * read up to {@link #MAX_ARG_BYTES} (each argument with its separator), so a value there may be a prefix.
+     */
+    static boolean lastArgumentMayBeCut(List<String> args) {
+        long n = 0;
+        for (String a : args) {
+            n += a.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1L;
+        }
+        return n >= MAX_ARG_BYTES;
+    }
+
+    /** Whether arguments may be missing after {@code args}: either bound, count or bytes, was reached. */
+    static boolean mayBeCut(List<String> args) {
+        return args.size() >= MAX_ARGS || lastArgumentMayBeCut(args);
+    }
+
     /** Splits NUL-separated arguments (a trailing part without NUL counts), at most {@link #MAX_ARGS}. */
     static List<String> splitArgs(byte[] b, int length) {
         List<String> args = new java.util.ArrayList<>();

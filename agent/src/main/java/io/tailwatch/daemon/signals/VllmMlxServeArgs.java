@@ -19,8 +19,9 @@ import java.util.List;
  * </ul>
  * Started as {@code python -m vllm_mlx.server} (its own, shorter option list) with {@code --continuous-batching}
  * the defaults differ between text and multimodal models: unknown. A command line cut at
- * {@link ProcessTable#MAX_ARGS} arguments that lacks a flag leaves the figure unknown rather than taking a
- * default the cut-off part may override.
+ * {@link ProcessTable#MAX_ARGS} arguments or {@link ProcessTable#MAX_ARG_BYTES} bytes that lacks a flag leaves the
+ * figure unknown rather than taking a default the cut-off part may override, and its last argument, which may end
+ * early, is not read.
  */
 final class VllmMlxServeArgs {
     /** The defaults of {@code vllm-mlx serve} (vllm_mlx/cli.py). */
@@ -40,7 +41,10 @@ final class VllmMlxServeArgs {
         if (args == null || args.isEmpty()) {
             return null;
         }
-        boolean cut = args.size() >= ProcessTable.MAX_ARGS;
+        boolean cut = ProcessTable.mayBeCut(args);
+        if (ProcessTable.lastArgumentMayBeCut(args)) {
+            args = args.subList(0, args.size() - 1); // "--max-num-seqs 25" may have been "256"
+        }
         int serve = args.indexOf("serve");
         boolean module = args.contains("vllm_mlx.server");
         if (serve < 0 && !module) {

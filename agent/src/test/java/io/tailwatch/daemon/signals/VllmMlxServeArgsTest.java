@@ -59,6 +59,22 @@ class VllmMlxServeArgsTest {
         List<String> cutSimple = new ArrayList<>(List.of(PY, CLI, "serve", "m"));
         cutSimple.addAll(Collections.nCopies(ProcessTable.MAX_ARGS - cutSimple.size(), "--trust-remote-code"));
         assertThat(VllmMlxServeArgs.batch(cutSimple)).as("--continuous-batching may be past the cut").isNull();
+        // Read up to the table's byte bound: the last argument may be the start of a longer one ("12" of "128").
+        List<String> head = List.of(PY, CLI, "serve", "", "--continuous-batching", "--completion-batch-size", "64",
+                "--max-num-seqs");
+        String model = "/models/" + "m".repeat(ProcessTable.MAX_ARG_BYTES - bytes(head) - "/models/".length() - 3);
+        List<String> byBytes = new ArrayList<>(head);
+        byBytes.set(3, model);
+        byBytes.add("12");
+        assertThat(bytes(byBytes)).isEqualTo(ProcessTable.MAX_ARG_BYTES);
+        assertThat(VllmMlxServeArgs.batch(byBytes)).as("the last value may be cut").isNull();
+        byBytes.set(3, model.substring(1));
+        assertThat(VllmMlxServeArgs.batch(byBytes).size()).as("one byte below the bound: read whole").isEqualTo(12);
+    }
+
+    /** Bytes of a command line as the process table reads it: each argument and its NUL. */
+    private static int bytes(List<String> args) {
+        return args.stream().mapToInt(a -> a.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1).sum();
     }
 
     @Test
