@@ -86,11 +86,7 @@ final class OpenAiWire implements EngineSimulator.Wire {
                     return;
                 }
                 ObjectNode root = EngineSimulator.JSON.createObjectNode();
-                root.put("object", "list");
-                ObjectNode m = root.putArray("data").addObject();
-                m.put("id", sim.options().model());
-                m.put("object", "model");
-                m.put("created", 1_767_600_000L);
+                ObjectNode m = SimReplies.modelList(root, java.util.List.of(sim.options().model())).get(0);
                 if ("ollama".equals(sim.api())) {
                     m.put("owned_by", "library");
                 } else if ("vllm".equals(sim.flavor())) {
@@ -162,11 +158,7 @@ final class OpenAiWire implements EngineSimulator.Wire {
             ids.add(sim.options().model());
         }
         ObjectNode root = EngineSimulator.JSON.createObjectNode();
-        root.put("object", "list");
-        com.fasterxml.jackson.databind.node.ArrayNode data = root.putArray("data");
-        for (String id : ids) {
-            data.addObject().put("id", id).put("object", "model").put("created", 1_767_600_000L);
-        }
+        SimReplies.modelList(root, ids);
         sim.sendJson(x, 200, root);
     }
 

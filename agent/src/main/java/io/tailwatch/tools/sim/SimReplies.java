@@ -35,6 +35,22 @@ final class SimReplies {
         return true;
     }
 
+    /**
+     * An OpenAI-compatible model list ({@code {"object": "list", "data": [...]}}) with one entry per id, each as
+     * these servers write it ({@code id}, {@code object: model}, {@code created}); the entries are returned for
+     * what a server adds of its own ({@code owned_by}, llama.cpp's {@code meta}).
+     */
+    static java.util.List<com.fasterxml.jackson.databind.node.ObjectNode> modelList(
+            com.fasterxml.jackson.databind.node.ObjectNode root, java.util.List<String> ids) {
+        root.put("object", "list");
+        com.fasterxml.jackson.databind.node.ArrayNode data = root.putArray("data");
+        java.util.List<com.fasterxml.jackson.databind.node.ObjectNode> entries = new java.util.ArrayList<>(ids.size());
+        for (String id : ids) {
+            entries.add(data.addObject().put("id", id).put("object", "model").put("created", 1_767_600_000L));
+        }
+        return entries;
+    }
+
     static void send(HttpExchange x, int status, String contentType, String body) throws IOException {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().set("Content-Type", contentType);

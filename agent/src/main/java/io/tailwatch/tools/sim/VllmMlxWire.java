@@ -81,12 +81,7 @@ public final class VllmMlxWire extends FlavorWire<VllmMlxWire> {
             case "/v1/status" -> SimReplies.json(x, 200, status());
             case "/v1/models" -> {
                 ObjectNode root = EngineSimulator.JSON.createObjectNode();
-                root.put("object", "list");
-                ObjectNode m = root.putArray("data").addObject();
-                m.put("id", sim.options().model());
-                m.put("object", "model");
-                m.put("created", 1_767_600_000L);
-                m.put("owned_by", "vllm-mlx");
+                SimReplies.modelList(root, java.util.List.of(sim.options().model())).get(0).put("owned_by", "vllm-mlx");
                 SimReplies.json(x, 200, root.toString());
             }
             default -> {
