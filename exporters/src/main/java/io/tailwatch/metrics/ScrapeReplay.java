@@ -11,17 +11,17 @@ import java.util.function.LongSupplier;
 
 /**
  * What /metrics writes: the exposition streamed to the response as it is rendered, at most one
- * rendering per format and {@code reuseNanos} (a client that pipelines scrapes costs bytes to write, not
- * a rendering each). The rendering that starts a reuse interval is copied, as it streams out, into a
- * buffer of fixed-size chunks kept for that format and reused by every later rendering, so a scrape
- * allocates no copy of the body; scrapes within the interval are written from those chunks.
+ * rendering per format and {@code reuseNanos} while it fits the copy bound (a client that pipelines
+ * scrapes costs bytes to write, not a rendering each). The rendering that starts a reuse interval is
+ * copied, as it streams out, into a buffer of fixed-size chunks kept for that format and reused by every
+ * later rendering, so a scrape allocates no copy of the body; scrapes within the interval are written
+ * from those chunks.
  *
  * <p>No scrape waits for another: one whose format is being rendered, or whose stale copy is still being
  * written to a slow client, renders its own stream without keeping a copy. The copy is bounded
- * ({@code maxBytes}, the hub's exposition bound plus a margin for the HELP/TYPE lines and the process
- * families, or less): a larger exposition is still streamed whole, just not kept. The chunks it filled
- * up to the bound stay for the next rendering, so a large exposition neither holds more than the bound
- * nor allocates a new copy at every scrape.
+ * ({@code maxBytes}): a larger exposition is still streamed whole, just not kept, and rendered at each
+ * scrape. The chunks it filled up to the bound stay for the next rendering, so a large exposition neither
+ * holds more than the bound nor allocates a new copy at every scrape.
  */
 public final class ScrapeReplay {
     static final int CHUNK_BYTES = 16 * 1024;

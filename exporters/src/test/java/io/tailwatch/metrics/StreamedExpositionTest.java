@@ -157,7 +157,7 @@ class StreamedExpositionTest {
     /**
      * About 5,000 series (25 engines, 2 scenarios each: 1.5 MB) reach the stream in writes of at most
      * the writers' 8 KiB buffers (a body built whole first would arrive in one write of its full size),
-     * within the hub's 2 MiB bound, in both formats.
+     * within the hub's exposition bound, in both formats.
      */
     @Test
     void aLargeHubIsWrittenInSmallChunksWithinTheBound() throws Exception {

@@ -173,8 +173,9 @@ public final class ApiServer implements AutoCloseable {
             ctx.contentType("text/html; charset=utf-8");
             ctx.result(landing());
         });
-        // One rendering per format and SCRAPE_REUSE_NANOS serves every scrape in that time: a client that
-        // pipelines /metrics costs bytes to write, not a rendering each. The body is streamed to the
+        // Up to SCRAPE_REUSE_MAX_BYTES, one rendering per format and SCRAPE_REUSE_NANOS serves every scrape in
+        // that time: a client that pipelines /metrics costs bytes to write, not a rendering each (a larger
+        // exposition is written from the exporter's kept series lines, at most four at once: the lanes). The body is streamed to the
         // response as it is rendered (never built whole: see ScrapeReplay).
         io.tailwatch.metrics.ScrapeReplay scrapes = new io.tailwatch.metrics.ScrapeReplay(prometheus, SCRAPE_REUSE_NANOS,
                 SCRAPE_REUSE_MAX_BYTES);

@@ -55,8 +55,9 @@ public final class LinuxProcessTable implements ProcessTable {
     /**
      * Every process with its name, executable and a bounded prefix of its arguments: at most
      * {@link ProcessTable#MAX_ARG_BYTES} bytes of each command line and {@link ProcessTable#MAX_ARGS}
-     * arguments, and {@link ProcessTable#MAX_ARG_BYTES_PER_CYCLE} bytes over all processes (after that,
-     * processes keep their name and executable, which is what matching reads first).
+     * arguments, and {@link ProcessTable#MAX_ARG_BYTES_PER_CYCLE} bytes over all processes (once less than one
+     * line's bound is left, processes keep their name and executable, which is what matching reads first: a
+     * command line is read whole or up to its own bound, never cut shorter by the budget).
      */
     @Override
     public synchronized List<ProcessInfo> processes() throws IOException {
@@ -74,8 +75,8 @@ public final class LinuxProcessTable implements ProcessTable {
                 String name = stat.substring(open + 1, close);
                 String[] rest = stat.substring(close + 2).split(" ");
                 int ppid = rest.length > 1 ? Integer.parseInt(rest[1]) : 0;
-                byte[] cmdline = budget > 0 ? prefix(dir.resolve("cmdline"), (int) Math.min(MAX_ARG_BYTES, budget))
-                        : new byte[0];
+                // Only with a whole line's bound left: a line cut by the cycle's budget could end inside an argument.
+                byte[] cmdline = budget >= MAX_ARG_BYTES ? prefix(dir.resolve("cmdline"), MAX_ARG_BYTES) : new byte[0];
                 budget -= cmdline.length;
                 out.add(new ProcessInfo(pid, ppid, name, exe(dir), ProcessTable.splitArgs(cmdline, cmdline.length)));
             } catch (IOException | RuntimeException e) {

@@ -87,8 +87,8 @@ public final class MacNativeProcessTable implements ProcessTable {
                 exe = pathBuffer.getString(0, StandardCharsets.UTF_8.name());
             }
             List<String> args = List.of();
-            if (budget > 0) {
-                byte[] prefix = argsPrefix(pid, (int) Math.min(PREFIX_BYTES, budget));
+            if (budget >= PREFIX_BYTES) { // a whole prefix or none: never a line cut shorter by the budget
+                byte[] prefix = argsPrefix(pid, PREFIX_BYTES);
                 budget -= prefix.length;
                 args = ProcArgs.decode(prefix, prefix.length).args();
             }

@@ -10,7 +10,8 @@ import java.util.List;
  * Decodes the buffer of sysctl {CTL_KERN, KERN_PROCARGS2, pid}: an int argc, the executable path,
  * NUL padding, then argc NUL-terminated arguments (the environment follows and is ignored, so
  * secrets in it are never read into memory as strings). At most {@link io.tailwatch.core.host.ProcessTable#MAX_ARGS}
- * arguments are decoded, from whatever prefix of the buffer the caller passes.
+ * arguments are decoded, from whatever prefix of the buffer the caller passes; an argument the prefix cuts
+ * (no NUL before it ends) is left out, as a prefix of a value is not the value.
  */
 public record ProcArgs(String executable, List<String> args) {
     public static ProcArgs decode(byte[] buf, int length) {
@@ -33,6 +34,9 @@ public record ProcArgs(String executable, List<String> args) {
             start = i;
             while (i < len && buf[i] != 0) {
                 i++;
+            }
+            if (i == len) {
+                break; // no NUL before the prefix ends: the argument is cut, and a prefix of a value is not the value
             }
             args.add(new String(buf, start, i - start, StandardCharsets.UTF_8));
             i++;

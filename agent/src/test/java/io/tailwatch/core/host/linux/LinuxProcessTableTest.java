@@ -261,4 +261,21 @@ class LinuxProcessTableTest {
         assertThat(all.stream().filter(p -> p.args().isEmpty()).count()).isGreaterThanOrEqualTo(20);
         assertThat(all).allSatisfy(p -> assertThat(p.name()).isEqualTo("worker"));
     }
+
+    /** The budget never cuts a short line inside an argument: a process's line is read whole, or not at all. */
+    @Test
+    void aCommandLineIsReadWholeOrNotAtAllWhenTheCyclesBudgetRunsOut() throws IOException {
+        String arg = "z".repeat(3_000); // 3,017 bytes a line: the budget runs out partway through one
+        int n = (int) (ProcessTable.MAX_ARG_BYTES_PER_CYCLE / 3_000) + 5;
+        for (int pid = 2000; pid < 2000 + n; pid++) {
+            process(pid, 1, "worker", "/usr/bin/worker " + arg, 100);
+        }
+        List<ProcessTable.ProcessInfo> all = new LinuxProcessTable(proc).processes();
+        assertThat(all).hasSize(n);
+        assertThat(all).allSatisfy(p -> assertThat(p.args().isEmpty() || p.args().equals(List.of("/usr/bin/worker", arg)))
+                .as(p.args().isEmpty() ? "" : p.args().get(p.args().size() - 1).length() + " bytes of the last argument").isTrue());
+        assertThat(all.stream().filter(p -> !p.args().isEmpty()).count())
+                .as("read while a whole line's bound is left").isEqualTo(
+                        (ProcessTable.MAX_ARG_BYTES_PER_CYCLE - ProcessTable.MAX_ARG_BYTES) / ("/usr/bin/worker " + arg + "\0\0").length() + 1);
+    }
 }

@@ -112,4 +112,17 @@ class MacStructDecodingTest {
         assertThat(a.args()).hasSize(io.tailwatch.core.host.ProcessTable.MAX_ARGS);
         assertThat(a.args().get(0)).isEqualTo("arg0");
     }
+
+    @Test
+    void anArgumentThePrefixCutsIsLeftOut() {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(5).array());
+        b.writeBytes("/usr/bin/python3\0\0\0\0python3\0-m\0mlx_lm.server\0--model\0mlx-community/Qwen3-8B-4bit\0"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] all = b.toByteArray();
+        assertThat(ProcArgs.decode(all, all.length).args()).endsWith("--model", "mlx-community/Qwen3-8B-4bit");
+        ProcArgs cut = ProcArgs.decode(all, all.length - "-4bit\0".length());
+        assertThat(cut.args()).containsExactly("python3", "-m", "mlx_lm.server", "--model");
+        assertThat(io.tailwatch.core.host.MlxLmServerArgs.servedModel(cut.args())).isNull();
+    }
 }
