@@ -17,7 +17,7 @@ class ExpositionHeapTest {
         assertThat(cmd).contains("-Xmx24m", "-XX:+ExitOnOutOfMemoryError");
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), FillToBound.class.getName(),
                 // The agent's own live set is about 6 MiB (docs/performance.md), more beside 32 engines; 10 MiB of
-                // ballast stands in for it (12 MiB still fits, 14 MiB does not).
+                // ballast stands in for it (13 MiB still fits with its widest labels, 14 MiB does not).
                 "10"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         assertThat(p.waitFor(180, TimeUnit.SECONDS)).isTrue();

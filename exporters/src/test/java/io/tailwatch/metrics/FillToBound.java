@@ -17,6 +17,11 @@ public final class FillToBound {
     private FillToBound() {
     }
 
+    /** {@code name} filled up to the value bound with {@code pad}. */
+    private static String wide(String name, String pad) {
+        return (name + pad).substring(0, Attrs.MAX_VALUE_CHARS);
+    }
+
     /** Bytes of one exposition in the format {@code accept} asks for, streamed as /metrics streams it. */
     private static long streamed(PrometheusExporter prom, String accept) {
         long[] n = {0};
@@ -48,16 +53,18 @@ public final class FillToBound {
         PrometheusExporter prom = new PrometheusExporter(hub, Map.of("service.name", "tailwatch", "host.name", "h"));
         InMemoryMetricReader reader = InMemoryMetricReader.create();
         hub.addSink(OtlpExporter.withReader(reader, hub, Map.of()));
-        String pad = "-".repeat(100);
+        // Engine-controlled values at their bound: 128 characters, each three bytes of UTF-8.
+        String pad = "\u20ac".repeat(Attrs.MAX_VALUE_CHARS);
         List<Point> gauges = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
             gauges.add(Point.of(EngineMetrics.MODEL_CONTEXT, 4096, AttrKeys.ENGINE, "engine-" + (i % 32),
-                    AttrKeys.MODEL, "gauge-model" + pad + i));
+                    AttrKeys.MODEL, wide("gauge-model" + i, pad)));
         }
         long largest = 0;
         for (int i = 0; i < 20_000; i++) {
             Map<String, String> a = new HashMap<>(CatalogAgreementTest.sampleAttributes(ProbeMetrics.OPERATION_DURATION));
-            a.put(AttrKeys.MODEL, "rotating-model" + pad + i);
+            a.put(AttrKeys.MODEL, wide("rotating-model" + i, pad));
+            a.put(AttrKeys.RESPONSE_MODEL, wide("answered-model" + i, pad));
             hub.record(ProbeMetrics.OPERATION_DURATION, a, 0.3);
             if (i % 1000 == 0) {
                 hub.publish("engines", gauges);
