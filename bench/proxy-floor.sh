@@ -7,7 +7,7 @@
 #   - a bare Netty forwarder (bench/NettyFloor.java; its jars are fetched from Maven Central when missing),
 #   - the agent's metering proxy (connection_rest 0s, the JVM flags bin/tailwatch gives a daemon whose config has a
 #     proxy: launchd/jvm.options, then launchd/jvm-proxy.options),
-# each warmed with WARM requests first (at concurrency 8, so that a JVM's per-request code is compiled too: with
+# each warmed with WARM requests first (at concurrency 8, then a tenth as many at 1, so that a JVM's per-request code is compiled too: with
 # C1 alone a method is compiled after a few hundred calls, and 300 requests left some of the request path
 # interpreted; C2 compiles the hot path again over the first thousands), then REQUESTS requests each way at
 # concurrency 1 and 8.
@@ -31,6 +31,9 @@ proxies=" ${PROXIES:-relay nginx netty agent} "
 # Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.
 measure() {
   java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 8 "$warm" "$tokens" "$stamp" >/dev/null
+  # Then a tenth as many at concurrency 1: C2 compiles a path again when it first sees it (a warm-up client that
+  # leaves, one request at a time), and those compilations belong to the warm-up, not to the measured runs.
+  java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 1 $((warm / 10)) "$tokens" "$stamp" >/dev/null
   for c in 1 8; do
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
     java bench/ProxyOverhead.java run "$1" "$stamp" "$2" "$3" "$c" "$requests" "$tokens" "$stamp"
