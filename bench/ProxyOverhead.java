@@ -149,6 +149,30 @@ public class ProxyOverhead {
         return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
     }
 
+    /**
+     * CPU ticks so far of the process's JIT compiler threads (C1 and C2 CompilerThread*), summed; 0 for a process
+     * that has none (nginx) or whose threads cannot be read. A JVM still compiling during a run pays for it in that run.
+     */
+    static long compilerTicks(String pid) {
+        long sum = 0;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(t.resolve("comm"));
+                    if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+                        String[] f = Files.readString(t.resolve("stat")).split("\\) ")[1].split(" ");
+                        sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                } catch (java.io.IOException | RuntimeException gone) {
+                    // A thread that ended meanwhile.
+                }
+            }
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+        return sum;
+    }
+
     static long rssKib(String pid) throws Exception {
         for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
             if (l.startsWith("VmRSS:")) {
@@ -209,6 +233,7 @@ public class ProxyOverhead {
         long[] tokens = new long[1];
         long[] us0 = userSystemTicks(pid);
         long cpu0 = us0[0] + us0[1];
+        long jit0 = compilerTicks(pid);
         long w0 = System.nanoTime();
         List<Future<?>> fs = new ArrayList<>();
         for (int w = 0; w < conc; w++) {
@@ -239,6 +264,7 @@ public class ProxyOverhead {
         }
         long[] us1 = userSystemTicks(pid);
         long cpu1 = us1[0] + us1[1];
+        long jit1 = compilerTicks(pid);
         double wallS = (System.nanoTime() - w0) / 1e9;
         pool.shutdown();
         if (engine != null) {
@@ -259,6 +285,11 @@ public class ProxyOverhead {
         }
         System.out.printf("  agent CPU %.0f ms (user %d, system %d) over %.1f s for %d tokens forwarded: %.1f ms per 1,000 tokens%n",
                 cpuMs, (us1[0] - us0[0]) * 10, (us1[1] - us0[1]) * 10, wallS, tokens[0], cpuMs * 1000 / Math.max(1, tokens[0]));
+        if (jit1 > jit0) {
+            double jitMs = (jit1 - jit0) * 10.0;
+            System.out.printf("  of which the JIT compiler threads %.0f ms; without them %.1f ms per 1,000 tokens%n", jitMs,
+                    (cpuMs - jitMs) * 1000 / Math.max(1, tokens[0]));
+        }
     }
 
     /** STREAMS streams at once through the proxy; the agent's memory while every one of them is open. */

@@ -5,21 +5,24 @@
 #   - nginx, Debian's package, as a streaming reverse proxy (one worker, no buffering, kept engine connections;
 #     skipped when nginx is not installed),
 #   - a bare Netty forwarder (bench/NettyFloor.java; its jars are fetched from Maven Central when missing),
-#   - the agent's metering proxy (connection_rest 0s, the daemon's JVM flags),
-# each warmed with WARM requests first (at concurrency 8, so that a JVM's per-request code is compiled too: with
-# the daemon's C1-only flags a method is compiled after a few hundred calls, and 300 requests left some of the
-# request path interpreted), then REQUESTS requests each way at concurrency 1 and 8.
-# Usage: bench/proxy-floor.sh [requests (200)] [warm (1000)]
+#   - the agent's metering proxy (connection_rest 0s, the JVM flags bin/tailwatch gives a daemon whose config has a
+#     proxy: launchd/jvm.options, then launchd/jvm-proxy.options),
+# each warmed with WARM requests first (at concurrency 8, then a tenth as many at 1, so that a JVM's per-request code is compiled too: with
+# C1 alone a method is compiled after a few hundred calls, and 300 requests left some of the request path
+# interpreted; C2 compiles the hot path again over the first thousands), then REQUESTS requests each way at
+# concurrency 1 and 8.
+# Usage: bench/proxy-floor.sh [requests (200)] [warm (3000)]
 # PROXIES picks which run, in this order (default all: relay nginx netty agent); JAR picks the agent's jar, so
 # two builds of the agent can be compared in one sitting (PROXIES=agent JAR=/other/tailwatch.jar). JAVA_EXTRA adds JVM
-# flags after the daemon's own (a later flag wins), for the agent only: JAVA_EXTRA='-XX:TieredStopAtLevel=4' measures the
-# shipped flags' share of the cost; a JFR recording is taken the same way (-XX:StartFlightRecording=...). FLAG_SETS
+# flags after the daemon's own (a later flag wins), for the agent only: JAVA_EXTRA='-XX:TieredStopAtLevel=1
+# -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=16m' measures the proxy without its JIT flags (C1 alone, as a daemon
+# without a proxy runs); a JFR recording is taken the same way (-XX:StartFlightRecording=...). FLAG_SETS
 # measures several such sets one after another in the same run (see the agent's part below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 requests=${1:-200}
-warm=${2:-1000}
+warm=${2:-3000}
 tokens=64
 bench_setup
 stamp=$(free_port)
@@ -28,6 +31,9 @@ proxies=" ${PROXIES:-relay nginx netty agent} "
 # Warms PROXY (pid PID) and then measures it: LABEL PROXY_PORT PID.
 measure() {
   java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 8 "$warm" "$tokens" "$stamp" >/dev/null
+  # Then a tenth as many at concurrency 1: C2 compiles a path again when it first sees it (a warm-up client that
+  # leaves, one request at a time), and those compilations belong to the warm-up, not to the measured runs.
+  java bench/ProxyOverhead.java run warm "$stamp" "$2" "$3" 1 $((warm / 10)) "$tokens" "$stamp" >/dev/null
   for c in 1 8; do
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
     java bench/ProxyOverhead.java run "$1" "$stamp" "$2" "$3" "$c" "$requests" "$tokens" "$stamp"
@@ -109,9 +115,10 @@ stop "$nettypid"
 fi
 
 [[ $proxies == *" agent "* ]] || exit 0
-# One agent after another, each with the daemon's flags and then one set of FLAG_SETS (';' between sets; default
-# one set, JAVA_EXTRA): FLAG_SETS='; -XX:TieredStopAtLevel=4 -XX:CICompilerCount=2' measures the shipped flags
-# and C2 in one sitting.
+# One agent after another, each with a proxied daemon's flags and then one set of FLAG_SETS (';' between sets;
+# default one set, JAVA_EXTRA): FLAG_SETS='; -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=16m'
+# measures the proxy's JIT flags and C1 alone in one sitting.
+proxyflags=$(grep -v '^[[:space:]]*\(#\|$\)' launchd/jvm-proxy.options | tr '\n' ' ')
 IFS=';' read -r -a sets <<<"${FLAG_SETS-${JAVA_EXTRA:-}}"
 [ ${#sets[@]} -gt 0 ] || sets=("")
 for extra in "${sets[@]}"; do
@@ -120,7 +127,7 @@ for extra in "${sets[@]}"; do
   printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: stamp\n    api: openai\n    url: http://127.0.0.1:%s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:%s, connection_rest: 0s}\n' \
     "$stamp" "$listen" >"$work/tailwatch.yaml"
   # shellcheck disable=SC2086
-  start_agent "$work/tailwatch.yaml" "$work/agent.log" $extra
+  start_agent "$work/tailwatch.yaml" "$work/agent.log" $proxyflags $extra
   await_port "$listen"
   measure "agent proxy${extra:+ (+ $extra)}" "$listen" "$agent"
   stop "$agent"

@@ -96,10 +96,14 @@ public final class ServiceCommand {
         int run(AgentService service) throws IOException, Launchctl.NotFound;
     }
 
-    /** The agent plist this machine would get: this java, this jar, the given config. */
-    static AgentPlist agentPlist(ServicePaths paths, Path config, Map<String, String> env) {
+    /**
+     * The agent plist this machine would get: this java, this jar, the given config ({@code loaded}, read from
+     * {@code config}); a config that gives an engine a metering proxy adds the proxy's JVM flags.
+     */
+    static AgentPlist agentPlist(ServicePaths paths, Path config, Config loaded, Map<String, String> env) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        return new AgentPlist(java, JvmFlags.defaults(), runningJar(), config == null ? null
+        boolean proxied = loaded.engines().stream().anyMatch(e -> e.proxy() != null);
+        return new AgentPlist(java, JvmFlags.daemon(proxied), runningJar(), config == null ? null
                 : config.toAbsolutePath().normalize(), paths.logDir(), env);
     }
 
@@ -156,7 +160,7 @@ public final class ServiceCommand {
             AgentPlist plist;
             try {
                 vars = parseEnv(env);
-                plist = agentPlist(scope.paths(), options.config, vars);
+                plist = agentPlist(scope.paths(), options.config, config, vars);
             } catch (IllegalArgumentException | IllegalStateException e) {
                 err().println(e.getMessage());
                 return TailwatchCommand.EXIT_CONFIG;
@@ -264,7 +268,7 @@ public final class ServiceCommand {
                     if (anyKvOption() || maxKvSize != null) {
                         throw new IllegalArgumentException("--max-kv-size and the KV options need --engine NAME");
                     }
-                    out().print(agentPlist(scope.paths(), options.config, vars).xml());
+                    out().print(agentPlist(scope.paths(), options.config, config, vars).xml());
                     return TailwatchCommand.EXIT_OK;
                 }
                 EngineConfig e = config.engine(engine);

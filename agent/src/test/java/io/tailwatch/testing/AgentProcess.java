@@ -71,7 +71,7 @@ public final class AgentProcess implements AutoCloseable {
 
     /**
      * Starts the agent through the release launcher ({@code bin/tailwatch}) laid out as in the bundle
-     * (bin/, lib/tailwatch.jar, launchd/jvm.options), so the JVM runs with exactly the shipped flags
+     * (bin/, lib/tailwatch.jar, launchd/jvm.options and jvm-proxy.options), so the JVM runs with exactly the shipped flags
      * (24 MiB heap, exit on out-of-memory, ...). The launcher execs java, so the process is the JVM.
      */
     public static AgentProcess startShipped(Path dir, Map<String, String> env, String... args) throws IOException {
@@ -230,7 +230,8 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /**
-     * Lays out the release bundle under {@code dir}/bundle (bin/tailwatch, lib/tailwatch.jar, launchd/jvm.options),
+     * Lays out the release bundle under {@code dir}/bundle (bin/tailwatch, lib/tailwatch.jar, launchd/jvm.options and
+     * jvm-proxy.options),
      * for a test that runs the launcher itself (in a shell script, say), and returns the launcher's path.
      */
     public static Path shippedLauncher(Path dir) throws IOException {
@@ -242,8 +243,9 @@ public final class AgentProcess implements AutoCloseable {
         Files.copy(root().resolve("agent/src/assembly/bin/tailwatch"), launcher,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         launcher.toFile().setExecutable(true);
-        Files.copy(root().resolve("launchd/jvm.options"), bundle.resolve("launchd/jvm.options"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        for (String options : List.of("launchd/jvm.options", "launchd/jvm-proxy.options")) {
+            Files.copy(root().resolve(options), bundle.resolve(options), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
         Path jar = bundle.resolve("lib/tailwatch.jar");
         Files.deleteIfExists(jar);
         Files.createSymbolicLink(jar, jar().toAbsolutePath());

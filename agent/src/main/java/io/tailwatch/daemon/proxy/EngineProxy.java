@@ -69,6 +69,9 @@ public final class EngineProxy implements AutoCloseable {
         pool.setReservedThreads(2);
         pool.setDaemon(true);
         server = new Server(pool);
+        // Its one handler is set before the start and never replaced, so the server takes the handler's invocation
+        // type (a dynamic server would take every handler as blocking and hand each request to another thread).
+        server.setDynamic(false);
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendDateHeader(false);

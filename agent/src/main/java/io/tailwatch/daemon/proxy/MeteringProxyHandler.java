@@ -115,6 +115,16 @@ final class MeteringProxyHandler extends ProxyHandler {
         return client;
     }
 
+    /**
+     * Nothing here waits (the request goes on to the engine asynchronously, an answer of the proxy's own is written
+     * without blocking), so the thread that read a request handles it at once, without a hand-off to another thread.
+     * A password check (bcrypt) takes milliseconds of CPU: with basic auth the request is handled on a pool thread.
+     */
+    @Override
+    public InvocationType getInvocationType() {
+        return guard == null ? InvocationType.NON_BLOCKING : InvocationType.BLOCKING;
+    }
+
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         long t0 = System.nanoTime();
@@ -286,26 +296,77 @@ final class MeteringProxyHandler extends ProxyHandler {
             super.onHeaders(serverToProxyResponse);
         }
 
+        /**
+         * Reads the engine's answer itself, a chunk at a time: each chunk is written to the client and tapped, and only
+         * then is the next one read (or, when none has arrived, asked for). A chunk already there is taken in the same
+         * turn, and a write that completes at once goes on to the next read without a new demand or a hand-off.
+         */
         @Override
-        public void onContent(org.eclipse.jetty.client.Response serverToProxyResponse, Content.Chunk chunk, Runnable demander) {
-            ByteBuffer content = chunk.getByteBuffer();
-            chunk.retain();
-            // One chunk is in flight at a time (the next is demanded only once this one is written): its write's
-            // callback is kept with the listener, not made anew for every chunk.
-            written.chunk = chunk;
-            written.demander = demander;
-            written.response = serverToProxyResponse;
-            written.arrived = System.nanoTime();
-            written.from = content.position();
-            written.to = content.limit();
-            proxyToClientResponse.write(false, content, written);
+        public void onContentSource(org.eclipse.jetty.client.Response serverToProxyResponse, Content.Source source) {
+            this.serverToProxyResponse = serverToProxyResponse;
+            this.source = source;
+            pump.run();
         }
 
-        /** The write of the chunk in flight to the client: tapped once written, then the next one is asked for. */
+        /** The engine's answer, set when its content begins. */
+        private org.eclipse.jetty.client.Response serverToProxyResponse;
+        private Content.Source source;
+        /** Where the write of the chunk in flight stands; see {@link Pump#run}. */
+        private final java.util.concurrent.atomic.AtomicInteger writing = new java.util.concurrent.atomic.AtomicInteger(IDLE);
+        private static final int IDLE = 0;
+        private static final int WRITING = 1;
+        private static final int PENDING = 2;
+        private static final int WRITTEN = 3;
+        private static final int FAILED = 4;
+        private final Pump pump = new Pump();
+
+        /** Reads and writes on until a write is left pending, no chunk is there (then asks for one) or the answer ends. */
+        private final class Pump implements org.eclipse.jetty.util.thread.Invocable.Task {
+            @Override
+            public void run() {
+                while (true) {
+                    Content.Chunk chunk = source.read();
+                    if (chunk == null) {
+                        source.demand(this);
+                        return;
+                    }
+                    if (Content.Chunk.isFailure(chunk)) {
+                        serverToProxyResponse.abort(chunk.getFailure());
+                        if (!chunk.isLast()) {
+                            source.fail(chunk.getFailure());
+                        }
+                        return;
+                    }
+                    ByteBuffer content = chunk.getByteBuffer();
+                    if (!content.hasRemaining()) {
+                        chunk.release();
+                        if (chunk.isLast()) {
+                            return;
+                        }
+                        continue;
+                    }
+                    written.chunk = chunk;
+                    written.arrived = System.nanoTime();
+                    written.from = content.position();
+                    written.to = content.limit();
+                    writing.set(WRITING);
+                    proxyToClientResponse.write(false, content, written);
+                    // Still in flight: its callback reads on. Written already: this loop does. Failed: nothing more.
+                    if (writing.compareAndExchange(WRITING, PENDING) != WRITTEN) {
+                        return;
+                    }
+                }
+            }
+
+            @Override
+            public InvocationType getInvocationType() {
+                return InvocationType.NON_BLOCKING;
+            }
+        }
+
+        /** The write of the chunk in flight to the client: tapped once written, then the next one is read. */
         private final class Written implements Callback {
             Content.Chunk chunk;
-            Runnable demander;
-            org.eclipse.jetty.client.Response response;
             long arrived;
             int from;
             int to;
@@ -313,28 +374,27 @@ final class MeteringProxyHandler extends ProxyHandler {
             @Override
             public void succeeded() {
                 Content.Chunk c = chunk;
-                Runnable next = demander;
                 chunk = null;
-                demander = null;
-                response = null;
                 tap(c.getByteBuffer(), from, to, arrived);
                 c.release();
-                next.run();
+                if (writing.compareAndExchange(WRITING, WRITTEN) != WRITING) {
+                    // Completed later than the write call: the read goes on here.
+                    writing.set(IDLE);
+                    pump.run();
+                }
             }
 
             @Override
             public void failed(Throwable failure) {
                 Content.Chunk c = chunk;
-                org.eclipse.jetty.client.Response r = response;
                 chunk = null;
-                demander = null;
-                response = null;
+                writing.set(FAILED);
                 c.release();
                 if (x != null) {
                     x.clientGone = true;
                 }
                 // Cannot write to the client: the request to the engine ends now.
-                r.abort(failure);
+                serverToProxyResponse.abort(failure);
             }
 
             @Override

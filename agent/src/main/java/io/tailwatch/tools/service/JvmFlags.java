@@ -6,17 +6,35 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The daemon's JVM flags, from launchd/jvm.options (the launcher reads the same file). */
+/**
+ * The daemon's JVM flags, from launchd/jvm.options, and the ones launchd/jvm-proxy.options adds for a config that
+ * gives an engine a metering proxy (the launcher reads the same files).
+ */
 public final class JvmFlags {
     static final String RESOURCE = "/io/tailwatch/service/jvm.options";
+    static final String PROXY_RESOURCE = "/io/tailwatch/service/jvm-proxy.options";
 
     private JvmFlags() {
     }
 
     public static List<String> defaults() {
-        try (InputStream in = JvmFlags.class.getResourceAsStream(RESOURCE)) {
+        return read(RESOURCE);
+    }
+
+    /** The daemon's flags for a config with ({@code proxied}) or without a metering proxy: the proxy's come last, and win. */
+    public static List<String> daemon(boolean proxied) {
+        if (!proxied) {
+            return defaults();
+        }
+        List<String> out = new ArrayList<>(defaults());
+        out.addAll(read(PROXY_RESOURCE));
+        return List.copyOf(out);
+    }
+
+    private static List<String> read(String resource) {
+        try (InputStream in = JvmFlags.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException("JVM flags missing from the jar: " + RESOURCE);
+                throw new IllegalStateException("JVM flags missing from the jar: " + resource);
             }
             return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {

@@ -259,6 +259,58 @@ class BundleIT {
                 home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run", "--listen", "127.0.0.1:9999");
     }
 
+    /**
+     * The daemon of a config that gives an engine a metering proxy gets launchd/jvm-proxy.options after the daemon's
+     * flags, however the config is named on the command line; a config without one, a proxy only in a comment, or
+     * a runbook command with a proxied config gets none of them.
+     */
+    @Test
+    void launcher_adds_the_proxy_flags_only_for_a_daemon_whose_config_has_a_proxy() throws Exception {
+        Path jdk = fakeJava("jdkproxy", "17");
+        assertThat(home.resolve("launchd/jvm-proxy.options")).hasSameTextualContentAs(ROOT.resolve("launchd/jvm-proxy.options"));
+        List<String> proxyFlags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm-proxy.options")));
+        assertThat(proxyFlags).isNotEmpty();
+        String engines = "engines:\n  - name: mlx\n    api: openai\n    url: http://127.0.0.1:8080\n";
+        Path block = Files.writeString(dir.resolve("block.yaml"), engines + "    proxy:\n      listen: 127.0.0.1:8081\n");
+        Path flow = Files.writeString(dir.resolve("flow.yaml"), engines + "    proxy: {listen: 127.0.0.1:8081}\n");
+        Path plain = Files.writeString(dir.resolve("plain.yaml"), engines);
+        Path commented = Files.writeString(dir.resolve("commented.yaml"), engines + "    # proxy:\n    #   listen: 127.0.0.1:8081\n");
+        List<String> daemon = new java.util.ArrayList<>(JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options"))));
+        if (LINUX) {
+            daemon.add("-XX:TrimNativeHeapInterval=60000");
+        }
+        List<String> withProxy = new java.util.ArrayList<>(JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options"))));
+        withProxy.addAll(proxyFlags);
+        if (LINUX) {
+            withProxy.add("-XX:TrimNativeHeapInterval=60000");
+        }
+        Map<List<String>, List<String>> cases = new java.util.LinkedHashMap<>();
+        cases.put(List.of("run", "--config", block.toString()), withProxy);
+        cases.put(List.of("run", "--config=" + flow), withProxy);
+        cases.put(List.of("run", "-c", flow.toString()), withProxy);
+        cases.put(List.of("run", "--config", plain.toString()), daemon);
+        cases.put(List.of("run", "--config", commented.toString()), daemon);
+        cases.put(List.of("run", "--config", dir.resolve("missing.yaml").toString()), daemon);
+        cases.put(List.of("run"), daemon);
+        cases.put(List.of("run", "--config"), daemon);
+        for (Map.Entry<List<String>, List<String>> c : cases.entrySet()) {
+            List<String> cmd = new java.util.ArrayList<>(List.of(home.resolve("bin/tailwatch").toString()));
+            cmd.addAll(c.getKey());
+            Done d = exec(Map.of("JAVA_HOME", jdk.toString()), cmd.toArray(String[]::new));
+            assertThat(d.exit()).as(c.getKey() + ": " + d.out()).isZero();
+            List<String> args = Files.readAllLines(dir.resolve("jdkproxy.args"));
+            List<String> expected = new java.util.ArrayList<>(c.getValue());
+            expected.add("-jar");
+            expected.add(home.resolve("lib/tailwatch.jar").toRealPath().toString());
+            expected.addAll(c.getKey());
+            assertThat(args).as(c.getKey().toString()).containsExactlyElementsOf(expected);
+        }
+        Done d = exec(Map.of("JAVA_HOME", jdk.toString(), "TAILWATCH_CDS", "off"), home.resolve("bin/tailwatch").toString(),
+                "status", "--config", block.toString());
+        assertThat(d.exit()).as(d.out()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("jdkproxy.args"))).as("a runbook command").doesNotContainAnyElementsOf(proxyFlags);
+    }
+
     @Test
     void launcher_keeps_the_daemon_only_flags_from_a_runbook_command() throws Exception {
         Path jdk = fakeJava("jdkrunbook", "17");

@@ -78,6 +78,27 @@ class ServiceIT {
     }
 
     @Test
+    void a_config_with_a_metering_proxy_gets_the_proxy_jit_flags_in_its_plist() throws Exception {
+        Path plain = config("plain.yaml", ENGINES);
+        Path proxied = config("proxied.yaml", ENGINES + "    proxy:\n      listen: 127.0.0.1:18435\n");
+        List<String> without = programArguments(tw("service", "plist", "--config", plain.toString()));
+        List<String> with = programArguments(tw("service", "plist", "--config", proxied.toString()));
+        List<String> proxyFlags = JvmFlags.daemon(true).subList(JvmFlags.defaults().size(), JvmFlags.daemon(true).size());
+        assertThat(proxyFlags).contains("-XX:TieredStopAtLevel=4");
+        assertThat(without).containsSubsequence(JvmFlags.defaults()).doesNotContain("-XX:TieredStopAtLevel=4");
+        int jar = with.indexOf("-jar");
+        assertThat(with.subList(1, jar)).isEqualTo(JvmFlags.daemon(true));
+        assertThat(with.subList(jar, with.size())).isEqualTo(without.subList(without.indexOf("-jar"), without.size())
+                .stream().map(a -> a.equals(plain.toAbsolutePath().toString()) ? proxied.toAbsolutePath().toString() : a).toList());
+    }
+
+    private static List<String> programArguments(JarRun.Done d) throws Exception {
+        assertThat(d.exit()).as(d.err()).isZero();
+        NSDictionary p = PlistText.parse(d.out());
+        return Arrays.stream(((NSArray) p.objectForKey("ProgramArguments")).getArray()).map(Object::toString).toList();
+    }
+
+    @Test
     void env_settings_go_into_the_plist_which_is_then_private() throws Exception {
         JarRun.Done d = tw("service", "install", "--env", "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer s3cret");
         assertThat(d.exit()).as(d.err()).isZero();
