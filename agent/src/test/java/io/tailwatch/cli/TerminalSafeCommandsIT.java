@@ -91,7 +91,8 @@ class TerminalSafeCommandsIT {
             walked.put("diagnose", List.of("diagnose", "--url", url));
             walked.put("kv-budget", List.of("kv-budget", "--url", url, "--api", "ollama", "--model", "x"));
             walked.put("bench", List.of("bench", "--url", url, "--api", "ollama", "--model", "x"));
-            walked.put("ladder", List.of("ladder", "--url", url, "--api", "ollama", "--model", "x"));
+            walked.put("ladder", List.of("ladder", "--url", url, "--api", "ollama", "--model", "x", "--out",
+                    dir.resolve("ladder").toString()));
             walked.put("doctor", List.of("doctor", "--url", url, "--api", "ollama"));
             walked.put("engine", List.of("engine", "restart", "--url", url));
             walked.put("history", List.of("history", "--db", dir.resolve("none.db").toString()));
