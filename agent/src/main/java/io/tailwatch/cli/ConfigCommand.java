@@ -27,7 +27,7 @@ public final class ConfigCommand {
                     err.println(file + ": otlp: " + otlp);
                     return TailwatchCommand.EXIT_CONFIG;
                 }
-                String memory = io.tailwatch.daemon.MemoryBudget.refusal(c, io.tailwatch.daemon.MemoryBudget.heap());
+                String memory = io.tailwatch.daemon.MemoryBudget.refusal(c, io.tailwatch.daemon.MemoryBudget.heap(c));
                 if (memory != null) {
                     err.println(file + ": " + memory);
                     return TailwatchCommand.EXIT_CONFIG;

@@ -66,7 +66,7 @@ public final class RunCommand extends PrintingCommand {
             }
             config = config.withWebConfigFile(webConfigFile);
         }
-        String memory = io.tailwatch.daemon.MemoryBudget.refusal(config, io.tailwatch.daemon.MemoryBudget.heap());
+        String memory = io.tailwatch.daemon.MemoryBudget.refusal(config, io.tailwatch.daemon.MemoryBudget.runningHeap(config));
         if (memory != null) {
             err.println((options.config == null ? "config" : options.config.toString()) + ": " + memory);
             return TailwatchCommand.EXIT_CONFIG;

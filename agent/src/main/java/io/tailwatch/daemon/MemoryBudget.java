@@ -19,8 +19,13 @@ import java.util.Locale;
  * refuse a config whose worst case does not fit, naming the keys that take the most.
  */
 public final class MemoryBudget {
-    /** The agent's own worst case at the largest accepted engine and scenario counts, with the hub's bounds. */
-    static final long AGENT_BYTES = 12L << 20;
+    /**
+     * The agent's own worst case: its live set with the defaults (7.6 MiB, measured after a full collection)
+     * and the hub filled to its bounds by engine-controlled labels, rendered in both formats (about 9.5 MiB:
+     * ExpositionHeapTest fits 13 MiB of ballast beside it in 24 MiB). The largest accepted engine and scenario
+     * counts stay within it (14 to 16 MiB live at 32 engines, LargestConfigIT's configuration).
+     */
+    static final long AGENT_BYTES = 17L << 20;
     /** One proxied stream: the tap's line and the event it joins, and the connection's two 16 KiB buffers. */
     static final long STREAM_BYTES = 2L * StreamTap.MAX_LINE_BYTES + 2L * 16 * 1024;
     /** One queued webhook notification (about 0.9 KB measured; its labels and annotations are bounded). */
@@ -81,35 +86,56 @@ public final class MemoryBudget {
     }
 
     /**
-     * The heap the agent gets: this JVM's, or the bundle launcher's {@code -Xmx} (launchd/jvm.options beside the
-     * jar's lib directory) when that is smaller, so {@code config check} run by a plain java still checks against
-     * the heap {@code run} will have.
+     * The heap {@code run} gets for {@code c} from the bundle launcher: the {@code -Xmx} of launchd/jvm.options
+     * in the bundle the launcher names ({@code -Dtailwatch.home}) or beside the jar's lib directory, and of launchd/jvm-proxy.options after it when {@code c} gives an engine a
+     * proxy (the launcher adds that file then); this JVM's own where there is no bundle. So {@code config check},
+     * a runbook JVM, checks against the daemon's heap.
      */
-    public static long heap() {
-        long heap = Runtime.getRuntime().maxMemory();
-        Long shipped = launcherXmx();
-        return shipped == null ? heap : Math.min(heap, shipped);
+    public static long heap(Config c) {
+        Long shipped = launcherXmx(proxied(c));
+        return shipped == null ? Runtime.getRuntime().maxMemory() : shipped;
     }
 
-    static Long launcherXmx() {
+    /** The heap a running daemon has for {@code c}: the launcher's for it, and never more than this JVM's own. */
+    public static long runningHeap(Config c) {
+        return Math.min(Runtime.getRuntime().maxMemory(), heap(c));
+    }
+
+    static boolean proxied(Config c) {
+        return c.engines().stream().anyMatch(e -> e.proxy() != null);
+    }
+
+    static Long launcherXmx(boolean proxied) {
         try {
+            // The launcher names its bundle (the jar may be a link to elsewhere); else the jar's own bundle.
+            String home = System.getProperty("tailwatch.home");
             Path jar = Path.of(MemoryBudget.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path options = jar.getParent() == null || jar.getParent().getParent() == null ? null
-                    : jar.getParent().getParent().resolve("launchd").resolve("jvm.options");
-            if (options == null || !Files.isRegularFile(options)) {
+            Path launchd = home != null && !home.isEmpty() ? Path.of(home).resolve("launchd")
+                    : jar.getParent() == null || jar.getParent().getParent() == null ? null
+                    : jar.getParent().getParent().resolve("launchd");
+            if (launchd == null || !Files.isRegularFile(launchd.resolve("jvm.options"))) {
                 return null;
             }
-            Long xmx = null;
-            for (String line : Files.readAllLines(options)) {
-                String l = line.strip();
-                if (l.startsWith("-Xmx")) {
-                    xmx = size(l.substring(4));
-                }
-            }
-            return xmx;
+            Long xmx = xmx(launchd.resolve("jvm.options"), null);
+            return proxied ? xmx(launchd.resolve("jvm-proxy.options"), xmx) : xmx;
         } catch (IOException | java.net.URISyntaxException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The last -Xmx of an options file, or {@code before} where it has none or is absent. */
+    private static Long xmx(Path options, Long before) throws IOException {
+        if (!Files.isRegularFile(options)) {
+            return before;
+        }
+        Long xmx = before;
+        for (String line : Files.readAllLines(options)) {
+            String l = line.strip();
+            if (l.startsWith("-Xmx")) {
+                xmx = size(l.substring(4));
+            }
+        }
+        return xmx;
     }
 
     static Long size(String v) {

@@ -121,7 +121,7 @@ public final class ReloadingDaemon implements AutoCloseable {
                 LOG.warn(KEEPING + "otlp: {}", otlp);
                 return;
             }
-            String memory = MemoryBudget.refusal(next, MemoryBudget.heap());
+            String memory = MemoryBudget.refusal(next, MemoryBudget.runningHeap(next));
             if (memory != null) {
                 LOG.warn(KEEPING + "{}", memory);
                 return;

@@ -42,16 +42,26 @@ class MemoryBudgetIT {
         Path queue = config("queue.yaml", "", "alerts:\n  webhook:\n    url: http://127.0.0.1:9/hook\n    queue_size: 100000\n");
         Path defaults = config("defaults.yaml", "", "alerts:\n  webhook:\n    url: http://127.0.0.1:9/hook\n");
 
+        // A config with a proxy is checked against the heap the launcher gives a proxied daemon (jvm-proxy.options).
         AgentProcess.Result r = shipped("config", "check", connections.toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
-        assertThat(r.stderr()).contains("engines[0].proxy.max_connections (512)").containsPattern("does not fit the 2[34]\\.\\d MiB heap");
+        assertThat(r.stderr()).contains("engines[0].proxy.max_connections (512)").contains("the agent 17.0 MiB")
+                .containsPattern("does not fit the 3[12]\\.\\d MiB heap");
 
         r = shipped("config", "check", queue.toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
-        assertThat(r.stderr()).contains("alerts.webhook.queue_size (100000)").containsPattern("does not fit the 2[34]\\.\\d MiB heap");
+        assertThat(r.stderr()).contains("alerts.webhook.queue_size (100000)").containsPattern("does not fit the 3[12]\\.\\d MiB heap");
 
         r = shipped("config", "check", defaults.toString());
         assertThat(r.exitCode()).as(r.stderr()).isZero();
+
+        // Without a proxy the daemon keeps the 24 MiB heap, and the budget is checked against it.
+        Path plain = dir.resolve("plain.yaml");
+        Files.writeString(plain, "server:\n  listen: 127.0.0.1:0\nengines: []\nalerts:\n  webhook:\n"
+                + "    url: http://127.0.0.1:9/hook\n    queue_size: 4000\n");
+        r = shipped("config", "check", plain.toString());
+        assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);
+        assertThat(r.stderr()).contains("alerts.webhook.queue_size (4000) 7.8 MiB").containsPattern("does not fit the 2[34]\\.\\d MiB heap");
 
         r = shipped("run", "--config", connections.toString());
         assertThat(r.exitCode()).as(r.stderr()).isEqualTo(2);

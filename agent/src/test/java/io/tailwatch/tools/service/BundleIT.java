@@ -36,6 +36,14 @@ class BundleIT {
         }
     }
 
+    /**
+     * The bundle's directory as the launcher names it to the JVM: the agent finds the launcher's option files
+     * there even where lib/tailwatch.jar is a link into another directory.
+     */
+    String homeFlag() throws java.io.IOException {
+        return "-Dtailwatch.home=" + home.toRealPath();
+    }
+
     Done exec(Map<String, String> env, String... cmd) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true);
         // The launcher's class-data archive goes to the test's own cache directory.
@@ -255,7 +263,7 @@ class BundleIT {
             flags.add("-XX:TrimNativeHeapInterval=60000"); // this JVM accepts it
         }
         assertThat(args.subList(0, flags.size())).isEqualTo(flags);
-        assertThat(args.subList(flags.size(), args.size())).containsExactly("-Dx=1", "-jar",
+        assertThat(args.subList(flags.size(), args.size())).containsExactly(homeFlag(), "-Dx=1", "-jar",
                 home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run", "--listen", "127.0.0.1:9999");
     }
 
@@ -300,6 +308,7 @@ class BundleIT {
             assertThat(d.exit()).as(c.getKey() + ": " + d.out()).isZero();
             List<String> args = Files.readAllLines(dir.resolve("jdkproxy.args"));
             List<String> expected = new java.util.ArrayList<>(c.getValue());
+            expected.add(homeFlag());
             expected.add("-jar");
             expected.add(home.resolve("lib/tailwatch.jar").toRealPath().toString());
             expected.addAll(c.getKey());
@@ -326,7 +335,7 @@ class BundleIT {
         Done d = exec(Map.of("JAVA_HOME", jdk.toString(), "TAILWATCH_CDS", "off"), home.resolve("bin/tailwatch").toString(), "--version");
         assertThat(d.exit()).as(d.out()).isZero();
         assertThat(Files.readAllLines(dir.resolve("jdkrunbook.args"))).containsExactlyElementsOf(
-                java.util.stream.Stream.concat(common.stream(), java.util.stream.Stream.of("-jar",
+                java.util.stream.Stream.concat(common.stream(), java.util.stream.Stream.of(homeFlag(), "-jar",
                         home.resolve("lib/tailwatch.jar").toRealPath().toString(), "--version")).toList());
     }
 
@@ -369,7 +378,7 @@ class BundleIT {
         List<String> flags = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm.options")));
         assertThat(args).doesNotContain("-XX:TrimNativeHeapInterval=60000");
         assertThat(args.subList(0, flags.size())).isEqualTo(flags);
-        assertThat(args.subList(flags.size(), args.size())).containsExactly("-jar",
+        assertThat(args.subList(flags.size(), args.size())).containsExactly(homeFlag(), "-jar",
                 home.resolve("lib/tailwatch.jar").toRealPath().toString(), "run");
     }
 

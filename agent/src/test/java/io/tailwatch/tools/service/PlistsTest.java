@@ -102,15 +102,18 @@ class PlistsTest {
     @Test
     void a_config_with_a_metering_proxy_adds_the_full_jit_after_the_daemon_flags() throws Exception {
         List<String> proxy = JvmFlags.parse(Files.readString(ROOT.resolve("launchd/jvm-proxy.options")));
-        assertThat(proxy).containsExactly("-XX:TieredStopAtLevel=4", "-XX:CICompilerCount=2", "-XX:ReservedCodeCacheSize=48m");
+        assertThat(proxy).containsExactly("-XX:TieredStopAtLevel=4", "-XX:CICompilerCount=2", "-XX:ReservedCodeCacheSize=48m",
+                "-Xmx32m");
         assertThat(JvmFlags.daemon(false)).isEqualTo(JvmFlags.defaults());
         List<String> proxied = JvmFlags.daemon(true);
         assertThat(proxied.subList(0, JvmFlags.defaults().size())).isEqualTo(JvmFlags.defaults());
         assertThat(proxied.subList(JvmFlags.defaults().size(), proxied.size())).isEqualTo(proxy);
-        // The JVM takes the last of a repeated flag: C2 for the proxy, C1 alone without one; the heap is the same.
+        // The JVM takes the last of a repeated flag: C2 for the proxy, C1 alone without one; the proxy's streams get
+        // their share of a larger heap.
         assertThat(last(proxied, "-XX:TieredStopAtLevel=")).isEqualTo("4");
         assertThat(last(JvmFlags.daemon(false), "-XX:TieredStopAtLevel=")).isEqualTo("1");
-        assertThat(last(proxied, "-Xmx")).isEqualTo(last(JvmFlags.defaults(), "-Xmx"));
+        assertThat(last(JvmFlags.daemon(false), "-Xmx")).isEqualTo("24m");
+        assertThat(last(proxied, "-Xmx")).isEqualTo("32m");
     }
 
     private static String last(List<String> flags, String prefix) {
