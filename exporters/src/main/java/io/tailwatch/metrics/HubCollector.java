@@ -27,8 +27,8 @@ import java.util.function.Predicate;
  * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
  * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
  * which OTLP reads too). Nothing of the hub is kept between scrapes: only the families' metadata and, per
- * family, one client Labels object per label set seen lately ({@link LabelSets}: a series' labels are built and
- * checked once, and {@link RenderedChunks} can tell an unchanged series by them).
+ * family, one client Labels object per label set of the last scrape (a series' labels are built and checked
+ * once, and {@link RenderedChunks} can tell an unchanged series by them).
  *
  * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
  * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
@@ -102,8 +102,14 @@ final class HubCollector implements MultiCollector {
                 : new MetricMetadata(family, def.description());
     }
 
-    /** Labels by attribute set, per family: a series keeps one Labels object from scrape to scrape. */
-    private final Map<String, LabelSets> labels = new java.util.HashMap<>();
+    /**
+     * Per family, the client Labels of each label set the last view had: a series keeps one Labels object from
+     * scrape to scrape (built and checked by the client once, and the identity by which {@link RenderedChunks}
+     * keeps its rendering). A set is found by its attribute map itself: the hub keeps one per series (across a
+     * producer's publishes, and in every copy of a histogram series). Made again at every view, so a series gone
+     * is forgotten and no more sets are kept than the hub has series.
+     */
+    private Map<String, Map<Map<String, String>, Labels>> labels = new java.util.HashMap<>();
 
     /**
      * The hub's series now, by family name (sorted, the exposition's order). One view is made at a time (the
@@ -111,15 +117,15 @@ final class HubCollector implements MultiCollector {
      */
     synchronized View view() {
         View v = new View();
+        Map<String, Map<Map<String, String>, Labels>> now = new java.util.HashMap<>();
         for (Map.Entry<String, List<Point>> e : hub.snapshot().byMetric().entrySet()) {
             Family f = families(e.getValue().get(0).metric())[0];
-            LabelSets sets = labels.computeIfAbsent(f.name(), k -> new LabelSets(MAX_CACHED_LABELS));
-            java.util.function.Function<Map<String, String>, Labels> make = a -> present(f, a);
             Row[] rows = new Row[e.getValue().size()];
-            sets.begin(rows.length);
+            Map<Map<String, String>, Labels> sets = new java.util.IdentityHashMap<>(rows.length);
+            now.put(f.name(), sets);
             int i = 0;
             for (Point p : e.getValue()) {
-                rows[i++] = new Row(sets.get(p.attributes(), make), p, null);
+                rows[i++] = new Row(kept(f, sets, p.attributes(), () -> present(f, p.attributes())), p, null);
             }
             v.families.put(f.name(), new Rows(f, sorted(f.name(), rows)));
         }
@@ -129,32 +135,44 @@ final class HubCollector implements MultiCollector {
         }
         for (List<HistogramSeries> series : byMetric.values()) {
             Family[] fs = families(series.get(0).metric());
-            LabelSets sets = labels.computeIfAbsent(fs[0].name(), k -> new LabelSets(MAX_CACHED_LABELS));
-            java.util.function.Function<Map<String, String>, Labels> make = a -> every(fs[0], a);
             Row[] rows = new Row[series.size()];
-            sets.begin(rows.length);
+            Map<Map<String, String>, Labels> sets = new java.util.IdentityHashMap<>(rows.length);
+            now.put(fs[0].name(), sets);
             for (int i = 0; i < rows.length; i++) {
-                rows[i] = new Row(sets.ofShared(series.get(i).attributes(), make), null, series.get(i));
+                Map<String, String> attrs = series.get(i).attributes();
+                rows[i] = new Row(kept(fs[0], sets, attrs, () -> every(fs[0], attrs)), null, series.get(i));
             }
             rows = sorted(fs[0].name(), rows);
             for (Family f : fs) {
                 v.families.put(f.name(), new Rows(f, rows));
             }
         }
+        labels = now;
         return v;
+    }
+
+    /** The Labels of {@code attrs} in {@code f}'s view being made: those of the last view, or {@code make}'s. */
+    private Labels kept(Family f, Map<Map<String, String>, Labels> sets, Map<String, String> attrs,
+                        java.util.function.Supplier<Labels> make) {
+        Labels l = sets.get(attrs);
+        if (l == null) {
+            l = labels.getOrDefault(f.name(), Map.of()).get(attrs);
+            if (l == null) {
+                l = make.get();
+            }
+            sets.put(attrs, l);
+        }
+        return l;
     }
 
     /** Label sets kept, over every family. */
     synchronized int labelSetsKept() {
         int n = 0;
-        for (LabelSets sets : labels.values()) {
+        for (Map<Map<String, String>, Labels> sets : labels.values()) {
             n += sets.size();
         }
         return n;
     }
-
-    /** Label sets kept per family: the hub's bound of series per metric, and as many again of series gone. */
-    private static final int MAX_CACHED_LABELS = 2 * MetricHub.DEFAULT_MAX_SERIES_PER_METRIC;
 
     /** Per family, where each label set stood in the last order computed (see {@link #sorted}). */
     private final Map<String, Map<Labels, Integer>> order = new ConcurrentHashMap<>();
