@@ -130,7 +130,7 @@ public final class PrometheusExporter {
         MetricSnapshot other = others.hasNext() ? others.next() : null;
         List<MetricSnapshot> pending = new ArrayList<>();
         try (RenderedChunks.Pass pass = chunks.begin(writer, om, out)) {
-            for (Map.Entry<String, HubCollector.Rows> e : collector.view().families.entrySet()) {
+            for (Map.Entry<String, HubCollector.Rows> e : collector.view().entrySet()) {
                 while (other != null && other.getMetadata().getPrometheusName().compareTo(e.getKey()) < 0) {
                     pending.add(other);
                     other = others.hasNext() ? others.next() : null;
