@@ -29,8 +29,8 @@ import java.util.function.Predicate;
  * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
  * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
  * which OTLP reads too). Nothing of the hub is kept between scrapes, only the families' metadata: what a
- * scrape keeps of a series (its labels, its rendering) is {@link RenderedChunks}', found by the attribute map
- * the hub keeps per series.
+ * scrape keeps of a series (its rendering) is {@link RenderedChunks}', found by the attribute map the hub keeps
+ * per series.
  *
  * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
  * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
@@ -213,7 +213,7 @@ final class HubCollector implements MultiCollector {
 
         /** Series {@code i}'s labels: a histogram's (and its maximum's) every declared one, a point's present ones. */
         Labels labels(int i) {
-            return rows[i].point() == null ? every(family, rows[i].attributes()) : present(family, rows[i].attributes());
+            return HubCollector.labels(family, rows[i].attributes(), rows[i].point() == null);
         }
 
         /** The snapshot of {@code n} series, in the exposition's order: their labels and {@link #sample}s. */
@@ -254,12 +254,18 @@ final class HubCollector implements MultiCollector {
             }
         }
 
-        /** The snapshot of every series. */
-        MetricSnapshot snapshot() {
+        /** Every series' labels, in the hub's order. */
+        Labels[] labels() {
             Labels[] labels = new Labels[rows.length];
             for (int i = 0; i < rows.length; i++) {
                 labels[i] = labels(i);
             }
+            return labels;
+        }
+
+        /** The snapshot of every series. */
+        MetricSnapshot snapshot() {
+            Labels[] labels = labels();
             int[] order = order(places(labels));
             Labels[] ordered = new Labels[order.length];
             long[][] samples = new long[order.length][sampleWidth()];
@@ -271,37 +277,22 @@ final class HubCollector implements MultiCollector {
         }
     }
 
-    /** The labels a point has: absent or empty attributes are left out (PromQL reads both the same). */
-    private static Labels present(Family f, Map<String, String> attrs) {
-        int n = 0;
-        for (String v : attrs.values()) {
-            n += v.isEmpty() ? 0 : 1;
-        }
-        if (n == 0) {
-            return Labels.EMPTY;
-        }
-        String[] names = new String[n];
-        String[] values = new String[n];
-        List<AttributeDef> defs = f.attributes();
-        int at = 0;
-        for (int i = 0; i < defs.size() && at < n; i++) {
-            String v = attrs.get(defs.get(i).name());
-            if (v != null && !v.isEmpty()) {
-                names[at] = f.labels()[i];
-                values[at++] = v;
+    /**
+     * The labels of {@code attrs} in family {@code f}, one per declared attribute: {@code every} one, {@code ""}
+     * where the series has no value (a histogram's), or only those with a value (a point's: PromQL reads an
+     * absent label and an empty one the same).
+     */
+    private static Labels labels(Family f, Map<String, String> attrs, boolean every) {
+        List<String> names = new ArrayList<>(f.labels().length);
+        List<String> values = new ArrayList<>(f.labels().length);
+        for (int i = 0; i < f.labels().length; i++) {
+            String v = attrs.getOrDefault(f.attributes().get(i).name(), "");
+            if (every || !v.isEmpty()) {
+                names.add(f.labels()[i]);
+                values.add(v);
             }
         }
         return Labels.of(names, values);
-    }
-
-    /** Every declared label, {@code ""} where the series has no value. */
-    private static Labels every(Family f, Map<String, String> attrs) {
-        List<AttributeDef> defs = f.attributes();
-        String[] values = new String[defs.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = attrs.getOrDefault(defs.get(i).name(), "");
-        }
-        return Labels.of(f.labels().clone(), values);
     }
 
     @Override

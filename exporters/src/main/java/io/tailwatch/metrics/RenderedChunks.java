@@ -22,8 +22,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * values formatted again the way the writer formats them ({@code +Inf}, {@code -Inf}, {@link Double#toString},
  * whole counts as decimal longs) behind the writer's own line beginnings, so between two scrapes the writer
  * runs only for the series that are new. That this formatting is the writer's, for every double, is
- * RenderedSeriesTest's to prove (against the client version the build uses). What is kept is what the last scrape wrote (at most the hub's series), replaced
- * whole by each scrape, so a series gone from the hub is gone from what is kept too.
+ * RenderedSeriesTest's to prove (against the client version the build uses). What is kept is what the last
+ * scrape wrote (at most the hub's series), replaced whole by each scrape, so a series gone from the hub is gone
+ * from what is kept too.
+ *
+ * <p>A kept series is found by the attribute map the hub keeps for it (a producer's series from publish to
+ * publish, a histogram series in every copy), and its place in the last scrape orders it while its family has
+ * no new series; a family with a new one is ordered by the client labels of its series, built for that.
  *
  * <p>The series' lines serve both formats: the hub's families (gauges, counters without created timestamps,
  * info, classic histograms, no exemplars) have the same sample lines in the Prometheus text format and in
@@ -53,13 +58,12 @@ final class RenderedChunks {
     }
 
     /**
-     * One series: its attribute map and labels, the writer's lines without their values ({@code heads}, line
-     * {@code l} ending at {@code headEnds[l]}, each with the space before its value), what it shows
-     * ({@link HubCollector.Rows#sample}) and its values, each with its newline (line {@code l}'s ending at
-     * {@code valueEnds[l]}). The heads are shared by every value the series shows.
+     * One series: the writer's lines without their values ({@code heads}, line {@code l} ending at
+     * {@code headEnds[l]}, each with the space before its value), what it shows ({@link HubCollector.Rows#sample})
+     * and its values, each with its newline (line {@code l}'s ending at {@code valueEnds[l]}). The heads are
+     * shared by every value the series shows.
      */
-    private record Series(Map<String, String> attributes, Labels labels, byte[] heads, int[] headEnds, long[] sample,
-                          byte[] values, int[] valueEnds) {
+    private record Series(byte[] heads, int[] headEnds, long[] sample, byte[] values, int[] valueEnds) {
     }
 
     /**
@@ -149,11 +153,7 @@ final class RenderedChunks {
                     places[i] = (long) at << 32 | i;
                 }
             }
-            Labels[] labels = new Labels[all.length];
-            for (int i = 0; !known && i < all.length; i++) {
-                labels[i] = had[i] == null ? rows.labels(i) : had[i].labels();
-            }
-            int[] order = HubCollector.order(known ? places : HubCollector.places(labels));
+            int[] order = HubCollector.order(known ? places : HubCollector.places(rows.labels()));
             Series[] now = new Series[order.length];
             int[] fresh = new int[order.length];
             int news = 0;
@@ -171,18 +171,15 @@ final class RenderedChunks {
                 } else {
                     values.reset();
                     int[] ends = format(rows.family().kind(), sample, values);
-                    now[k] = new Series(s.attributes(), s.labels(), s.heads(), s.headEnds(), sample.clone(),
-                            values.copy(), ends);
+                    now[k] = new Series(s.heads(), s.headEnds(), sample.clone(), values.copy(), ends);
                     changed++;
                 }
             }
             revalued.addAndGet(changed);
             byte[][] headers = before.headers().clone();
             if (news > 0 || headers[format] == null) {
-                if (news == 0) {
-                    labels[order[0]] = now[0].labels(); // for the header lines, the first series again
-                }
-                render(rows, order, labels, fresh, Math.max(1, news), headers, now);
+                // with no new series, the first one again (for the header lines of this format)
+                render(rows, order, fresh, Math.max(1, news), headers, now);
             }
             out.write(headers[format], 0, headers[format].length);
             for (Series s : now) {
@@ -192,7 +189,7 @@ final class RenderedChunks {
             if (!known || now.length != before.series().length) {
                 at = new IdentityHashMap<>(now.length * 2);
                 for (int k = 0; k < now.length; k++) {
-                    at.put(now[k].attributes(), k);
+                    at.put(all[order[k]].attributes(), k);
                 }
             }
             next.put(rows.family().name(), new Family(headers, at, now));
@@ -203,12 +200,12 @@ final class RenderedChunks {
          * series' (a histogram series writes its buckets, count and sum: a known number of lines); the header
          * lines go to {@code headers}.
          */
-        private void render(HubCollector.Rows rows, int[] order, Labels[] labels, int[] fresh, int n, byte[][] headers,
-                            Series[] into) throws IOException {
+        private void render(HubCollector.Rows rows, int[] order, int[] fresh, int n, byte[][] headers, Series[] into)
+                throws IOException {
             Labels[] ls = new Labels[n];
             long[][] samples = new long[n][rows.sampleWidth()];
             for (int k = 0; k < n; k++) {
-                ls[k] = labels[order[fresh[k]]];
+                ls[k] = rows.labels(order[fresh[k]]);
                 rows.sample(order[fresh[k]], samples[k]);
             }
             rendered.reset();
@@ -237,8 +234,7 @@ final class RenderedChunks {
                         valueEnds[l] = values.size;
                         pos = end;
                     }
-                    into[fresh[k]] = new Series(rows.rows()[order[fresh[k]]].attributes(), ls[k], heads.copy(), headEnds,
-                            samples[k], values.copy(), valueEnds);
+                    into[fresh[k]] = new Series(heads.copy(), headEnds, samples[k], values.copy(), valueEnds);
                 }
             } finally {
                 rendered.shrink();
