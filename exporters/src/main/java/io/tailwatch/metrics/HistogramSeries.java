@@ -149,26 +149,27 @@ public final class HistogramSeries {
 
     /** One count per OTLP bucket ({@link #bounds()}), then the overflow bucket (values above the last bound). */
     public long[] counts() {
-        return regroup(otlpAt);
+        return regroup(otlpAt, new long[otlpAt.length + 1]);
     }
 
-    /** One count per bucket of the catalog's bounds ({@link MetricDef#buckets()}), then the overflow bucket. */
-    public long[] catalogCounts() {
-        return regroup(promAt);
+    /**
+     * One count per bucket of the catalog's bounds ({@link MetricDef#buckets()}), then the overflow bucket,
+     * into the first of {@code into}.
+     */
+    public void catalogCounts(long[] into) {
+        regroup(promAt, into);
     }
 
     /** The counts of the buckets that end at the bounds {@code at} (indexes into {@link #bounds}), then the rest. */
-    private long[] regroup(int[] at) {
-        long[] out = new long[at.length + 1];
-        int from = 0;
-        for (int i = 0; i < at.length; i++) {
-            for (int j = from; j <= at[i]; j++) {
-                out[i] += counts[j];
+    private long[] regroup(int[] at, long[] out) {
+        for (int i = 0, from = 0; i <= at.length; i++) {
+            int to = i < at.length ? at[i] + 1 : counts.length;
+            long n = 0;
+            for (int j = from; j < to; j++) {
+                n += counts[j];
             }
-            from = at[i] + 1;
-        }
-        for (int j = from; j < counts.length; j++) {
-            out[at.length] += counts[j];
+            out[i] = n;
+            from = to;
         }
         return out;
     }

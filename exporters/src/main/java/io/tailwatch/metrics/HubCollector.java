@@ -17,6 +17,8 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,9 +28,9 @@ import java.util.function.Predicate;
 /**
  * The hub's series as Prometheus client snapshots, read when a scrape asks: gauges, up-down counters and
  * counters from the hub's newest snapshot, histograms from its histogram series (the one recording of each,
- * which OTLP reads too). Nothing of the hub is kept between scrapes: only the families' metadata and, per
- * family, one client Labels object per label set seen lately ({@link LabelSets}: a series' labels are built and
- * checked once, and {@link RenderedChunks} can tell an unchanged series by them).
+ * which OTLP reads too). Nothing of the hub is kept between scrapes, only the families' metadata: what a
+ * scrape keeps of a series (its rendering) is {@link RenderedChunks}', found by the attribute map the hub keeps
+ * per series.
  *
  * <p>Family by family, as /metrics has always shown them: a gauge whose name ends in {@code _info} is an info
  * family; a histogram has the catalog's buckets and every declared label ({@code ""} when absent), and beside it
@@ -102,193 +104,140 @@ final class HubCollector implements MultiCollector {
                 : new MetricMetadata(family, def.description());
     }
 
-    /** Labels by attribute set, per family: a series keeps one Labels object from scrape to scrape. */
-    private final Map<String, LabelSets> labels = new java.util.HashMap<>();
-
     /**
-     * The hub's series now, by family name (sorted, the exposition's order). One view is made at a time (the
-     * label sets and orders it keeps are this collector's).
+     * The hub's series now, by family name (sorted, the exposition's order); a family's series in the hub's
+     * order, not yet the exposition's ({@link #order}). Nothing is kept from view to view.
      */
-    synchronized View view() {
-        View v = new View();
-        for (Map.Entry<String, List<Point>> e : hub.snapshot().byMetric().entrySet()) {
-            Family f = families(e.getValue().get(0).metric())[0];
-            LabelSets sets = labels.computeIfAbsent(f.name(), k -> new LabelSets(MAX_CACHED_LABELS));
-            java.util.function.Function<Map<String, String>, Labels> make = a -> present(f, a);
-            Row[] rows = new Row[e.getValue().size()];
-            sets.begin(rows.length);
-            int i = 0;
-            for (Point p : e.getValue()) {
-                rows[i++] = new Row(sets.get(p.attributes(), make), p, null);
+    TreeMap<String, Rows> view() {
+        TreeMap<String, Rows> view = new TreeMap<>();
+        for (List<Point> points : hub.snapshot().byMetric().values()) {
+            Row[] rows = new Row[points.size()];
+            for (int i = 0; i < rows.length; i++) {
+                rows[i] = new Row(points.get(i).attributes(), points.get(i), null);
             }
-            v.families.put(f.name(), new Rows(f, sorted(f.name(), rows)));
+            add(view, points.get(0).metric(), rows);
         }
-        Map<String, List<HistogramSeries>> byMetric = new java.util.LinkedHashMap<>();
+        Map<String, List<Row>> histograms = new LinkedHashMap<>();
         for (HistogramSeries s : hub.histograms()) {
-            byMetric.computeIfAbsent(s.metric().name(), k -> new ArrayList<>()).add(s);
+            histograms.computeIfAbsent(s.metric().name(), k -> new ArrayList<>()).add(new Row(s.attributes(), null, s));
         }
-        for (List<HistogramSeries> series : byMetric.values()) {
-            Family[] fs = families(series.get(0).metric());
-            LabelSets sets = labels.computeIfAbsent(fs[0].name(), k -> new LabelSets(MAX_CACHED_LABELS));
-            java.util.function.Function<Map<String, String>, Labels> make = a -> every(fs[0], a);
-            Row[] rows = new Row[series.size()];
-            sets.begin(rows.length);
-            for (int i = 0; i < rows.length; i++) {
-                rows[i] = new Row(sets.ofShared(series.get(i).attributes(), make), null, series.get(i));
-            }
-            rows = sorted(fs[0].name(), rows);
-            for (Family f : fs) {
-                v.families.put(f.name(), new Rows(f, rows));
-            }
+        for (List<Row> rows : histograms.values()) {
+            add(view, rows.get(0).histogram().metric(), rows.toArray(new Row[0]));
         }
-        return v;
+        return view;
     }
 
-    /** Label sets kept, over every family. */
-    synchronized int labelSetsKept() {
-        int n = 0;
-        for (LabelSets sets : labels.values()) {
-            n += sets.size();
+    private static void add(TreeMap<String, Rows> view, MetricDef def, Row[] rows) {
+        for (Family f : families(def)) {
+            view.put(f.name(), new Rows(f, rows));
         }
-        return n;
     }
-
-    /** Label sets kept per family: the hub's bound of series per metric, and as many again of series gone. */
-    private static final int MAX_CACHED_LABELS = 2 * MetricHub.DEFAULT_MAX_SERIES_PER_METRIC;
-
-    /** Per family, where each label set stood in the last order computed (see {@link #sorted}). */
-    private final Map<String, Map<Labels, Integer>> order = new ConcurrentHashMap<>();
 
     /**
-     * In the order the writers write them (the snapshots' own order, by labels); of two series with the same
-     * labels (two producers publishing one series) the later one stays, as it would have replaced the other.
-     * While a family's series are ones it had at the last full sort, their places then order them (series
-     * keep their Labels objects, so this is the same order, found without comparing labels).
+     * Each row's place among label sets: their order by labels (the writers' order, the snapshots' own), the
+     * row's index in the low 32 bits; equal label sets share a place.
      */
-    private Row[] sorted(String family, Row[] rows) {
-        Map<Labels, Integer> last = order.get(family);
-        long[] places = last == null ? null : new long[rows.length];
-        for (int i = 0; places != null && i < rows.length; i++) {
-            Integer at = last.get(rows[i].labels());
-            if (at == null) {
-                places = null;
-            } else {
-                places[i] = (long) at << 32 | i;
-            }
+    static long[] places(Labels[] labels) {
+        Integer[] byLabels = new Integer[labels.length];
+        for (int i = 0; i < labels.length; i++) {
+            byLabels[i] = i;
         }
+        Arrays.sort(byLabels, (a, b) -> labels[a].compareTo(labels[b]));
+        long[] places = new long[labels.length];
+        long place = 0;
+        for (int k = 0; k < labels.length; k++) {
+            if (k > 0 && !labels[byLabels[k]].equals(labels[byLabels[k - 1]])) {
+                place = k;
+            }
+            places[byLabels[k]] = place << 32 | byLabels[k];
+        }
+        return places;
+    }
+
+    /**
+     * The rows in the exposition's order, from each one's place (high 32 bits) and index (low): sorted by
+     * place, and of two rows at one place (two producers publishing one series) the later one, as it would
+     * have replaced the other. Sorts {@code places}.
+     */
+    static int[] order(long[] places) {
+        Arrays.sort(places);
+        int[] order = new int[places.length];
         int n = 0;
-        if (places != null) {
-            // The places are of distinct label sets: two rows at one place have the same labels.
-            java.util.Arrays.sort(places);
-            Row[] byPlace = new Row[rows.length];
-            for (int i = 0; i < rows.length; i++) {
-                if (n > 0 && places[i] >>> 32 == places[i - 1] >>> 32) {
-                    n--;
-                }
-                byPlace[n++] = rows[(int) places[i]];
+        for (int k = 0; k < places.length; k++) {
+            if (n > 0 && places[k] >>> 32 == places[k - 1] >>> 32) {
+                n--;
             }
-            rows = byPlace;
-        } else {
-            java.util.Arrays.sort(rows, (a, b) -> a.labels().compareTo(b.labels()));
-            for (int i = 0; i < rows.length; i++) {
-                if (n > 0 && rows[n - 1].labels().equals(rows[i].labels())) {
-                    n--;
-                }
-                rows[n++] = rows[i];
-            }
-            Map<Labels, Integer> at = new java.util.IdentityHashMap<>(n * 2);
-            for (int i = 0; i < n; i++) {
-                at.put(rows[i].labels(), i);
-            }
-            order.put(family, at);
+            order[n++] = (int) places[k];
         }
-        return n == rows.length ? rows : java.util.Arrays.copyOf(rows, n);
+        return n == order.length ? order : Arrays.copyOf(order, n);
     }
 
-    private static final long[] NOTHING = new long[0];
-
-    /** One series of a family: its labels and where its value is (a point, or a histogram series). */
-    record Row(Labels labels, Point point, HistogramSeries histogram) {
+    /** One series of a family: its attribute map (the hub keeps one per series) and where its value is. */
+    record Row(Map<String, String> attributes, Point point, HistogramSeries histogram) {
     }
 
-    /** A family's series, in the exposition's order. */
+    /** A family's series. */
     record Rows(Family family, Row[] rows) {
         /** Sample lines each series writes. */
         int linesPerSeries() {
             return family.kind() == Kind.HISTOGRAM ? family.bounds().length + 2 : 1;
         }
 
-        /** Longs of {@link #key} per series (an info series always shows 1: nothing to compare). */
-        int keyWidth() {
+        /** Longs of a {@link #sample}. */
+        int sampleWidth() {
             return switch (family.kind()) {
-                case HISTOGRAM -> 3;
+                case HISTOGRAM -> family.bounds().length + 1;
                 case INFO -> 0;
                 default -> 1;
             };
         }
 
         /**
-         * What series {@code i}'s rendering depends on besides its labels, into {@code key} ({@link #keyWidth}
-         * longs): its value, or a histogram's count, sum and start (a series expired and admitted again is
-         * another one).
+         * What series {@code i} shows, read once into {@code into}: a gauge's, counter's or maximum's value (its
+         * bits), a histogram's count per catalog bucket (the last one above every bound) and then its sum's bits;
+         * nothing for an info series (its one sample is always 1). Its rendering depends on nothing else.
          */
-        void key(int i, long[] key) {
+        void sample(int i, long[] into) {
             Row r = rows[i];
             switch (family.kind()) {
                 case HISTOGRAM -> {
-                    key[0] = r.histogram().count();
-                    key[1] = Double.doubleToRawLongBits(r.histogram().sum());
-                    key[2] = r.histogram().startEpochNanos();
+                    r.histogram().catalogCounts(into);
+                    into[into.length - 1] = Double.doubleToRawLongBits(r.histogram().sum());
                 }
                 case INFO -> {
                 }
-                case MAX -> key[0] = Double.doubleToRawLongBits(r.histogram().windowMax());
-                default -> key[0] = Double.doubleToRawLongBits(r.point().value());
+                case MAX -> into[0] = Double.doubleToRawLongBits(r.histogram().windowMax());
+                default -> into[0] = Double.doubleToRawLongBits(r.point().value());
             }
         }
 
-        /**
-         * What series {@code i} shows, read once: a gauge's, counter's or maximum's value (its bits), a
-         * histogram's count per catalog bucket (the last one above every bound) and then its sum's bits; nothing
-         * for an info series (its one sample is always 1).
-         */
-        long[] sample(int i) {
-            Row r = rows[i];
-            return switch (family.kind()) {
-                case HISTOGRAM -> {
-                    long[] counts = r.histogram().catalogCounts();
-                    long[] out = java.util.Arrays.copyOf(counts, counts.length + 1);
-                    out[counts.length] = Double.doubleToRawLongBits(r.histogram().sum());
-                    yield out;
-                }
-                case INFO -> NOTHING;
-                case MAX -> new long[] {Double.doubleToRawLongBits(r.histogram().windowMax())};
-                default -> new long[] {Double.doubleToRawLongBits(r.point().value())};
-            };
+        /** Series {@code i}'s labels: a histogram's (and its maximum's) every declared one, a point's present ones. */
+        Labels labels(int i) {
+            return HubCollector.labels(family, rows[i].attributes(), rows[i].point() == null);
         }
 
-        /** The snapshot of the series {@code at[0..n)} (indexes into {@link #rows}, ascending), of their {@link #sample}s. */
-        MetricSnapshot snapshot(int[] at, long[][] samples, int n) {
+        /** The snapshot of {@code n} series, in the exposition's order: their labels and {@link #sample}s. */
+        MetricSnapshot snapshot(Labels[] labels, long[][] samples, int n) {
             MetricMetadata md = family.metadata();
             switch (family.kind()) {
                 case GAUGE, MAX -> {
                     List<GaugeDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        data.add(new GaugeDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), rows[at[k]].labels(), null));
+                        data.add(new GaugeDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), labels[k], null));
                     }
                     return new GaugeSnapshot(md, data);
                 }
                 case INFO -> {
                     List<InfoDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        data.add(new InfoDataPointSnapshot(rows[at[k]].labels()));
+                        data.add(new InfoDataPointSnapshot(labels[k]));
                     }
                     return new InfoSnapshot(md, data);
                 }
                 case COUNTER -> {
                     List<CounterDataPointSnapshot> data = new ArrayList<>(n);
                     for (int k = 0; k < n; k++) {
-                        data.add(new CounterDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), rows[at[k]].labels(), null, 0));
+                        data.add(new CounterDataPointSnapshot(Double.longBitsToDouble(samples[k][0]), labels[k], null, 0));
                     }
                     return new CounterSnapshot(md, data);
                 }
@@ -297,62 +246,53 @@ final class HubCollector implements MultiCollector {
                     for (int k = 0; k < n; k++) {
                         long[] s = samples[k];
                         data.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(family.bounds(),
-                                java.util.Arrays.copyOf(s, s.length - 1)), Double.longBitsToDouble(s[s.length - 1]),
-                                rows[at[k]].labels(), Exemplars.EMPTY, 0));
+                                Arrays.copyOf(s, s.length - 1)), Double.longBitsToDouble(s[s.length - 1]),
+                                labels[k], Exemplars.EMPTY, 0));
                     }
                     return new HistogramSnapshot(md, data);
                 }
             }
         }
 
+        /** Every series' labels, in the hub's order. */
+        Labels[] labels() {
+            Labels[] labels = new Labels[rows.length];
+            for (int i = 0; i < rows.length; i++) {
+                labels[i] = labels(i);
+            }
+            return labels;
+        }
+
         /** The snapshot of every series. */
         MetricSnapshot snapshot() {
-            int[] all = new int[rows.length];
-            long[][] samples = new long[rows.length][];
-            for (int i = 0; i < all.length; i++) {
-                all[i] = i;
-                samples[i] = sample(i);
+            Labels[] labels = labels();
+            int[] order = order(places(labels));
+            Labels[] ordered = new Labels[order.length];
+            long[][] samples = new long[order.length][sampleWidth()];
+            for (int k = 0; k < order.length; k++) {
+                ordered[k] = labels[order[k]];
+                sample(order[k], samples[k]);
             }
-            return snapshot(all, samples, all.length);
+            return snapshot(ordered, samples, order.length);
         }
     }
 
-    /** What the hub held when a scrape began, family by family. */
-    static final class View {
-        final TreeMap<String, Rows> families = new TreeMap<>();
-    }
-
-    /** The labels a point has: absent or empty attributes are left out (PromQL reads both the same). */
-    private static Labels present(Family f, Map<String, String> attrs) {
-        int n = 0;
-        for (String v : attrs.values()) {
-            n += v.isEmpty() ? 0 : 1;
-        }
-        if (n == 0) {
-            return Labels.EMPTY;
-        }
-        String[] names = new String[n];
-        String[] values = new String[n];
-        List<AttributeDef> defs = f.attributes();
-        int at = 0;
-        for (int i = 0; i < defs.size() && at < n; i++) {
-            String v = attrs.get(defs.get(i).name());
-            if (v != null && !v.isEmpty()) {
-                names[at] = f.labels()[i];
-                values[at++] = v;
+    /**
+     * The labels of {@code attrs} in family {@code f}, one per declared attribute: {@code every} one, {@code ""}
+     * where the series has no value (a histogram's), or only those with a value (a point's: PromQL reads an
+     * absent label and an empty one the same).
+     */
+    private static Labels labels(Family f, Map<String, String> attrs, boolean every) {
+        List<String> names = new ArrayList<>(f.labels().length);
+        List<String> values = new ArrayList<>(f.labels().length);
+        for (int i = 0; i < f.labels().length; i++) {
+            String v = attrs.getOrDefault(f.attributes().get(i).name(), "");
+            if (every || !v.isEmpty()) {
+                names.add(f.labels()[i]);
+                values.add(v);
             }
         }
         return Labels.of(names, values);
-    }
-
-    /** Every declared label, {@code ""} where the series has no value. */
-    private static Labels every(Family f, Map<String, String> attrs) {
-        List<AttributeDef> defs = f.attributes();
-        String[] values = new String[defs.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = attrs.getOrDefault(defs.get(i).name(), "");
-        }
-        return Labels.of(f.labels().clone(), values);
     }
 
     @Override
@@ -363,7 +303,7 @@ final class HubCollector implements MultiCollector {
     @Override
     public MetricSnapshots collect(Predicate<String> includedNames) {
         List<MetricSnapshot> out = new ArrayList<>();
-        for (Rows rows : view().families.values()) {
+        for (Rows rows : view().values()) {
             if (includedNames.test(rows.family().metadata().getPrometheusName())) {
                 out.add(rows.snapshot());
             }

@@ -172,10 +172,31 @@ public final class MetricHub {
         points = kept;
         synchronized (this) {
             expireIfDue();
-            byProducer.put(producer, List.copyOf(points));
+            byProducer.put(producer, sameMaps(byProducer.get(producer), points));
             snapshot = merge();
         }
         deliverLatest();
+    }
+
+    /**
+     * {@code points}, each series that {@code before} had with the attribute map it had there: a series keeps
+     * one map from publish to publish, by which a reader (the Prometheus collector) tells it without comparing
+     * its attributes.
+     */
+    private static List<Point> sameMaps(List<Point> before, List<Point> points) {
+        if (before == null) {
+            return List.copyOf(points);
+        }
+        Map<Point.SeriesKey, Map<String, String>> had = new HashMap<>(before.size() * 2);
+        for (Point p : before) {
+            had.put(p.key(), p.attributes());
+        }
+        List<Point> out = new ArrayList<>(points.size());
+        for (Point p : points) {
+            Map<String, String> a = had.get(p.key());
+            out.add(a == null || a == p.attributes() ? p : new Point(p.metric(), a, p.value()));
+        }
+        return List.copyOf(out);
     }
 
     /**

@@ -15,7 +15,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -125,23 +124,22 @@ public final class PrometheusExporter {
         boolean om = wantsOpenMetrics(accept);
         ExpositionFormatWriter writer = formats.findWriter(om ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
         out.write(om ? targetInfoOpenMetrics : targetInfoText);
-        // The families that are not the hub's (process_*, the agent's own meters), then the hub's, merged by name.
-        Iterator<MetricSnapshot> others = registry.scrape(name -> !HubCollector.owns(name)).iterator();
-        MetricSnapshot other = others.hasNext() ? others.next() : null;
-        List<MetricSnapshot> pending = new ArrayList<>();
+        // The hub's families and the others (process_*, the agent's own meters), by name; the others in batches.
+        TreeMap<String, Object> families = new TreeMap<>(collector.view());
+        for (MetricSnapshot s : registry.scrape(name -> !HubCollector.owns(name))) {
+            families.put(s.getMetadata().getPrometheusName(), s);
+        }
+        List<MetricSnapshot> others = new ArrayList<>();
         try (RenderedChunks.Pass pass = chunks.begin(writer, om, out)) {
-            for (Map.Entry<String, HubCollector.Rows> e : collector.view().families.entrySet()) {
-                while (other != null && other.getMetadata().getPrometheusName().compareTo(e.getKey()) < 0) {
-                    pending.add(other);
-                    other = others.hasNext() ? others.next() : null;
+            for (Object family : families.values()) {
+                if (family instanceof HubCollector.Rows rows) {
+                    pass.write(others);
+                    pass.write(rows);
+                } else {
+                    others.add((MetricSnapshot) family);
                 }
-                pass.write(pending);
-                pass.write(e.getValue());
             }
-            for (; other != null; other = others.hasNext() ? others.next() : null) {
-                pending.add(other);
-            }
-            pass.write(pending);
+            pass.write(others);
         }
         if (om) {
             out.write(RenderedChunks.EOF);
@@ -149,17 +147,9 @@ public final class PrometheusExporter {
     }
 
     private static String labels(Map<String, String> attrs) {
-        StringBuilder b = new StringBuilder("{");
-        boolean first = true;
-        for (Map.Entry<String, String> e : new TreeMap<>(attrs).entrySet()) {
-            if (!first) {
-                b.append(',');
-            }
-            first = false;
-            b.append(MetricDef.labelName(e.getKey())).append("=\"")
-                    .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n"))
-                    .append('"');
-        }
-        return b.append('}').toString();
+        return new TreeMap<>(attrs).entrySet().stream()
+                .map(e -> MetricDef.labelName(e.getKey()) + "=\"" + e.getValue().replace("\\", "\\\\").replace("\"", "\\\"")
+                        .replace("\n", "\\n") + '"')
+                .collect(java.util.stream.Collectors.joining(",", "{", "}"));
     }
 }

@@ -22,8 +22,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * values formatted again the way the writer formats them ({@code +Inf}, {@code -Inf}, {@link Double#toString},
  * whole counts as decimal longs) behind the writer's own line beginnings, so between two scrapes the writer
  * runs only for the series that are new. That this formatting is the writer's, for every double, is
- * RenderedSeriesTest's to prove (against the client version the build uses). What is kept is what the last scrape wrote (at most the hub's series), replaced
- * whole by each scrape, so a series gone from the hub is gone from what is kept too.
+ * RenderedSeriesTest's to prove (against the client version the build uses). What is kept is what the last
+ * scrape wrote (at most the hub's series), replaced whole by each scrape, so a series gone from the hub is gone
+ * from what is kept too.
+ *
+ * <p>A kept series is found by the attribute map the hub keeps for it (a producer's series from publish to
+ * publish, a histogram series in every copy), and its place in the last scrape orders it while its family has
+ * no new series; a family with a new one is ordered by the client labels of its series, built for that.
  *
  * <p>The series' lines serve both formats: the hub's families (gauges, counters without created timestamps,
  * info, classic histograms, no exemplars) have the same sample lines in the Prometheus text format and in
@@ -47,43 +52,20 @@ final class RenderedChunks {
     private final java.util.concurrent.atomic.AtomicLong revalued = new java.util.concurrent.atomic.AtomicLong();
 
     /**
-     * A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series with their labels, in the
-     * exposition's order (the next scrape mostly finds a series where it was).
+     * A family's HELP/TYPE/UNIT lines (Prometheus text, OpenMetrics) and its series in the exposition's order,
+     * each found by its attribute map ({@code at}: where it stands).
      */
-    private record Family(byte[][] headers, Labels[] labels, Series[] series) {
-        /** The series kept with {@code l}, looked for at {@code i} first; {@code byLabels} is made when needed. */
-        Series find(Labels l, int i, Map<Labels, Series>[] byLabels) {
-            if (i < labels.length && labels[i] == l) {
-                return series[i];
-            }
-            if (byLabels[0] == null) {
-                byLabels[0] = new IdentityHashMap<>(labels.length * 2);
-                for (int k = 0; k < labels.length; k++) {
-                    byLabels[0].put(labels[k], series[k]);
-                }
-            }
-            return byLabels[0].get(l);
-        }
+    private record Family(byte[][] headers, Map<Map<String, String>, Integer> at, Series[] series) {
+        static final Family NONE = new Family(new byte[2][], Map.of(), new Series[0]);
     }
 
     /**
      * One series: the writer's lines without their values ({@code heads}, line {@code l} ending at
-     * {@code headEnds[l]}, each with the space before its value), what its rendering depends on ({@link HubCollector.Rows#key}) and its values now, each with its newline
-     * (line {@code l}'s ending at {@code valueEnds[l]}). The heads are shared by every value the series shows.
+     * {@code headEnds[l]}, each with the space before its value), what it shows ({@link HubCollector.Rows#sample})
+     * and its values, each with its newline (line {@code l}'s ending at {@code valueEnds[l]}). The heads are
+     * shared by every value the series shows.
      */
-    private record Series(byte[] heads, int[] headEnds, long[] key, byte[] values, int[] valueEnds) {
-        boolean matches(long[] now) {
-            for (int j = 0; j < key.length; j++) {
-                if (key[j] != now[j]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        void writeTo(Chunks out) throws IOException {
-            out.interleave(heads, headEnds, values, valueEnds);
-        }
+    private record Series(byte[] heads, int[] headEnds, long[] sample, byte[] values, int[] valueEnds) {
     }
 
     /**
@@ -120,7 +102,8 @@ final class RenderedChunks {
         private final Map<String, Family> previous = kept;
         private final Map<String, Family> next = new HashMap<>();
         private final Chunks out;
-        private final Bytes scratch = new Bytes();
+        private final Bytes heads = new Bytes();
+        private final Bytes values = new Bytes();
         private final Bytes rendered = new Bytes();
 
         private Pass(ExpositionFormatWriter writer, boolean openMetrics, boolean keeping, OutputStream out) {
@@ -152,80 +135,88 @@ final class RenderedChunks {
         }
 
         /**
-         * Writes the family's lines to {@code out}: each series unchanged since the last scrape from its kept
-         * bytes, each changed one with its values formatted again, each new one (and any whose values cannot
-         * be formatted here) as the writer renders it.
+         * Writes the family's lines to {@code out}, its series in the order of their labels: each unchanged
+         * since the last scrape from its kept bytes, each changed one with its values formatted again, each new
+         * one as the writer renders it. While the family has no new series their places in the last scrape
+         * order them (the same order, found without comparing labels).
          */
         void write(HubCollector.Rows rows) throws IOException {
             HubCollector.Row[] all = rows.rows();
-            Family before = previous.get(rows.family().name());
-            Series[] now = new Series[all.length];
-            int[] stale = new int[all.length];
-            int changed = 0;
-            int newValues = 0;
-            long[] key = new long[rows.keyWidth()];
-            @SuppressWarnings("unchecked")
-            Map<Labels, Series>[] byLabels = new Map[1];
+            Family before = previous.getOrDefault(rows.family().name(), Family.NONE);
+            Series[] had = new Series[all.length];
+            long[] places = new long[all.length];
+            boolean known = true;
             for (int i = 0; i < all.length; i++) {
-                Series s = before == null ? null : before.find(all[i].labels(), i, byLabels);
-                if (s != null) {
-                    rows.key(i, key); // before the values: a value newer than its key is rendered again next time
-                }
-                if (s != null && s.matches(key)) {
-                    now[i] = s;
-                } else if (s != null) {
-                    now[i] = revalued(s, key.clone(), rows.family().kind(), rows.sample(i));
-                    newValues++;
+                Integer at = before.at().get(all[i].attributes());
+                if (at == null) {
+                    known = false;
                 } else {
-                    stale[changed++] = i;
+                    had[i] = before.series()[at];
+                    places[i] = (long) at << 32 | i;
                 }
             }
-            byte[][] headers = before == null ? new byte[2][] : before.headers().clone();
-            if (changed > 0 || headers[format] == null) {
-                // New series go to the writer at most RENDER_LINES lines a call: a family that appears whole
-                // (a model that changes at every probe, at the hub's bound) never needs a buffer of its size.
-                int batch = Math.max(1, RENDER_LINES / rows.linesPerSeries());
-                for (int from = 0; from < Math.max(1, changed); from += batch) {
-                    int n = Math.min(batch, Math.max(1, changed) - from);
-                    render(rows, Arrays.copyOfRange(stale, from, from + n), n, headers, now);
+            int[] order = HubCollector.order(known ? places : HubCollector.places(rows.labels()));
+            Series[] now = new Series[order.length];
+            int[] fresh = new int[order.length];
+            int news = 0;
+            int changed = 0;
+            long[] sample = new long[rows.sampleWidth()];
+            for (int k = 0; k < order.length; k++) {
+                Series s = had[order[k]];
+                if (s == null) {
+                    fresh[news++] = k;
+                    continue;
                 }
-                byWriter.addAndGet(Math.max(1, changed));
+                rows.sample(order[k], sample);
+                if (Arrays.equals(s.sample(), sample)) {
+                    now[k] = s;
+                } else {
+                    values.reset();
+                    int[] ends = format(rows.family().kind(), sample, values);
+                    now[k] = new Series(s.heads(), s.headEnds(), sample.clone(), values.copy(), ends);
+                    changed++;
+                }
             }
-            if (newValues > 0) {
-                revalued.addAndGet(newValues);
+            revalued.addAndGet(changed);
+            byte[][] headers = before.headers().clone();
+            if (news > 0 || headers[format] == null) {
+                // with no new series, the first one again (for the header lines of this format)
+                for (int from = 0, step = Math.max(1, RENDER_LINES / rows.linesPerSeries()); from < Math.max(1, news); from += step) {
+                    int n = Math.min(step, Math.max(1, news) - from);
+                    render(rows, order, Arrays.copyOfRange(fresh, from, from + n), n, headers, now);
+                }
             }
             out.write(headers[format], 0, headers[format].length);
-            Labels[] labels = new Labels[all.length];
-            for (int i = 0; i < all.length; i++) {
-                now[i].writeTo(out);
-                labels[i] = all[i].labels();
+            for (Series s : now) {
+                out.interleave(s.heads(), s.headEnds(), s.values(), s.valueEnds());
             }
-            next.put(rows.family().name(), new Family(headers, labels, now));
-        }
-
-        /** {@code s} showing {@code sample}, its values formatted as the writer formats them. */
-        private Series revalued(Series s, long[] key, HubCollector.Kind kind, long[] sample) {
-            scratch.reset();
-            int[] ends = format(kind, sample, scratch);
-            return new Series(s.heads(), s.headEnds(), key, Arrays.copyOf(scratch.bytes, scratch.size), ends);
+            Map<Map<String, String>, Integer> at = before.at();
+            if (!known || now.length != before.series().length) {
+                at = new IdentityHashMap<>(now.length * 2);
+                for (int k = 0; k < now.length; k++) {
+                    at.put(all[order[k]].attributes(), k);
+                }
+            }
+            next.put(rows.family().name(), new Family(headers, at, now));
         }
 
         /**
-         * Renders the series {@code at[0..n)} in one call of the writer and cuts its lines into the series'
-         * (a histogram series writes its buckets, count and sum: a known number of lines); the header lines
-         * go to {@code headers}.
+         * Renders the series {@code order[fresh[0..n)]} in one call of the writer and cuts its lines into the
+         * series' (a histogram series writes its buckets, count and sum: a known number of lines); the header
+         * lines go to {@code headers}.
          */
-        private void render(HubCollector.Rows rows, int[] at, int n, byte[][] headers, Series[] into) throws IOException {
-            long[][] keys = new long[n][];
-            long[][] samples = new long[n][];
+        private void render(HubCollector.Rows rows, int[] order, int[] fresh, int n, byte[][] headers, Series[] into)
+                throws IOException {
+            Labels[] ls = new Labels[n];
+            long[][] samples = new long[n][rows.sampleWidth()];
             for (int k = 0; k < n; k++) {
-                keys[k] = new long[rows.keyWidth()];
-                rows.key(at[k], keys[k]);
-                samples[k] = rows.sample(at[k]);
+                ls[k] = rows.labels(order[fresh[k]]);
+                rows.sample(order[fresh[k]], samples[k]);
             }
             rendered.reset();
             try {
-                writer.write(rendered, new MetricSnapshots(rows.snapshot(at, samples, n)));
+                writer.write(rendered, new MetricSnapshots(rows.snapshot(ls, samples, n)));
+                byWriter.addAndGet(n);
                 byte[] b = rendered.bytes;
                 int pos = 0;
                 while (b[pos] == '#') {
@@ -234,45 +225,25 @@ final class RenderedChunks {
                 if (headers[format] == null) {
                     headers[format] = Arrays.copyOf(b, pos);
                 }
-                int lines = rows.linesPerSeries();
-                int[] valueAt = new int[lines];
-                int[] lineEnds = new int[lines];
                 for (int k = 0; k < n; k++) {
-                    int start = pos;
-                    for (int l = 0; l < lines; l++) {
-                        lineEnds[l] = lineEnd(b, pos);
-                        valueAt[l] = lastSpace(b, pos, lineEnds[l]) + 1;
-                        pos = lineEnds[l];
+                    int[] headEnds = new int[rows.linesPerSeries()];
+                    int[] valueEnds = new int[headEnds.length];
+                    heads.reset();
+                    values.reset();
+                    for (int l = 0; l < headEnds.length; l++) {
+                        int end = lineEnd(b, pos);
+                        int value = lastSpace(b, pos, end) + 1;
+                        heads.write(b, pos, value - pos);
+                        values.write(b, value, end - value);
+                        headEnds[l] = heads.size;
+                        valueEnds[l] = values.size;
+                        pos = end;
                     }
-                    into[at[k]] = cut(b, start, valueAt, lineEnds, keys[k]);
+                    into[fresh[k]] = new Series(heads.copy(), headEnds, samples[k], values.copy(), valueEnds);
                 }
             } finally {
                 rendered.shrink();
             }
-        }
-
-        /** The series the writer wrote from {@code b[start]}, line {@code l}'s value from {@code valueAt[l]} to {@code lineEnds[l]}. */
-        private Series cut(byte[] b, int start, int[] valueAt, int[] lineEnds, long[] key) {
-            int lines = valueAt.length;
-            int[] headEnds = new int[lines];
-            int[] valueEnds = new int[lines];
-            int headBytes = 0;
-            int valueBytes = 0;
-            for (int l = 0, pos = start; l < lines; pos = lineEnds[l++]) {
-                headBytes += valueAt[l] - pos;
-                valueBytes += lineEnds[l] - valueAt[l];
-                headEnds[l] = headBytes;
-                valueEnds[l] = valueBytes;
-            }
-            byte[] heads = new byte[headBytes];
-            byte[] values = new byte[valueBytes];
-            for (int l = 0, pos = start; l < lines; pos = lineEnds[l++]) {
-                int head = l == 0 ? 0 : headEnds[l - 1];
-                int value = l == 0 ? 0 : valueEnds[l - 1];
-                System.arraycopy(b, pos, heads, head, headEnds[l] - head);
-                System.arraycopy(b, valueAt[l], values, value, valueEnds[l] - value);
-            }
-            return new Series(heads, headEnds, key, values, valueEnds);
         }
 
         /** Passes on what is gathered; the pass that holds the lock leaves what it wrote for the next scrape. */
@@ -352,6 +323,10 @@ final class RenderedChunks {
 
         void reset() {
             size = 0;
+        }
+
+        byte[] copy() {
+            return Arrays.copyOf(bytes, size);
         }
 
         boolean endsWith(byte[] tail) {

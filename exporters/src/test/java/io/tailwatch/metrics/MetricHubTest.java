@@ -64,6 +64,20 @@ class MetricHubTest {
         assertThat(last.get().value(HostMetrics.MEMORY_LIMIT)).as("the removed series, on the sink").isNull();
     }
 
+    /** A series keeps one attribute map across its producer's publishes: the Prometheus collector finds its labels by it. */
+    @Test
+    void aSeriesKeepsItsAttributeMapFromPublishToPublish() {
+        MetricHub hub = new MetricHub();
+        hub.publish("p", List.of(Point.of(EngineMetrics.MODEL_CONTEXT, 1, AttrKeys.ENGINE, "e", AttrKeys.MODEL, "m")));
+        Point first = hub.snapshot().byMetric().get(EngineMetrics.MODEL_CONTEXT.name()).get(0);
+        hub.publish("p", List.of(Point.of(EngineMetrics.MODEL_CONTEXT, 2, AttrKeys.ENGINE, "e", AttrKeys.MODEL, "m2"),
+                Point.of(EngineMetrics.MODEL_CONTEXT, 3, AttrKeys.ENGINE, "e", AttrKeys.MODEL, "m")));
+        List<Point> now = hub.snapshot().byMetric().get(EngineMetrics.MODEL_CONTEXT.name());
+        assertThat(now).extracting(Point::value).containsExactly(2.0, 3.0);
+        assertThat(now.get(1).attributes()).isSameAs(first.attributes());
+        assertThat(now.get(0).attributes()).isNotSameAs(first.attributes()).containsEntry(AttrKeys.MODEL, "m2");
+    }
+
     @Test
     void pointsMustMatchTheirDeclaration() {
         MetricHub hub = new MetricHub();
