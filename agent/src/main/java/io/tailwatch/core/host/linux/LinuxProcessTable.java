@@ -130,7 +130,11 @@ public final class LinuxProcessTable implements ProcessTable {
         for (String file : List.of("tcp", "tcp6")) {
             Path p = procfs.resolve("net").resolve(file);
             if (Files.isReadable(p)) {
-                listeningInodes(p, ProcFiles.read(p), ports, inodes);
+                // Read a line at a time: with many connections (a load test's TIME_WAIT sockets) the table runs to
+                // tens of megabytes, and read whole, once per engine, it ran the 24 MiB heap out.
+                try (java.io.BufferedReader in = Files.newBufferedReader(p, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+                    listeningInodes(p, in, ports, inodes);
+                }
             }
         }
         Map<Integer, Set<Integer>> out = new HashMap<>();
@@ -167,30 +171,63 @@ public final class LinuxProcessTable implements ProcessTable {
 
     /** Parses one net/tcp{,6} table: inode -> port for listening sockets on the wanted ports. */
     static void listeningInodes(Path file, String text, Set<Integer> ports, Map<Long, Integer> out) throws IOException {
-        String[] lines = text.split("\n");
-        for (int i = 1; i < lines.length; i++) {
-            String line = lines[i].strip();
-            if (line.isEmpty()) {
+        listeningInodes(file, new java.io.BufferedReader(new java.io.StringReader(text)), ports, out);
+    }
+
+    /**
+     * The same from a reader, a line at a time: a line is split into fields only when its state (the fourth
+     * field) is LISTEN, so a table of many connections costs one line of memory.
+     */
+    static void listeningInodes(Path file, java.io.BufferedReader in, Set<Integer> ports, Map<Long, Integer> out)
+            throws IOException {
+        in.readLine(); // the header
+        int[] at = new int[20];
+        String line;
+        for (int number = 2; (line = in.readLine()) != null; number++) {
+            int fields = fields(line, at);
+            if (fields == 0) {
                 continue;
             }
-            String[] f = line.split("\\s+");
-            if (f.length < 10) {
-                throw new IOException(file + " line " + (i + 1) + ": expected at least 10 fields, got " + f.length);
+            if (fields < 10) {
+                throw new IOException(file + " line " + number + ": expected at least 10 fields, got " + fields);
             }
-            if (!f[3].equals(LISTEN)) {
+            if (!line.regionMatches(at[6], LISTEN, 0, LISTEN.length()) || at[7] - at[6] != LISTEN.length()) {
                 continue;
             }
-            int colon = f[1].lastIndexOf(':');
+            String local = line.substring(at[2], at[3]);
+            int colon = local.lastIndexOf(':');
             try {
-                int port = Integer.parseInt(f[1].substring(colon + 1), 16);
-                long inode = Long.parseLong(f[9]);
+                int port = Integer.parseInt(local.substring(colon + 1), 16);
+                long inode = Long.parseLong(line.substring(at[18], at[19]));
                 if (ports.contains(port) && inode != 0) {
                     out.put(inode, port);
                 }
             } catch (NumberFormatException e) {
-                throw new IOException(file + " line " + (i + 1) + ": bad address or inode in '" + ProcFiles.clip(line) + "'");
+                throw new IOException(file + " line " + number + ": bad address or inode in '" + ProcFiles.clip(line.strip()) + "'");
             }
         }
+    }
+
+    /** Start and end of the first ten whitespace-separated fields of {@code line} in {@code at}; how many there are. */
+    private static int fields(String line, int[] at) {
+        int n = 0;
+        int i = 0;
+        int len = line.length();
+        while (n < 10) {
+            while (i < len && Character.isWhitespace(line.charAt(i))) {
+                i++;
+            }
+            if (i == len) {
+                break;
+            }
+            at[2 * n] = i;
+            while (i < len && !Character.isWhitespace(line.charAt(i))) {
+                i++;
+            }
+            at[2 * n + 1] = i;
+            n++;
+        }
+        return n;
     }
 
     @Override

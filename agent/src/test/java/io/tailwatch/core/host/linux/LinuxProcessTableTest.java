@@ -278,4 +278,33 @@ class LinuxProcessTableTest {
                 .as("read while a whole line's bound is left").isEqualTo(
                         (ProcessTable.MAX_ARG_BYTES_PER_CYCLE - ProcessTable.MAX_ARG_BYTES) / ("/usr/bin/worker " + arg + "\0\0").length() + 1);
     }
+
+    /**
+     * A socket table of 200,000 connections (about 30 MB, as a host under a load test has in TIME_WAIT) is read a
+     * line at a time: a JVM with an 8 MiB heap finds the one listening socket at its end. Read whole, once per
+     * engine, such a table ran the agent's heap out.
+     */
+    @Test
+    void aSocketTableOfManyConnectionsIsReadALineAtATime() throws Exception {
+        process(300, 1, "llama-server", "/usr/bin/llama-server --port 8080", 100, 777_001);
+        Files.createDirectories(proc.resolve("net"));
+        try (java.io.BufferedWriter w = Files.newBufferedWriter(proc.resolve("net/tcp6"))) {
+            w.write(TCP_HEADER);
+            for (int i = 0; i < 200_000; i++) {
+                w.write(String.format("%6d: 0000000000000000FFFF00000100007F:%04X 0000000000000000FFFF00000100007F:1F90 06 "
+                        + "00000000:00000000 03:00000ABC 00000000     0        0 0 3 0000000000000000%n", i, 20_000 + i % 40_000));
+            }
+            w.write("200000: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 "
+                    + "00:00000000 00000000  1000        0 777001 1 0000000000000000 100 0 0 10 0\n");
+        }
+        Files.writeString(proc.resolve("net/tcp"), TCP_HEADER);
+        assertThat(Files.size(proc.resolve("net/tcp6"))).isGreaterThan(25L << 20);
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx8m",
+                "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"),
+                ListeningInSmallHeap.class.getName(), proc.toString(), "8080");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("listening=[300]");
+    }
 }
