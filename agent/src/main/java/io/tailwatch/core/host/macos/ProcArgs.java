@@ -10,8 +10,10 @@ import java.util.List;
  * Decodes the buffer of sysctl {CTL_KERN, KERN_PROCARGS2, pid}: an int argc, the executable path,
  * NUL padding, then argc NUL-terminated arguments (the environment follows and is ignored, so
  * secrets in it are never read into memory as strings). At most {@link io.tailwatch.core.host.ProcessTable#MAX_ARGS}
- * arguments are decoded, from whatever prefix of the buffer the caller passes; an argument the prefix cuts
- * (no NUL before it ends) is left out, as a prefix of a value is not the value.
+ * arguments are decoded, from whatever prefix of the buffer the caller passes. An argument the prefix cuts is
+ * kept as far as it goes, as the Linux table keeps the end of a cut /proc/PID/cmdline: with the full prefix
+ * the arguments then come to at least {@link io.tailwatch.core.host.ProcessTable#MAX_ARG_BYTES}, which is how
+ * {@link io.tailwatch.core.host.ProcessTable#mayBeCut} tells a cut line.
  */
 public record ProcArgs(String executable, List<String> args) {
     public static ProcArgs decode(byte[] buf, int length) {
@@ -34,9 +36,6 @@ public record ProcArgs(String executable, List<String> args) {
             start = i;
             while (i < len && buf[i] != 0) {
                 i++;
-            }
-            if (i == len) {
-                break; // no NUL before the prefix ends: the argument is cut, and a prefix of a value is not the value
             }
             args.add(new String(buf, start, i - start, StandardCharsets.UTF_8));
             i++;

@@ -113,16 +113,24 @@ class MacStructDecodingTest {
         assertThat(a.args().get(0)).isEqualTo("arg0");
     }
 
+    /**
+     * A line the full prefix cuts (4 + 1024 + MAX_ARG_BYTES bytes, as the table reads it) inside a long argument:
+     * the cut argument is kept as far as it goes, so the line reads as cut and its value as possibly short, and
+     * flags past the cut are not taken for absent.
+     */
     @Test
-    void anArgumentThePrefixCutsIsLeftOut() {
+    void aLineThePrefixCutsReadsAsCut() {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        b.writeBytes(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(5).array());
-        b.writeBytes("/usr/bin/python3\0\0\0\0python3\0-m\0mlx_lm.server\0--model\0mlx-community/Qwen3-8B-4bit\0"
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        b.writeBytes(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(8).array());
+        b.writeBytes(("/usr/bin/python3\0\0\0\0python3\0-m\0mlx_lm.server\0--chat-template\0" + "x".repeat(6_000)
+                + "\0--model\0mlx-community/Qwen3-8B-4bit\0").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         byte[] all = b.toByteArray();
         assertThat(ProcArgs.decode(all, all.length).args()).endsWith("--model", "mlx-community/Qwen3-8B-4bit");
-        ProcArgs cut = ProcArgs.decode(all, all.length - "-4bit\0".length());
-        assertThat(cut.args()).containsExactly("python3", "-m", "mlx_lm.server", "--model");
-        assertThat(io.tailwatch.core.host.MlxLmServerArgs.servedModel(cut.args())).isNull();
+        int prefix = 4 + 1024 + io.tailwatch.core.host.ProcessTable.MAX_ARG_BYTES;
+        java.util.List<String> cut = ProcArgs.decode(all, prefix).args();
+        assertThat(cut).startsWith("python3", "-m", "mlx_lm.server", "--chat-template").hasSize(5);
+        assertThat(cut.get(4)).matches("x+").hasSizeLessThan(6_000);
+        assertThat(io.tailwatch.core.host.ProcessTable.mayBeCut(cut)).isTrue();
+        assertThat(io.tailwatch.core.host.MlxLmServerArgs.servedModel(cut)).isNull();
     }
 }
