@@ -169,14 +169,10 @@ public final class LinuxProcessTable implements ProcessTable {
         return null;
     }
 
-    /** Parses one net/tcp{,6} table: inode -> port for listening sockets on the wanted ports. */
-    static void listeningInodes(Path file, String text, Set<Integer> ports, Map<Long, Integer> out) throws IOException {
-        listeningInodes(file, new java.io.BufferedReader(new java.io.StringReader(text)), ports, out);
-    }
-
     /**
-     * The same from a reader, a line at a time: a line is split into fields only when its state (the fourth
-     * field) is LISTEN, so a table of many connections costs one line of memory.
+     * Parses one net/tcp{,6} table, a line at a time: inode -> port for listening sockets on the wanted ports. A
+     * line is split into fields only when its state (the fourth field) is LISTEN, so a table of many connections
+     * costs one line of memory.
      */
     static void listeningInodes(Path file, java.io.BufferedReader in, Set<Integer> ports, Map<Long, Integer> out)
             throws IOException {
