@@ -237,42 +237,70 @@ public final class HttpExchange implements Closeable {
 
     /** The host's address, looked up before {@code stopAt} (an IP literal at once, on this thread). */
     private InetAddress lookUp(long stopAt, boolean deadlineFirst, int connectTimeoutMillis) throws IOException {
-        if (bareHost.indexOf(':') >= 0 || IPV4_LITERAL.matcher(bareHost).matches()) {
+        if (isLiteral(bareHost)) {
             return InetAddress.getByName(bareHost);
         }
-        Future<InetAddress> f;
-        try {
-            f = Lookups.POOL.submit(() -> resolver.resolve(bareHost));
-        } catch (RejectedExecutionException e) {
-            throw new UnknownHostException(bareHost + ": not looked up, " + MAX_LOOKUPS
-                    + " earlier lookups have not returned (the system's resolver is not answering)");
-        }
+        Future<InetAddress> f = submit(resolver, bareHost);
         lookup = f;
         try {
             if (closed) {
                 throw new java.net.SocketException("exchange closed");
             }
-            long left = stopAt - System.nanoTime();
-            return f.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            return await(f, bareHost, stopAt - System.nanoTime(), () -> deadlineFirst
+                    ? new DeadlineExceeded("no address for " + bareHost + " before the deadline")
+                    : new ConnectTimeout("no address for " + bareHost + " within " + connectTimeoutMillis + " ms"));
+        } finally {
+            f.cancel(true);
+            lookup = null;
+        }
+    }
+
+    /**
+     * The address of {@code host} (a URL's host without brackets), looked up by the system's resolver on the shared
+     * lookup threads within {@code timeoutMillis}, or at once on this thread for an IP literal. A lookup that does
+     * not answer in time fails with {@link ConnectTimeout}; the caller's thread is never held longer.
+     */
+    public static InetAddress lookUp(String host, long timeoutMillis) throws IOException {
+        if (isLiteral(host)) {
+            return InetAddress.getByName(host);
+        }
+        return await(submit(Resolver.SYSTEM, host), host, TimeUnit.MILLISECONDS.toNanos(timeoutMillis),
+                () -> new ConnectTimeout("no address for " + host + " within " + timeoutMillis + " ms"));
+    }
+
+    private static boolean isLiteral(String host) {
+        return host.indexOf(':') >= 0 || IPV4_LITERAL.matcher(host).matches();
+    }
+
+    private static Future<InetAddress> submit(Resolver resolver, String host) throws UnknownHostException {
+        try {
+            return Lookups.POOL.submit(() -> resolver.resolve(host));
+        } catch (RejectedExecutionException e) {
+            throw new UnknownHostException(host + ": not looked up, " + MAX_LOOKUPS
+                    + " earlier lookups have not returned (the system's resolver is not answering)");
+        }
+    }
+
+    /** Waits {@code leftNanos} at most for a lookup, which is cancelled whatever the outcome. */
+    private static InetAddress await(Future<InetAddress> f, String host, long leftNanos,
+                                     java.util.function.Supplier<SocketTimeoutException> late) throws IOException {
+        try {
+            return f.get(Math.max(0, leftNanos), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            if (deadlineFirst) {
-                throw new DeadlineExceeded("no address for " + bareHost + " before the deadline");
-            }
-            throw new ConnectTimeout("no address for " + bareHost + " within " + connectTimeoutMillis + " ms");
+            throw late.get();
         } catch (CancellationException e) {
             throw new java.net.SocketException("exchange closed");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted looking up " + bareHost);
+            throw new java.io.InterruptedIOException("interrupted looking up " + host);
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof UnknownHostException u) {
                 throw u;
             }
-            throw new UnknownHostException(bareHost + ": " + c);
+            throw new UnknownHostException(host + ": " + c);
         } finally {
             f.cancel(true);
-            lookup = null;
         }
     }
 

@@ -62,7 +62,10 @@ public final class EngineProxy implements AutoCloseable {
     /** Binds and starts; a failure (the port is taken) is thrown as {@link IllegalStateException} naming the address. */
     public synchronized EngineProxy start() {
         int max = config.maxConnections();
-        QueuedThreadPool pool = new QueuedThreadPool(Math.max(8, Math.min(64, max / 2 + 6)), 2, 30_000);
+        // A request in flight holds a thread (the one that read it reads the engine's answer and writes it on), so
+        // there is one for each of the max_connections clients, and a few for the acceptor, the selector and the
+        // threads kept ready. Threads idle for 30 s end.
+        QueuedThreadPool pool = new QueuedThreadPool(max + 6, 2, 30_000);
         pool.setName("tailwatch-proxy-" + meter.engine());
         // Two threads kept ready for the client side: the thread that read a request handles it itself while a
         // ready one takes over the selector.

@@ -5,55 +5,80 @@ import io.tailwatch.core.json.Json;
 import io.tailwatch.daemon.api.ApiServer;
 import io.tailwatch.daemon.api.BasicAuthGuard;
 import io.tailwatch.metrics.AttrValues.ProxyOutcome;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.eclipse.jetty.client.DuplexConnectionPool;
-import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.ValidatingConnectionPool;
-import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
-import org.eclipse.jetty.http.HttpURI;
-import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.http.HttpParser;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.proxy.ProxyHandler;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
- * Jetty's reverse proxy on its core request and response (no servlet layer), with the metering hooks. The request
- * body is read and sent on as it arrives, with back-pressure both ways (Jetty's {@link ProxyHandler}). Each chunk of
- * the answer is written to the client as it comes from the engine, without blocking and without gathering, then read
- * by the exchange's {@link io.tailwatch.core.probe.StreamTap}; only then is the engine side asked for the next one,
- * so a client that reads slowly leaves its engine connection unread and holds no thread. A client write that fails
- * (the client left) aborts the request to the engine at once, so a serial engine stops generating for nobody.
- * Hop-by-hop headers and the ones named in Connection are Jetty's to drop; {@code Via} and {@code X-Forwarded-*}
- * are set here from the connection (the client's own are not trusted: this proxy is the first hop).
+ * The metering reverse proxy to one engine, on Jetty's core request and response (no servlet layer, no HTTP client).
+ * Each request is handled on the thread that read it, which writes the request to a kept engine connection
+ * ({@link EngineLinks}) and then reads the engine's answer itself with blocking reads, parsed by Jetty's
+ * {@link HttpParser}: each chunk is written to the client as it comes (a blocking write, which completes at once
+ * unless the client is slow) and then read by the exchange's {@link io.tailwatch.core.probe.StreamTap}. No other
+ * thread is woken on the way, per request or per chunk. A client that reads slowly holds back only its own engine
+ * connection (its thread waits on the write, so the engine's socket is not read); a client write that fails (the
+ * client left) closes the engine connection at once, so a serial engine stops generating for nobody. The request
+ * body streams through with the same back-pressure both ways. Deadlines: the engine's connect timeout; the idle
+ * timeout, while the proxy waits on the engine; and the whole request's timeout; all watched by one task that runs
+ * only while requests are in flight ({@link Watch}). Hop-by-hop headers and the ones named in Connection are dropped
+ * both ways; {@code Via} and {@code X-Forwarded-*} are set from the connection (the client's own are not trusted:
+ * this proxy is the first hop).
  */
-final class MeteringProxyHandler extends ProxyHandler {
-    private static final String EXCHANGE = MeteringProxyHandler.class.getName() + ".exchange";
-    private static final String BODY_FAILURE = MeteringProxyHandler.class.getName() + ".bodyFailure";
+final class MeteringProxyHandler extends Handler.Abstract {
     /** The methods passed on to the engine (every one but CONNECT), for Allow. */
     static final String ALLOW = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+    private static final String VIA_HOST = "tailwatch";
+    private static final EnumSet<HttpHeader> HOP_HEADERS = EnumSet.of(HttpHeader.CONNECTION, HttpHeader.KEEP_ALIVE,
+            HttpHeader.PROXY_AUTHORIZATION, HttpHeader.PROXY_AUTHENTICATE, HttpHeader.PROXY_CONNECTION,
+            HttpHeader.TRANSFER_ENCODING, HttpHeader.TE, HttpHeader.TRAILER, HttpHeader.UPGRADE);
+    /** Request headers the proxy sets itself, or drops: the client's are not passed on. */
+    private static final EnumSet<HttpHeader> REPLACED = EnumSet.of(HttpHeader.HOST, HttpHeader.EXPECT, HttpHeader.VIA,
+            HttpHeader.FORWARDED, HttpHeader.X_FORWARDED_FOR, HttpHeader.X_FORWARDED_HOST, HttpHeader.X_FORWARDED_PORT,
+            HttpHeader.X_FORWARDED_PROTO, HttpHeader.X_FORWARDED_SERVER);
 
     /** Where requests go now, and the key the engine expects (or null); swapped by a reconfigure. */
     record Upstream(URI base, String apiKey, long connectTimeoutMillis, long connectionRestMillis) {
-        HttpURI target(Request r) {
-            String b = base.toString();
-            if (b.endsWith("/")) {
-                b = b.substring(0, b.length() - 1);
+        /** The engine's request target: the URL's path (if any) followed by the client's path and query. */
+        String target(Request r) {
+            String path = base.getRawPath();
+            if (path == null) {
+                path = "";
+            }
+            if (path.endsWith("/")) {
+                path = path.substring(0, path.length() - 1);
             }
             String pathQuery = r.getHttpURI().getPathQuery();
-            return HttpURI.from(b + (pathQuery == null ? "/" : pathQuery));
+            return path + (pathQuery == null ? "/" : pathQuery);
+        }
+
+        /** The Host header the engine gets: its own name, as the URL gives it. */
+        String host() {
+            return base.getPort() > 0 ? base.getHost() + ":" + base.getPort() : base.getHost();
         }
 
         String name() {
@@ -72,9 +97,12 @@ final class MeteringProxyHandler extends ProxyHandler {
     private final Limits limits;
     private final Supplier<ApiServer.HostCheck> hosts;
     private final HeadDeadline heads;
+    private final EngineLinks links;
+    private final Watch watch = new Watch();
 
     MeteringProxyHandler(Supplier<Upstream> upstream, ProxyMeter meter, Supplier<Lanes> lanes, ProxyGuard guard,
                          Supplier<ApiServer.HostCheck> hosts, HeadDeadline heads, Limits limits) {
+        super(InvocationType.BLOCKING);
         this.hosts = hosts;
         this.heads = heads;
         this.upstream = upstream;
@@ -82,47 +110,18 @@ final class MeteringProxyHandler extends ProxyHandler {
         this.lanes = lanes;
         this.guard = guard;
         this.limits = limits;
-        setViaHost("tailwatch");
+        this.links = new EngineLinks(limits.maxConnections(), limits.idleTimeoutMillis());
+    }
+
+    /** Kept engine connections now (for tests). */
+    int keptConnections() {
+        return links.kept();
     }
 
     @Override
-    protected HttpClient newHttpClient() {
-        ClientConnector connector = new ClientConnector();
-        connector.setSelectors(1);
-        HttpClientTransportOverHTTP transport = new HttpClientTransportOverHTTP(connector);
-        // Nothing the response listener does blocks (the client write is asynchronous, the tap and the meter only
-        // count): the engine side's selector thread runs it at once, so a chunk goes from the engine's socket to the
-        // client's in one thread, without a hand-off to the pool per chunk.
-        transport.setInvocationType(org.eclipse.jetty.util.thread.Invocable.InvocationType.NON_BLOCKING);
-        // A connection rests this long after an answer before it carries the next request (ProxyConfig's
-        // connection_rest: llama.cpp's server closes without saying so; 0: none). A request that finds no rested
-        // connection opens a new one. (A close later than this still fails the request sent on it: Jetty does
-        // not send a POST again.)
-        long rest = upstream.get().connectionRestMillis();
-        transport.setConnectionPoolFactory(d -> rest > 0
-                ? new ValidatingConnectionPool(d, limits.maxConnections(), d.getHttpClient().getScheduler(), rest)
-                : new DuplexConnectionPool(d, limits.maxConnections()));
-        HttpClient client = new HttpClient(transport);
-        client.setConnectTimeout(upstream.get().connectTimeoutMillis());
-        client.setIdleTimeout(limits.idleTimeoutMillis());
-        client.setMaxConnectionsPerDestination(limits.maxConnections());
-        client.setRequestBufferSize(limits.bufferBytes());
-        client.setResponseBufferSize(limits.bufferBytes());
-        // Heap buffers: the tap reads each chunk's bytes where they lie, without a copy.
-        client.setUseInputDirectByteBuffers(false);
-        // The client's own User-Agent goes through; the proxy adds none.
-        client.setUserAgentField(null);
-        return client;
-    }
-
-    /**
-     * Nothing here waits (the request goes on to the engine asynchronously, an answer of the proxy's own is written
-     * without blocking), so the thread that read a request handles it at once, without a hand-off to another thread.
-     * A password check (bcrypt) takes milliseconds of CPU: with basic auth the request is handled on a pool thread.
-     */
-    @Override
-    public InvocationType getInvocationType() {
-        return guard == null ? InvocationType.NON_BLOCKING : InvocationType.BLOCKING;
+    protected void doStop() throws Exception {
+        links.close();
+        super.doStop();
     }
 
     @Override
@@ -152,16 +151,20 @@ final class MeteringProxyHandler extends ProxyHandler {
             x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
             return true;
         }
-        request.setAttribute(EXCHANGE, x);
+        Forward f = new Forward(request, response, callback, x, upstream.get(), t0);
         try {
-            return super.handle(request, response, callback);
-        } catch (RuntimeException e) {
-            // The request could not be passed on: it is counted, not left in flight.
+            f.run();
+        } catch (RuntimeException | Error e) {
+            // Whatever went wrong, the request is counted, not left in flight, and its engine connection closed.
+            f.abort();
             if (!x.finished()) {
-                x.finish(System.nanoTime(), ProxyOutcome.CLIENT_DISCONNECT, "client_disconnect");
+                x.finish(System.nanoTime(), ProxyOutcome.UPSTREAM_FAILED, ProxyOutcome.UPSTREAM_FAILED.value());
             }
             throw e;
+        } finally {
+            watch.remove(f);
         }
+        return true;
     }
 
     /**
@@ -195,317 +198,556 @@ final class MeteringProxyHandler extends ProxyHandler {
         return false;
     }
 
-    /** Notes a failure of the client's request body (a malformed chunk, a client that left) as it is read. */
-    @Override
-    protected org.eclipse.jetty.client.Request.Content newProxyToServerRequestContent(Request clientToProxyRequest,
-            Response proxyToClientResponse, org.eclipse.jetty.client.Request proxyToServerRequest) {
-        return new ProxyRequestContent(clientToProxyRequest) {
-            @Override
-            public Content.Chunk read() {
-                Content.Chunk chunk = super.read();
-                if (chunk != null && Content.Chunk.isFailure(chunk)) {
-                    clientToProxyRequest.setAttribute(BODY_FAILURE, chunk.getFailure());
-                }
-                return chunk;
-            }
-        };
-    }
-
-    private static ProxyMeter.Exchange exchange(Request request) {
-        return (ProxyMeter.Exchange) request.getAttribute(EXCHANGE);
-    }
-
-    @Override
-    protected HttpURI rewriteHttpURI(Request clientToProxyRequest) {
-        return upstream.get().target(clientToProxyRequest);
-    }
-
-    @Override
-    protected org.eclipse.jetty.client.Request newProxyToServerRequest(Request clientToProxyRequest, HttpURI newHttpURI) {
-        org.eclipse.jetty.client.Request r = super.newProxyToServerRequest(clientToProxyRequest, newHttpURI)
-                .idleTimeout(limits.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
-        if (limits.timeoutMillis() > 0) {
-            r.timeout(limits.timeoutMillis(), TimeUnit.MILLISECONDS);
+    /** The client's request body could not be read: malformed (its own fault) or cut (it left). */
+    private static final class BodyFailure extends IOException {
+        BodyFailure(Throwable cause) {
+            super(cause);
         }
-        return r;
     }
 
-    @Override
-    protected void copyRequestHeaders(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
-        super.copyRequestHeaders(clientToProxyRequest, proxyToServerRequest);
-        // The engine is addressed by its own name (the client computes Host from the target).
-        proxyToServerRequest.headers(h -> h.remove(HttpHeader.HOST));
+    /** A write to the client failed: it left, or stopped reading for longer than the idle timeout. */
+    private static final class ClientFailure extends IOException {
+        ClientFailure(Throwable cause) {
+            super(cause);
+        }
     }
 
-    @Override
-    protected void addProxyHeaders(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
-        addViaHeader(clientToProxyRequest, proxyToServerRequest);
-        String host = clientToProxyRequest.getHeaders().get(HttpHeader.HOST);
-        String proto = clientToProxyRequest.isSecure() ? "https" : "http";
-        String remote = Request.getRemoteAddr(clientToProxyRequest);
-        Upstream u = upstream.get();
-        proxyToServerRequest.headers(h -> {
-            // This proxy is the first hop: what a client says about earlier hops is not passed on as fact.
-            h.remove(HttpHeader.FORWARDED);
-            h.remove(HttpHeader.X_FORWARDED_PORT);
-            h.remove(HttpHeader.X_FORWARDED_SERVER);
-            h.remove("X-Real-IP");
-            h.put(HttpHeader.X_FORWARDED_FOR, remote);
-            h.put(HttpHeader.X_FORWARDED_PROTO, proto);
-            if (host != null) {
-                h.put(HttpHeader.X_FORWARDED_HOST, host);
-            } else {
-                h.remove(HttpHeader.X_FORWARDED_HOST);
-            }
-            if (guard != null) {
-                // The client's Basic credentials were for the proxy; the engine gets its own key, if it has one.
-                h.remove(HttpHeader.AUTHORIZATION);
-                if (u.apiKey() != null) {
-                    h.put(HttpHeader.AUTHORIZATION, "Bearer " + u.apiKey());
-                }
-            }
-        });
-    }
-
-    @Override
-    protected org.eclipse.jetty.client.Response.CompleteListener newServerToProxyResponseListener(
-            Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest, Response proxyToClientResponse,
-            Callback proxyToClientCallback) {
-        return new MeteredListener(clientToProxyRequest, proxyToServerRequest, proxyToClientResponse, proxyToClientCallback);
-    }
-
-    /** Jetty's listener, with the tap and the exchange's timings. */
-    private final class MeteredListener extends ProxyResponseListener {
+    /** One request on its way to the engine and its answer on the way back, all on the request's thread. */
+    private final class Forward implements HttpParser.ResponseHandler {
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
         private final ProxyMeter.Exchange x;
-        private final Response proxyToClientResponse;
-        private final Written written = new Written();
+        private final Upstream u;
+        private final long deadline;
+        private final Blocker.Shared blocker = new Blocker.Shared();
+        private volatile EngineLinks.Link link;
+        /** Since when (System.nanoTime) the proxy has waited on the engine, or {@link #NOT_WAITING}. */
+        private volatile long waitingSince = NOT_WAITING;
+        /** Why the watch closed the engine connection, if it did. */
+        private volatile TimeoutException timedOut;
+        private volatile boolean aborted;
+        private int status;
+        private boolean persistent = true;
+        private boolean complete;
+        private boolean written;
+        private IOException failure;
+        private long arrived;
+        private java.util.List<HttpField> fields;
+        private java.util.Set<String> connectionNames;
 
-        MeteredListener(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest,
-                        Response proxyToClientResponse, Callback proxyToClientCallback) {
-            super(clientToProxyRequest, proxyToServerRequest, proxyToClientResponse, proxyToClientCallback);
-            this.x = exchange(clientToProxyRequest);
-            this.proxyToClientResponse = proxyToClientResponse;
+        Forward(Request request, Response response, Callback callback, ProxyMeter.Exchange x, Upstream u, long t0) {
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+            this.x = x;
+            this.u = u;
+            this.deadline = limits.timeoutMillis() > 0 ? t0 + limits.timeoutMillis() * 1_000_000L : Long.MAX_VALUE;
         }
 
-        @Override
-        public void onHeaders(org.eclipse.jetty.client.Response serverToProxyResponse) {
-            if (x != null) {
-                x.headers(System.nanoTime(), serverToProxyResponse.getStatus(),
-                        serverToProxyResponse.getHeaders().get(HttpHeader.CONTENT_TYPE));
+        void run() {
+            watch.add(this);
+            request.addFailureListener(t -> {
+                x.clientGone = true;
+                abort();
+            });
+            EngineLinks.Link l;
+            try {
+                waitingSince = System.nanoTime();
+                l = links.acquire(u);
+            } catch (IOException e) {
+                failed(e);
+                return;
             }
-            super.onHeaders(serverToProxyResponse);
-        }
-
-        /**
-         * Reads the engine's answer itself, a chunk at a time: each chunk is written to the client and tapped, and only
-         * then is the next one read (or, when none has arrived, asked for). A chunk already there is taken in the same
-         * turn, and a write that completes at once goes on to the next read without a new demand or a hand-off.
-         */
-        @Override
-        public void onContentSource(org.eclipse.jetty.client.Response serverToProxyResponse, Content.Source source) {
-            this.serverToProxyResponse = serverToProxyResponse;
-            this.source = source;
-            pump.run();
-        }
-
-        /** The engine's answer, set when its content begins. */
-        private org.eclipse.jetty.client.Response serverToProxyResponse;
-        private Content.Source source;
-        /** Where the write of the chunk in flight stands; see {@link Pump#run}. */
-        private final java.util.concurrent.atomic.AtomicInteger writing = new java.util.concurrent.atomic.AtomicInteger(IDLE);
-        private static final int IDLE = 0;
-        private static final int WRITING = 1;
-        private static final int PENDING = 2;
-        private static final int WRITTEN = 3;
-        private static final int FAILED = 4;
-        private final Pump pump = new Pump();
-
-        /** Reads and writes on until a write is left pending, no chunk is there (then asks for one) or the answer ends. */
-        private final class Pump implements org.eclipse.jetty.util.thread.Invocable.Task {
-            @Override
-            public void run() {
-                while (true) {
-                    Content.Chunk chunk = source.read();
-                    if (chunk == null) {
-                        source.demand(this);
-                        return;
-                    }
-                    if (Content.Chunk.isFailure(chunk)) {
-                        serverToProxyResponse.abort(chunk.getFailure());
-                        if (!chunk.isLast()) {
-                            source.fail(chunk.getFailure());
-                        }
-                        return;
-                    }
-                    ByteBuffer content = chunk.getByteBuffer();
-                    if (!content.hasRemaining()) {
-                        chunk.release();
-                        if (chunk.isLast()) {
-                            return;
-                        }
-                        continue;
-                    }
-                    written.chunk = chunk;
-                    written.arrived = System.nanoTime();
-                    written.from = content.position();
-                    written.to = content.limit();
-                    writing.set(WRITING);
-                    proxyToClientResponse.write(false, content, written);
-                    // Still in flight: its callback reads on. Written already: this loop does. Failed: nothing more.
-                    if (writing.compareAndExchange(WRITING, PENDING) != WRITTEN) {
-                        return;
-                    }
-                }
-            }
-
-            @Override
-            public InvocationType getInvocationType() {
-                return InvocationType.NON_BLOCKING;
-            }
-        }
-
-        /** The write of the chunk in flight to the client: tapped once written, then the next one is read. */
-        private final class Written implements Callback {
-            Content.Chunk chunk;
-            long arrived;
-            int from;
-            int to;
-
-            @Override
-            public void succeeded() {
-                Content.Chunk c = chunk;
-                chunk = null;
-                tap(c.getByteBuffer(), from, to, arrived);
-                c.release();
-                if (writing.compareAndExchange(WRITING, WRITTEN) != WRITING) {
-                    // Completed later than the write call: the read goes on here.
-                    writing.set(IDLE);
-                    pump.run();
-                }
-            }
-
-            @Override
-            public void failed(Throwable failure) {
-                Content.Chunk c = chunk;
-                chunk = null;
-                writing.set(FAILED);
-                c.release();
-                if (x != null) {
-                    x.clientGone = true;
-                }
-                // Cannot write to the client: the request to the engine ends now.
-                serverToProxyResponse.abort(failure);
-            }
-
-            @Override
-            public InvocationType getInvocationType() {
-                return InvocationType.NON_BLOCKING;
-            }
-        }
-
-        /** Reads bytes [from, to) of the chunk's buffer (its position and limit when it arrived, whatever the write did). */
-        private void tap(ByteBuffer b, int from, int to, long nanos) {
-            if (x == null || x.tap == null || to <= from) {
+            link = l;
+            if (aborted) {
+                l.close();
+                failed(new java.net.SocketException("the exchange was ended"));
                 return;
             }
             try {
-                if (b.hasArray()) {
-                    x.tap.bytes(b.array(), b.arrayOffset() + from, to - from, nanos);
-                } else {
-                    byte[] copy = new byte[to - from];
-                    b.get(from, copy);
-                    x.tap.bytes(copy, 0, copy.length, nanos);
+                send(l);
+                receive(l);
+            } catch (IOException e) {
+                l.close();
+                failed(e);
+                return;
+            }
+            // The answer was read whole: the connection can carry the next request.
+            link = null;
+            if (persistent && !aborted) {
+                links.release(l, u.connectionRestMillis());
+            } else {
+                l.close();
+            }
+            end();
+        }
+
+        /** Closes the engine connection (a blocked read or write there ends at once). */
+        void abort() {
+            aborted = true;
+            EngineLinks.Link l = link;
+            if (l != null) {
+                l.close();
+            }
+        }
+
+        /** Called by the watch: ends the exchange if it has waited on the engine too long, or run out of time. */
+        void check(long now) {
+            long since = waitingSince;
+            if (timedOut != null) {
+                return;
+            }
+            if (now - deadline >= 0) {
+                timedOut = new TimeoutException("the request took longer than " + limits.timeoutMillis() + " ms");
+            } else if (since != NOT_WAITING && now - since >= limits.idleTimeoutMillis() * 1_000_000L) {
+                timedOut = new TimeoutException("the engine was silent for " + limits.idleTimeoutMillis() + " ms");
+            } else {
+                return;
+            }
+            abort();
+        }
+
+        /** The request's head and body, written to the engine. */
+        private void send(EngineLinks.Link l) throws IOException {
+            OutputStream out = l.out;
+            StringBuilder h = new StringBuilder(512);
+            h.append(request.getMethod()).append(' ').append(u.target(request)).append(" HTTP/1.1\r\n");
+            field(h, "Host", u.host());
+            HttpFields in = request.getHeaders();
+            java.util.Set<String> named = connectionNames(in);
+            StringBuilder via = null;
+            for (HttpField f : in) {
+                HttpHeader known = f.getHeader();
+                if (known == HttpHeader.VIA) {
+                    String v = f.getValue();
+                    if (v != null && !v.isBlank()) {
+                        via = (via == null ? new StringBuilder() : via.append(", ")).append(v);
+                    }
+                    continue;
                 }
+                if (known != null && (HOP_HEADERS.contains(known) || REPLACED.contains(known))) {
+                    continue;
+                }
+                if (known == HttpHeader.AUTHORIZATION && guard != null) {
+                    // The client's Basic credentials were for the proxy; the engine gets its own key, if it has one.
+                    continue;
+                }
+                if (known == null && "x-real-ip".equalsIgnoreCase(f.getName())) {
+                    continue;
+                }
+                if (named != null && named.contains(f.getLowerCaseName())) {
+                    continue;
+                }
+                field(h, f.getName(), f.getValue());
+            }
+            String protocol = request.getConnectionMetaData().getProtocol();
+            String version = protocol.regionMatches(true, 0, "HTTP/", 0, 5) ? protocol.substring(5) : protocol;
+            field(h, "Via", (via == null ? "" : via.append(", ").toString()) + version + " " + VIA_HOST);
+            field(h, "X-Forwarded-For", Request.getRemoteAddr(request));
+            field(h, "X-Forwarded-Proto", request.isSecure() ? "https" : "http");
+            String host = in.get(HttpHeader.HOST);
+            if (host != null) {
+                field(h, "X-Forwarded-Host", host);
+            }
+            if (guard != null && u.apiKey() != null) {
+                field(h, "Authorization", "Bearer " + u.apiKey());
+            }
+            long length = request.getLength();
+            boolean chunked = length < 0 && in.get(HttpHeader.TRANSFER_ENCODING) != null;
+            if (chunked) {
+                field(h, "Transfer-Encoding", "chunked");
+            }
+            h.append("\r\n");
+            out.write(h.toString().getBytes(StandardCharsets.ISO_8859_1));
+            if (length > 0 || chunked) {
+                body(l, chunked);
+            }
+            waitingSince = System.nanoTime();
+            out.flush();
+        }
+
+        /** Streams the client's body on to the engine, a chunk at a time, as it arrives. */
+        private void body(EngineLinks.Link l, boolean chunked) throws IOException {
+            OutputStream out = l.out;
+            byte[] copy = l.buffer;
+            while (true) {
+                Content.Chunk c = request.read();
+                if (c == null) {
+                    // Nothing yet: what was gathered goes to the engine, then the client's next bytes are awaited.
+                    waitingSince = System.nanoTime();
+                    out.flush();
+                    waitingSince = NOT_WAITING;
+                    try (Blocker.Runnable r = blocker.runnable()) {
+                        request.demand(r);
+                        r.block();
+                    }
+                    continue;
+                }
+                if (Content.Chunk.isFailure(c)) {
+                    throw new BodyFailure(c.getFailure());
+                }
+                try {
+                    ByteBuffer b = c.getByteBuffer();
+                    int n = b.remaining();
+                    if (n > 0 && chunked) {
+                        out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    }
+                    waitingSince = System.nanoTime();
+                    while (b.hasRemaining()) {
+                        int k = Math.min(b.remaining(), copy.length);
+                        b.get(copy, 0, k);
+                        out.write(copy, 0, k);
+                    }
+                    if (n > 0 && chunked) {
+                        out.write(CRLF);
+                    }
+                } finally {
+                    c.release();
+                }
+                if (c.isLast()) {
+                    if (chunked) {
+                        out.write(LAST_CHUNK);
+                    }
+                    return;
+                }
+            }
+        }
+
+        /** Reads the engine's answer, writing each piece of its body to the client as it arrives. */
+        private void receive(EngineLinks.Link l) throws IOException {
+            HttpParser parser = new HttpParser(this, EngineProxy.MAX_HEADER_BYTES);
+            boolean head = HttpMethod.HEAD.is(request.getMethod());
+            parser.setHeadResponse(head);
+            ByteBuffer buf = ByteBuffer.wrap(l.buffer, 0, 0);
+            while (true) {
+                if (!buf.hasRemaining() && !parser.isAtEOF()) {
+                    waitingSince = System.nanoTime();
+                    int n;
+                    try {
+                        n = l.in.read(l.buffer, 0, l.buffer.length);
+                    } catch (IOException e) {
+                        if (timedOut != null) {
+                            throw new IOException(timedOut);
+                        }
+                        throw e;
+                    }
+                    arrived = System.nanoTime();
+                    waitingSince = NOT_WAITING;
+                    if (n < 0) {
+                        parser.atEOF();
+                        persistent = false;
+                        buf.limit(0).position(0);
+                    } else {
+                        buf.limit(n).position(0);
+                    }
+                }
+                parser.parseNext(buf);
+                if (failure != null) {
+                    throw failure;
+                }
+                if (complete) {
+                    if (status < 200) {
+                        // An interim answer (102, 103): the final one follows on the same connection.
+                        complete = false;
+                        fields = null;
+                        parser.reset();
+                        parser.setHeadResponse(head);
+                        continue;
+                    }
+                    if (buf.hasRemaining() || parser.isClose() || parser.isAtEOF()) {
+                        persistent = false;
+                    }
+                    return;
+                }
+                if (parser.isAtEOF() && !buf.hasRemaining()) {
+                    // The parser has said its last (earlyEOF or a whole answer that ended with the connection).
+                    parser.parseNext(buf);
+                    if (failure != null) {
+                        throw failure;
+                    }
+                    if (!complete) {
+                        throw new java.io.EOFException("the engine closed the connection before the end of its answer");
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void startResponse(HttpVersion version, int status, String reason) {
+            this.status = status;
+            if (version != HttpVersion.HTTP_1_1) {
+                persistent = false;
+            }
+        }
+
+        @Override
+        public void parsedHeader(HttpField field) {
+            if (status < 200) {
+                return;
+            }
+            if (fields == null) {
+                fields = new java.util.ArrayList<>();
+            }
+            fields.add(field);
+        }
+
+        @Override
+        public boolean headerComplete() {
+            if (status < 200) {
+                return false;
+            }
+            x.headers(System.nanoTime(), status, fields == null ? null : value(fields, HttpHeader.CONTENT_TYPE));
+            response.setStatus(status);
+            if (fields == null) {
+                return false;
+            }
+            java.util.Set<String> named = null;
+            for (HttpField f : fields) {
+                if (f.getHeader() == HttpHeader.CONNECTION) {
+                    if (f.contains("close")) {
+                        persistent = false;
+                    }
+                    named = names(f, named);
+                }
+            }
+            HttpFields.Mutable out = response.getHeaders();
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (HttpField f : fields) {
+                if ((f.getHeader() != null && HOP_HEADERS.contains(f.getHeader()))
+                        || (named != null && named.contains(f.getLowerCaseName()))) {
+                    continue;
+                }
+                // The first of a name replaces what the server would add (Date, Server); repeats are kept.
+                if (seen.add(f.getLowerCaseName())) {
+                    out.put(f);
+                } else {
+                    out.add(f);
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public boolean content(ByteBuffer b) {
+            if (status < 200 || !b.hasRemaining()) {
+                return false;
+            }
+            int from = b.position();
+            int to = b.limit();
+            waitingSince = NOT_WAITING;
+            try (Blocker.Callback cb = blocker.callback()) {
+                response.write(false, b, cb);
+                cb.block();
+            } catch (IOException e) {
+                failure = new ClientFailure(e);
+                return true;
+            }
+            written = true;
+            tap(b.array(), b.arrayOffset() + from, to - from, arrived);
+            return false;
+        }
+
+        @Override
+        public boolean contentComplete() {
+            return false;
+        }
+
+        @Override
+        public boolean messageComplete() {
+            complete = true;
+            return true;
+        }
+
+        @Override
+        public void earlyEOF() {
+            if (failure == null) {
+                failure = new java.io.EOFException("the engine closed the connection before the end of its answer");
+            }
+        }
+
+        @Override
+        public void badMessage(HttpException bad) {
+            if (failure == null) {
+                failure = new IOException("the engine's answer is malformed: " + bad.getReason());
+            }
+        }
+
+        private void tap(byte[] bytes, int off, int len, long nanos) {
+            if (x.tap == null || len <= 0) {
+                return;
+            }
+            try {
+                x.tap.bytes(bytes, off, len, nanos);
             } catch (RuntimeException e) {
                 // Metering never stands in the way of the bytes.
             }
         }
-    }
 
-    @Override
-    protected void onProxyToClientResponseComplete(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest,
-                                                   org.eclipse.jetty.client.Response serverToProxyResponse,
-                                                   Response proxyToClientResponse, Callback proxyToClientCallback) {
-        ProxyMeter.Exchange x = exchange(clientToProxyRequest);
-        if (x != null) {
-            long end = System.nanoTime();
-            if (x.tap != null) {
-                x.tap.end(end);
+        /** The engine's answer was read whole: the client's ends, then the exchange is counted. */
+        private void end() {
+            try (Blocker.Callback cb = blocker.callback()) {
+                response.write(true, null, cb);
+                cb.block();
+            } catch (IOException e) {
+                x.clientGone = true;
+                if (!x.finished()) {
+                    x.finish(System.nanoTime(), ProxyOutcome.CLIENT_DISCONNECT, "client_disconnect");
+                }
+                callback.failed(e);
+                return;
             }
-            int status = serverToProxyResponse.getStatus();
+            long now = System.nanoTime();
+            if (x.tap != null) {
+                x.tap.end(now);
+            }
             String streamError = x.tap == null ? null : x.tap.streamError();
             if (status >= 400) {
-                x.finish(end, ProxyOutcome.HTTP_ERROR, "http_" + status);
+                x.finish(now, ProxyOutcome.HTTP_ERROR, "http_" + status);
             } else if ("stream_error".equals(streamError)) {
-                x.finish(end, ProxyOutcome.STREAM_ERROR, streamError);
+                x.finish(now, ProxyOutcome.STREAM_ERROR, streamError);
             } else {
-                x.finish(end, ProxyOutcome.OK, null);
+                x.finish(now, ProxyOutcome.OK, null);
             }
+            callback.succeeded();
         }
-        super.onProxyToClientResponseComplete(clientToProxyRequest, proxyToServerRequest, serverToProxyResponse,
-                proxyToClientResponse, proxyToClientCallback);
+
+        /**
+         * The exchange with the engine failed: the engine could not be reached, timed out or broke off, or the
+         * client's side of it failed (its body could not be read, or it left). Counted by cause; the client gets a
+         * short JSON answer naming the engine while its response has not begun, else its connection is cut.
+         */
+        private void failed(IOException e) {
+            waitingSince = NOT_WAITING;
+            Throwable cause = timedOut != null ? timedOut : e;
+            if (e instanceof BodyFailure body && body.getCause() instanceof HttpException bad && !response.isCommitted()) {
+                // The client's body was malformed (a bad chunk): the client's fault, said to the client, not the engine's.
+                if (!x.finished()) {
+                    x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
+                }
+                response.reset();
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                answer(response, callback, 400, error("the request body is malformed: " + bad.getReason()).put("status", 400));
+                return;
+            }
+            if (e instanceof BodyFailure || e instanceof ClientFailure) {
+                x.clientGone = true;
+            }
+            ProxyOutcome outcome = classify(x, cause);
+            if (!x.finished()) {
+                x.finish(System.nanoTime(), outcome, outcome.value());
+            }
+            if (written || response.isCommitted() || outcome == ProxyOutcome.CLIENT_DISCONNECT) {
+                callback.failed(cause);
+                return;
+            }
+            int code = outcome == ProxyOutcome.UPSTREAM_TIMEOUT ? 504 : 502;
+            String what = code == 504 ? "the engine did not answer in time"
+                    : "the engine cannot be reached or broke off its answer";
+            // The engine's headers, if it sent any, are not the error's: the whole response starts anew.
+            response.reset();
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            answer(response, callback, code, error(what).put("upstream", u.name()).put("engine", meter.engine())
+                    .put("status", code));
+        }
     }
 
-    @Override
-    protected void onProxyToClientResponseFailure(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest,
-                                                  org.eclipse.jetty.client.Response serverToProxyResponse,
-                                                  Response proxyToClientResponse, Callback proxyToClientCallback, Throwable failure) {
-        ProxyMeter.Exchange x = exchange(clientToProxyRequest);
-        if (x != null && !x.finished()) {
-            x.clientGone = true;
-            x.finish(System.nanoTime(), ProxyOutcome.CLIENT_DISCONNECT, "client_disconnect");
+    private static final long NOT_WAITING = Long.MIN_VALUE;
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+
+    /** A header line; a control character in the value (none passes Jetty's parser) would become a space. */
+    private static void field(StringBuilder h, String name, String value) {
+        h.append(name).append(": ");
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            h.append(c < 0x20 && c != '\t' || c == 0x7f ? ' ' : c);
         }
-        super.onProxyToClientResponseFailure(clientToProxyRequest, proxyToServerRequest, serverToProxyResponse,
-                proxyToClientResponse, proxyToClientCallback, failure);
+        h.append("\r\n");
+    }
+
+    private static String value(java.util.List<HttpField> fields, HttpHeader header) {
+        for (HttpField f : fields) {
+            if (f.getHeader() == header) {
+                return f.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** The header names a message's Connection fields list (which are hop-by-hop), or null for none. */
+    private static java.util.Set<String> connectionNames(HttpFields headers) {
+        java.util.Set<String> named = null;
+        for (HttpField f : headers) {
+            if (f.getHeader() == HttpHeader.CONNECTION) {
+                named = names(f, named);
+            }
+        }
+        return named;
+    }
+
+    private static java.util.Set<String> names(HttpField connection, java.util.Set<String> into) {
+        java.util.Set<String> named = into;
+        for (String name : connection.getValue().split(",")) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            if (!n.isEmpty()) {
+                if (named == null) {
+                    named = new java.util.HashSet<>();
+                }
+                named.add(n);
+            }
+        }
+        return named;
     }
 
     /**
-     * The exchange with the engine failed: the engine could not be reached, timed out or broke off, or the
-     * client's side of it failed (its body could not be read, or it left). Counted by cause; the client gets a
-     * short JSON answer naming the engine while its response has not begun, else its connection is cut.
+     * Watches the deadlines of the requests in flight: one task on the server's scheduler, a few times per idle
+     * timeout, and only while a request is in flight (an idle proxy wakes no thread).
      */
-    @Override
-    protected void onServerToProxyResponseFailure(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest,
-                                                  org.eclipse.jetty.client.Response serverToProxyResponse,
-                                                  Response proxyToClientResponse, Callback proxyToClientCallback, Throwable failure) {
-        ProxyMeter.Exchange x = exchange(clientToProxyRequest);
-        Throwable bodyFailure = (Throwable) clientToProxyRequest.getAttribute(BODY_FAILURE);
-        if (bodyFailure instanceof HttpException bad && !proxyToClientResponse.isCommitted()) {
-            // The client's body was malformed (a bad chunk): the client's fault, said to the client, not the engine's.
-            if (x != null && !x.finished()) {
-                x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
+    private final class Watch implements Runnable {
+        private final java.util.Set<Forward> active = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        void add(Forward f) {
+            active.add(f);
+            arm();
+        }
+
+        void remove(Forward f) {
+            active.remove(f);
+        }
+
+        private void arm() {
+            if (armed.compareAndSet(false, true)) {
+                Scheduler s = getServer() == null ? null : getServer().getScheduler();
+                if (s == null) {
+                    armed.set(false);
+                    return;
+                }
+                long every = Math.max(50, Math.min(1_000, Math.min(limits.idleTimeoutMillis(),
+                        limits.timeoutMillis() > 0 ? limits.timeoutMillis() : Long.MAX_VALUE) / 4));
+                s.schedule(this, every, TimeUnit.MILLISECONDS);
             }
-            proxyToClientResponse.reset();
-            proxyToClientResponse.getHeaders().put(HttpHeader.CONNECTION, "close");
-            answer(proxyToClientResponse, proxyToClientCallback, 400,
-                    error("the request body is malformed: " + bad.getReason()).put("status", 400));
-            return;
         }
-        if (bodyFailure != null && x != null) {
-            x.clientGone = true;
+
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            for (Forward f : active) {
+                f.check(now);
+            }
+            boolean kept = links.sweep();
+            armed.set(false);
+            if (!active.isEmpty() || kept) {
+                arm();
+            }
         }
-        ProxyOutcome outcome = x == null ? ProxyOutcome.UPSTREAM_FAILED : classify(x, failure);
-        if (x != null && !x.finished()) {
-            x.finish(System.nanoTime(), outcome, outcome.value());
-        }
-        if (proxyToClientResponse.isCommitted() || outcome == ProxyOutcome.CLIENT_DISCONNECT) {
-            proxyToClientCallback.failed(failure);
-            return;
-        }
-        int status = outcome == ProxyOutcome.UPSTREAM_TIMEOUT ? 504 : 502;
-        String what = status == 504 ? "the engine did not answer in time"
-                : "the engine cannot be reached or broke off its answer";
-        // The engine's headers, if it sent any, are not the error's: the whole response starts anew.
-        proxyToClientResponse.reset();
-        proxyToClientResponse.getHeaders().put(HttpHeader.CONNECTION, "close");
-        answer(proxyToClientResponse, proxyToClientCallback, status, error(what).put("upstream", upstream.get().name())
-                .put("engine", meter.engine()).put("status", status));
     }
 
     static boolean unreachable(Throwable failure) {
         for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof ConnectException || t instanceof NoRouteToHostException
-                    || t instanceof UnresolvedAddressException) {
+                    || t instanceof UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
                 return true;
             }
         }

@@ -1,0 +1,215 @@
+package io.tailwatch.daemon.proxy;
+
+import io.tailwatch.core.http.HttpExchange;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * The proxy's connections to its engine, kept open between requests. A connection is used by one request at a time,
+ * on that request's thread, with blocking reads and writes: a chunk goes from the engine's socket to the client's
+ * without waking another thread. A kept connection carries the next request only after it has rested
+ * ({@code connection_rest}: llama.cpp's server closes kept connections without saying so) and only if the engine has
+ * not closed it meanwhile (checked without waiting before each use, for plain connections). At most {@code max} are
+ * kept, none longer than the idle timeout. Each holds two buffers of {@link #BUFFER_BYTES}: what is read from the
+ * engine, and what is written to it.
+ */
+final class EngineLinks implements AutoCloseable {
+    static final int BUFFER_BYTES = EngineProxy.BUFFER_BYTES;
+
+    /** One connection to the engine. */
+    static final class Link {
+        final String destination;
+        /** The TCP socket (under the TLS one, for https). */
+        final Socket raw;
+        /** The plain channel, for the liveness check; null for TLS, whose pending records cannot be told from a close. */
+        private final SocketChannel channel;
+        final InputStream in;
+        final OutputStream out;
+        /** The read buffer: the engine's answer (and the client's body on its way to the engine). */
+        final byte[] buffer = new byte[BUFFER_BYTES];
+        /** Earliest System.nanoTime at which a kept connection may carry a request; when it was put back. */
+        private long restedAt;
+        private long keptAt;
+        /** Requests it carried before the current one. */
+        int used;
+
+        private Link(String destination, Socket raw, SocketChannel channel, Socket io) throws IOException {
+            this.destination = destination;
+            this.raw = raw;
+            this.channel = channel;
+            this.in = io.getInputStream();
+            this.out = new BufferedOutputStream(io.getOutputStream(), BUFFER_BYTES);
+        }
+
+        /** Whether the engine has left this kept connection open, with nothing unasked-for on it; checked without waiting. */
+        private boolean open() {
+            if (raw.isClosed()) {
+                return false;
+            }
+            if (channel == null) {
+                return true;
+            }
+            try {
+                channel.configureBlocking(false);
+                int n = channel.read(ByteBuffer.allocate(1));
+                channel.configureBlocking(true);
+                return n == 0;
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+
+        /** Closes the connection; a thread blocked on it gets an exception at once. */
+        void close() {
+            try {
+                raw.close();
+            } catch (IOException e) {
+                // Closed either way.
+            }
+        }
+    }
+
+    private final int max;
+    private final long idleNanos;
+    /** Kept connections, the most recently put back last. */
+    private final ArrayDeque<Link> kept = new ArrayDeque<>();
+    private boolean closed;
+
+    EngineLinks(int max, long idleMillis) {
+        this.max = max;
+        this.idleNanos = idleMillis * 1_000_000L;
+    }
+
+    /** A kept connection to {@code u} that has rested and is still open, or a new one. */
+    Link acquire(MeteringProxyHandler.Upstream u) throws IOException {
+        String destination = u.name();
+        long now = System.nanoTime();
+        while (true) {
+            Link found = null;
+            synchronized (this) {
+                if (closed) {
+                    throw new java.net.SocketException("the proxy is stopping");
+                }
+                Iterator<Link> it = kept.descendingIterator();
+                while (it.hasNext()) {
+                    Link l = it.next();
+                    if (l.destination.equals(destination) && now - l.restedAt >= 0) {
+                        it.remove();
+                        found = l;
+                        break;
+                    }
+                }
+            }
+            if (found == null) {
+                return connect(u, destination);
+            }
+            if (found.open()) {
+                found.used++;
+                return found;
+            }
+            found.close();
+        }
+    }
+
+    /** Puts back a connection whose last answer was read whole, resting {@code restMillis} before its next request. */
+    void release(Link l, long restMillis) {
+        long now = System.nanoTime();
+        Link dropped = null;
+        synchronized (this) {
+            if (closed) {
+                dropped = l;
+            } else {
+                l.keptAt = now;
+                l.restedAt = now + restMillis * 1_000_000L;
+                kept.addLast(l);
+                if (kept.size() > max) {
+                    dropped = kept.pollFirst();
+                }
+            }
+        }
+        if (dropped != null) {
+            dropped.close();
+        }
+    }
+
+    /** Closes the kept connections idle longer than the idle timeout; true while any is kept. */
+    boolean sweep() {
+        long now = System.nanoTime();
+        java.util.List<Link> old = new java.util.ArrayList<>();
+        boolean any;
+        synchronized (this) {
+            for (Iterator<Link> it = kept.iterator(); it.hasNext(); ) {
+                Link l = it.next();
+                if (now - l.keptAt >= idleNanos) {
+                    it.remove();
+                    old.add(l);
+                }
+            }
+            any = !kept.isEmpty();
+        }
+        old.forEach(Link::close);
+        return any;
+    }
+
+    synchronized int kept() {
+        return kept.size();
+    }
+
+    @Override
+    public void close() {
+        java.util.List<Link> all;
+        synchronized (this) {
+            closed = true;
+            all = new java.util.ArrayList<>(kept);
+            kept.clear();
+        }
+        all.forEach(Link::close);
+    }
+
+    private static Link connect(MeteringProxyHandler.Upstream u, String destination) throws IOException {
+        String host = u.base().getHost();
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        boolean tls = "https".equalsIgnoreCase(u.base().getScheme());
+        int port = u.base().getPort() > 0 ? u.base().getPort() : tls ? 443 : 80;
+        long timeout = Math.max(1, u.connectTimeoutMillis());
+        long start = System.nanoTime();
+        InetSocketAddress address = new InetSocketAddress(HttpExchange.lookUp(bare, timeout), port);
+        SocketChannel channel = SocketChannel.open();
+        Socket raw = channel.socket();
+        try {
+            raw.setTcpNoDelay(true);
+            int left = (int) Math.max(1, timeout - (System.nanoTime() - start) / 1_000_000L);
+            try {
+                raw.connect(address, left);
+            } catch (SocketTimeoutException e) {
+                throw new java.net.SocketTimeoutException("no connection to " + destination + " within " + timeout + " ms");
+            }
+            if (!tls) {
+                return new Link(destination, raw, channel, raw);
+            }
+            SSLSocket s = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault()).createSocket(raw, bare, port, true);
+            SSLParameters p = s.getSSLParameters();
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            s.setSSLParameters(p);
+            s.setSoTimeout((int) timeout);
+            s.startHandshake();
+            s.setSoTimeout(0);
+            return new Link(destination, raw, null, s);
+        } catch (IOException | RuntimeException e) {
+            raw.close();
+            throw e;
+        }
+    }
+}
