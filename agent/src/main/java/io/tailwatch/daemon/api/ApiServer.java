@@ -502,6 +502,8 @@ public final class ApiServer implements AutoCloseable {
 
     /** The Host header check against DNS rebinding: IP literals, localhost and the configured names pass. */
     public static final class HostCheck {
+        private static final java.util.regex.Pattern IPV6 = java.util.regex.Pattern.compile("[0-9a-f:.]+");
+        private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
         private final java.util.Set<String> names;
 
         public HostCheck(List<String> allowed) {
@@ -526,14 +528,14 @@ public final class ApiServer implements AutoCloseable {
             String h = hostHeader.strip().toLowerCase(java.util.Locale.ROOT);
             if (h.startsWith("[")) {
                 int end = h.indexOf(']');
-                return end > 0 && h.substring(1, end).matches("[0-9a-f:.]+");
+                return end > 0 && IPV6.matcher(h.substring(1, end)).matches();
             }
             int colon = h.lastIndexOf(':');
             String name = colon >= 0 ? h.substring(0, colon) : h;
             if (name.endsWith(".")) {
                 name = name.substring(0, name.length() - 1);
             }
-            return name.matches("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}") || names.contains(name);
+            return IPV4.matcher(name).matches() || names.contains(name);
         }
     }
 }

@@ -21,12 +21,15 @@ import javax.net.ssl.SSLSocketFactory;
  * on that request's thread, with blocking reads and writes: a chunk goes from the engine's socket to the client's
  * without waking another thread. A kept connection carries the next request only after it has rested
  * ({@code connection_rest}: llama.cpp's server closes kept connections without saying so) and only if the engine has
- * not closed it meanwhile (checked without waiting before each use, for plain connections). At most {@code max} are
+ * not closed it meanwhile (checked without waiting before its use, for plain connections that rested or waited a
+ * second or more). At most {@code max} are
  * kept, none longer than the idle timeout. Each holds two buffers of {@link #BUFFER_BYTES}: what is read from the
  * engine, and what is written to it.
  */
 final class EngineLinks implements AutoCloseable {
     static final int BUFFER_BYTES = EngineProxy.BUFFER_BYTES;
+    /** How long after it was put back a kept connection is used without a check, when the engine needs no rest. */
+    static final long TRUST_NANOS = 1_000_000_000L;
 
     /** One connection to the engine. */
     static final class Link {
@@ -115,7 +118,12 @@ final class EngineLinks implements AutoCloseable {
             if (found == null) {
                 return connect(u, destination);
             }
-            if (found.open()) {
+            // A connection put back within the last second, to an engine that keeps its connections (no rest), is
+            // taken as it is: the check costs several system calls on the way to the first token, and an engine's
+            // own keep-alive timeout is seconds (uvicorn 5 s, llama.cpp 5 s, Go's much longer). One that has rested
+            // or waited longer is checked: llama-server closes without saying so, and any engine closes in time.
+            boolean fresh = u.connectionRestMillis() == 0 && now - found.keptAt < TRUST_NANOS;
+            if (fresh || found.open()) {
                 found.used++;
                 return found;
             }

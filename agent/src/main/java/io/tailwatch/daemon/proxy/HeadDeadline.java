@@ -3,6 +3,7 @@ package io.tailwatch.daemon.proxy;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -23,13 +24,21 @@ final class HeadDeadline implements Connection.Listener {
     static final long MILLIS = 5_000;
 
     private final Scheduler scheduler;
-    private final long millis;
-    /** Connections waiting for a request head, by their network end point, with the deadline's task. */
-    private final Map<EndPoint, Scheduler.Task> waiting = new ConcurrentHashMap<>();
+    private final long nanos;
+    private final long sweepMillis;
+    /**
+     * Connections waiting for a request head, by their network end point, with their deadline (System.nanoTime).
+     * A deadline is a number in this map, not a task: a request's head and its answer then cost no scheduler
+     * operation (a task's cancel and a new one's schedule each woke the scheduler's thread, twice a request).
+     */
+    private final Map<EndPoint, Long> waiting = new ConcurrentHashMap<>();
+    private final AtomicBoolean armed = new AtomicBoolean();
 
     HeadDeadline(Scheduler scheduler, long millis) {
         this.scheduler = scheduler;
-        this.millis = millis;
+        this.nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        // Checked five times per deadline: a connection is closed at most a fifth of the deadline after it.
+        this.sweepMillis = Math.max(20, millis / 5);
     }
 
     @Override
@@ -43,18 +52,12 @@ final class HeadDeadline implements Connection.Listener {
 
     @Override
     public void onClosed(Connection connection) {
-        Scheduler.Task task = waiting.remove(network(connection.getEndPoint()));
-        if (task != null) {
-            task.cancel();
-        }
+        waiting.remove(network(connection.getEndPoint()));
     }
 
     /** A request's head has arrived on {@code endPoint}: its connection is no longer on the head's deadline. */
     void begun(EndPoint endPoint) {
-        Scheduler.Task task = waiting.remove(network(endPoint));
-        if (task != null) {
-            task.cancel();
-        }
+        waiting.remove(network(endPoint));
     }
 
     /** The answer is done: the next head on this connection has its own deadline. */
@@ -71,18 +74,27 @@ final class HeadDeadline implements Connection.Listener {
     }
 
     private void arm(EndPoint ep) {
-        java.util.concurrent.atomic.AtomicReference<Scheduler.Task> self = new java.util.concurrent.atomic.AtomicReference<>();
-        Runnable expire = () -> {
-            Scheduler.Task me = self.get();
-            if (me != null && waiting.remove(ep, me)) {
+        waiting.put(ep, System.nanoTime() + nanos);
+        sweepLater();
+    }
+
+    /** One sweep is scheduled while any connection waits for a head; none when none does. */
+    private void sweepLater() {
+        if (armed.compareAndSet(false, true)) {
+            scheduler.schedule(this::sweep, sweepMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void sweep() {
+        long now = System.nanoTime();
+        waiting.forEach((ep, deadline) -> {
+            if (now - deadline >= 0 && waiting.remove(ep, deadline)) {
                 ep.close();
             }
-        };
-        Scheduler.Task task = scheduler.schedule(expire, millis, TimeUnit.MILLISECONDS);
-        self.set(task);
-        Scheduler.Task before = waiting.put(ep, task);
-        if (before != null) {
-            before.cancel();
+        });
+        armed.set(false);
+        if (!waiting.isEmpty()) {
+            sweepLater();
         }
     }
 
