@@ -47,6 +47,8 @@ final class EngineLinks implements AutoCloseable {
         private long keptAt;
         /** Requests it carried before the current one. */
         int used;
+        /** Closed and no longer counted among the open ones. */
+        private boolean gone;
 
         private Link(String destination, Socket raw, SocketChannel channel, Socket io) throws IOException {
             this.destination = destination;
@@ -88,6 +90,8 @@ final class EngineLinks implements AutoCloseable {
     private final long idleNanos;
     /** Kept connections, the most recently put back last. */
     private final ArrayDeque<Link> kept = new ArrayDeque<>();
+    /** Connections open now, kept or carrying a request: at most {@code max}, resting ones closed first to stay so. */
+    private int open;
     private boolean closed;
 
     EngineLinks(int max, long idleMillis) {
@@ -116,7 +120,7 @@ final class EngineLinks implements AutoCloseable {
                 }
             }
             if (found == null) {
-                return connect(u, destination);
+                return connectCounted(u, destination);
             }
             // A connection put back within the last second, to an engine that keeps its connections (no rest), is
             // taken as it is: the check costs several system calls on the way to the first token, and an engine's
@@ -127,8 +131,48 @@ final class EngineLinks implements AutoCloseable {
                 found.used++;
                 return found;
             }
-            found.close();
+            discard(found);
         }
+    }
+
+    /** A new connection, counted among the open ones (the oldest kept one is closed first when they are at the bound). */
+    private Link connectCounted(MeteringProxyHandler.Upstream u, String destination) throws IOException {
+        Link evicted = null;
+        synchronized (this) {
+            if (open >= max && !kept.isEmpty()) {
+                evicted = kept.pollFirst();
+                evicted.gone = true;
+                open--;
+            }
+            open++;
+        }
+        if (evicted != null) {
+            evicted.close();
+        }
+        try {
+            return connect(u, destination);
+        } catch (IOException | RuntimeException e) {
+            synchronized (this) {
+                open--;
+            }
+            throw e;
+        }
+    }
+
+    /** Closes a connection that is not put back (it failed, or its answer ended with it). */
+    void discard(Link l) {
+        synchronized (this) {
+            if (!l.gone) {
+                l.gone = true;
+                open--;
+            }
+        }
+        l.close();
+    }
+
+    /** Connections open now, kept or in use. */
+    synchronized int open() {
+        return open;
     }
 
     /** Puts back a connection whose last answer was read whole, resting {@code restMillis} before its next request. */
@@ -138,12 +182,18 @@ final class EngineLinks implements AutoCloseable {
         synchronized (this) {
             if (closed) {
                 dropped = l;
+                if (!l.gone) {
+                    l.gone = true;
+                    open--;
+                }
             } else {
                 l.keptAt = now;
                 l.restedAt = now + restMillis * 1_000_000L;
                 kept.addLast(l);
                 if (kept.size() > max) {
                     dropped = kept.pollFirst();
+                    dropped.gone = true;
+                    open--;
                 }
             }
         }
@@ -162,6 +212,8 @@ final class EngineLinks implements AutoCloseable {
                 Link l = it.next();
                 if (now - l.keptAt >= idleNanos) {
                     it.remove();
+                    l.gone = true;
+                    open--;
                     old.add(l);
                 }
             }
@@ -181,6 +233,10 @@ final class EngineLinks implements AutoCloseable {
         synchronized (this) {
             closed = true;
             all = new java.util.ArrayList<>(kept);
+            for (Link l : kept) {
+                l.gone = true;
+                open--;
+            }
             kept.clear();
         }
         all.forEach(Link::close);

@@ -118,6 +118,11 @@ final class MeteringProxyHandler extends Handler.Abstract {
         return links.kept();
     }
 
+    /** Engine connections open now, kept or carrying a request (for tests). */
+    int openConnections() {
+        return links.open();
+    }
+
     @Override
     protected void doStop() throws Exception {
         links.close();
@@ -260,25 +265,29 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 return;
             }
             link = l;
-            if (aborted) {
-                l.close();
-                failed(new java.net.SocketException("the exchange was ended"));
-                return;
-            }
+            boolean whole = false;
             try {
+                if (aborted) {
+                    throw new java.net.SocketException("the exchange was ended");
+                }
                 send(l);
                 receive(l);
+                whole = true;
             } catch (IOException e) {
-                l.close();
+                links.discard(l);
                 failed(e);
                 return;
+            } finally {
+                link = null;
+                if (!whole) {
+                    links.discard(l);
+                }
             }
             // The answer was read whole: the connection can carry the next request.
-            link = null;
             if (persistent && !aborted) {
                 links.release(l, u.connectionRestMillis());
             } else {
-                l.close();
+                links.discard(l);
             }
             end();
         }
