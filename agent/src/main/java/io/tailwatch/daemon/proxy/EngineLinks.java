@@ -36,7 +36,11 @@ final class EngineLinks implements AutoCloseable {
         final String destination;
         /** The TCP socket (under the TLS one, for https). */
         final Socket raw;
-        /** The plain channel, for the liveness check; null for TLS, whose pending records cannot be told from a close. */
+        /**
+         * The TCP channel, for the check before a kept connection's use: nothing to read means open. Under TLS a
+         * record the engine sent meanwhile (a close_notify, a session ticket) also counts as not open, and the
+         * connection is dropped: a new one costs a handshake, a dead one a failed request.
+         */
         private final SocketChannel channel;
         final InputStream in;
         final OutputStream out;
@@ -49,6 +53,8 @@ final class EngineLinks implements AutoCloseable {
         int used;
         /** Closed and no longer counted among the open ones. */
         private boolean gone;
+        /** Checked before its next use however recently it was put back (its last answer had no body). */
+        boolean checkNext;
 
         private Link(String destination, Socket raw, SocketChannel channel, Socket io) throws IOException {
             this.destination = destination;
@@ -62,9 +68,6 @@ final class EngineLinks implements AutoCloseable {
         private boolean open() {
             if (raw.isClosed()) {
                 return false;
-            }
-            if (channel == null) {
-                return true;
             }
             try {
                 channel.configureBlocking(false);
@@ -126,7 +129,7 @@ final class EngineLinks implements AutoCloseable {
             // taken as it is: the check costs several system calls on the way to the first token, and an engine's
             // own keep-alive timeout is seconds (uvicorn 5 s, llama.cpp 5 s, Go's much longer). One that has rested
             // or waited longer is checked: llama-server closes without saying so, and any engine closes in time.
-            boolean fresh = u.connectionRestMillis() == 0 && now - found.keptAt < TRUST_NANOS;
+            boolean fresh = u.connectionRestMillis() == 0 && now - found.keptAt < TRUST_NANOS && !found.checkNext;
             if (fresh || found.open()) {
                 found.used++;
                 return found;
@@ -242,14 +245,38 @@ final class EngineLinks implements AutoCloseable {
         all.forEach(Link::close);
     }
 
-    private static Link connect(MeteringProxyHandler.Upstream u, String destination) throws IOException {
+    /** The engine's address as last looked up, for {@link #RESOLVED_NANOS}; forgotten when a connect to it fails. */
+    private record Resolved(String host, java.net.InetAddress address, long until) {
+    }
+
+    /** How long a looked-up address is used for new connections (the JVM's own cache keeps one 30 s). */
+    static final long RESOLVED_NANOS = 30_000_000_000L;
+    private volatile Resolved resolved;
+
+    /**
+     * The address of {@code host}: an IP literal at once; a name from the last lookup while it is recent, else looked
+     * up within {@code timeout} (on the shared lookup threads, so a resolver that hangs holds none of the proxy's).
+     * A burst of new connections to an engine named by a host name costs one lookup, not one each.
+     */
+    private java.net.InetAddress address(String host, long timeout) throws IOException {
+        Resolved r = resolved;
+        long now = System.nanoTime();
+        if (r != null && r.host().equals(host) && now - r.until() < 0) {
+            return r.address();
+        }
+        java.net.InetAddress a = HttpExchange.lookUp(host, timeout);
+        resolved = new Resolved(host, a, now + RESOLVED_NANOS);
+        return a;
+    }
+
+    private Link connect(MeteringProxyHandler.Upstream u, String destination) throws IOException {
         String host = u.base().getHost();
         String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         boolean tls = "https".equalsIgnoreCase(u.base().getScheme());
         int port = u.base().getPort() > 0 ? u.base().getPort() : tls ? 443 : 80;
         long timeout = Math.max(1, u.connectTimeoutMillis());
         long start = System.nanoTime();
-        InetSocketAddress address = new InetSocketAddress(HttpExchange.lookUp(bare, timeout), port);
+        InetSocketAddress address = new InetSocketAddress(address(bare, timeout), port);
         SocketChannel channel = SocketChannel.open();
         Socket raw = channel.socket();
         try {
@@ -257,7 +284,12 @@ final class EngineLinks implements AutoCloseable {
             int left = (int) Math.max(1, timeout - (System.nanoTime() - start) / 1_000_000L);
             try {
                 raw.connect(address, left);
-            } catch (SocketTimeoutException e) {
+            } catch (IOException e) {
+                // The engine may have moved (a new address for its name): the next connection looks it up again.
+                resolved = null;
+                if (!(e instanceof SocketTimeoutException)) {
+                    throw e;
+                }
                 throw new java.net.SocketTimeoutException("no connection to " + destination + " within " + timeout + " ms");
             }
             if (!tls) {
@@ -270,7 +302,7 @@ final class EngineLinks implements AutoCloseable {
             s.setSoTimeout((int) timeout);
             s.startHandshake();
             s.setSoTimeout(0);
-            return new Link(destination, raw, null, s);
+            return new Link(destination, raw, channel, s);
         } catch (IOException | RuntimeException e) {
             raw.close();
             throw e;

@@ -86,15 +86,18 @@ final class HeadDeadline implements Connection.Listener {
     }
 
     private void sweep() {
-        long now = System.nanoTime();
-        waiting.forEach((ep, deadline) -> {
-            if (now - deadline >= 0 && waiting.remove(ep, deadline)) {
-                ep.close();
+        try {
+            long now = System.nanoTime();
+            waiting.forEach((ep, deadline) -> {
+                if (now - deadline >= 0 && waiting.remove(ep, deadline)) {
+                    ep.close();
+                }
+            });
+        } finally {
+            armed.set(false);
+            if (!waiting.isEmpty()) {
+                sweepLater();
             }
-        });
-        armed.set(false);
-        if (!waiting.isEmpty()) {
-            sweepLater();
         }
     }
 

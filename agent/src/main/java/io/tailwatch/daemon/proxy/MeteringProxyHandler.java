@@ -252,8 +252,14 @@ final class MeteringProxyHandler extends Handler.Abstract {
 
         void run() {
             watch.add(this);
+            // The client's side idle while the proxy waits on the engine (a long prefill) is not a failure: the
+            // watch owns the engine's silence (a 504, counted as the engine's timeout). A read or write pending on the
+            // client's side is still failed by Jetty at the idle timeout.
+            request.addIdleTimeoutListener(t -> false);
             request.addFailureListener(t -> {
-                x.clientGone = true;
+                if (!(t instanceof TimeoutException)) {
+                    x.clientGone = true;
+                }
                 abort();
             });
             EngineLinks.Link l;
@@ -285,6 +291,8 @@ final class MeteringProxyHandler extends Handler.Abstract {
             }
             // The answer was read whole: the connection can carry the next request.
             if (persistent && !aborted) {
+                // Bytes an engine sends after an answer without a body would be read as the next one's: checked first.
+                l.checkNext = HttpMethod.HEAD.is(request.getMethod()) || status == 204 || status == 304;
                 links.release(l, u.connectionRestMillis());
             } else {
                 links.discard(l);
@@ -320,8 +328,9 @@ final class MeteringProxyHandler extends Handler.Abstract {
         /** The request's head and body, written to the engine. */
         private void send(EngineLinks.Link l) throws IOException {
             OutputStream out = l.out;
+            // The request line in UTF-8: a path of raw UTF-8 bytes (which Jetty read as UTF-8) goes on as it came.
+            out.write((request.getMethod() + ' ' + u.target(request) + " HTTP/1.1\r\n").getBytes(StandardCharsets.UTF_8));
             StringBuilder h = new StringBuilder(512);
-            h.append(request.getMethod()).append(' ').append(u.target(request)).append(" HTTP/1.1\r\n");
             field(h, "Host", u.host());
             HttpFields in = request.getHeaders();
             java.util.Set<String> named = connectionNames(in);
@@ -741,14 +750,19 @@ final class MeteringProxyHandler extends Handler.Abstract {
 
         @Override
         public void run() {
-            long now = System.nanoTime();
-            for (Forward f : active) {
-                f.check(now);
-            }
-            boolean kept = links.sweep();
-            armed.set(false);
-            if (!active.isEmpty() || kept) {
-                arm();
+            boolean kept = true;
+            try {
+                long now = System.nanoTime();
+                for (Forward f : active) {
+                    f.check(now);
+                }
+                kept = links.sweep();
+            } finally {
+                // Whatever went wrong in one look, the deadlines are looked at again.
+                armed.set(false);
+                if (!active.isEmpty() || kept) {
+                    arm();
+                }
             }
         }
     }

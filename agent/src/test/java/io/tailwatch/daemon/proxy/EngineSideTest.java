@@ -101,7 +101,8 @@ class EngineSideTest {
         HttpConfiguration http = new HttpConfiguration();
         ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
         connector.setHost("127.0.0.1");
-        connector.setIdleTimeout(300_000);
+        // As the proxy's own listener: the client's side has the same idle timeout as the engine's.
+        connector.setIdleTimeout(idleMillis);
         server.addConnector(connector);
         URI base = URI.create("http://127.0.0.1:" + engine.getLocalPort());
         handler = new MeteringProxyHandler(() -> new MeteringProxyHandler.Upstream(base, null, 2_000, restMillis),
