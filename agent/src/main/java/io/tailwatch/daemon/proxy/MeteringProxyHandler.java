@@ -203,17 +203,16 @@ final class MeteringProxyHandler extends Handler.Abstract {
         return false;
     }
 
-    /** The client's request body could not be read: malformed (its own fault) or cut (it left). */
-    private static final class BodyFailure extends IOException {
-        BodyFailure(Throwable cause) {
-            super(cause);
-        }
-    }
-
-    /** A write to the client failed: it left, or stopped reading for longer than the idle timeout. */
+    /**
+     * The client's side failed: its request body could not be read ({@code body}: malformed, its own fault, or cut,
+     * it left), or a write to it failed (it left, or stopped reading for longer than the idle timeout).
+     */
     private static final class ClientFailure extends IOException {
-        ClientFailure(Throwable cause) {
+        final boolean body;
+
+        ClientFailure(Throwable cause, boolean body) {
             super(cause);
+            this.body = body;
         }
     }
 
@@ -403,7 +402,7 @@ final class MeteringProxyHandler extends Handler.Abstract {
                     continue;
                 }
                 if (Content.Chunk.isFailure(c)) {
-                    throw new BodyFailure(c.getFailure());
+                    throw new ClientFailure(c.getFailure(), true);
                 }
                 try {
                     ByteBuffer b = c.getByteBuffer();
@@ -558,7 +557,7 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 response.write(false, b, cb);
                 cb.block();
             } catch (IOException e) {
-                failure = new ClientFailure(e);
+                failure = new ClientFailure(e, false);
                 return true;
             }
             written = true;
@@ -638,7 +637,8 @@ final class MeteringProxyHandler extends Handler.Abstract {
         private void failed(IOException e) {
             waitingSince = NOT_WAITING;
             Throwable cause = timedOut != null ? timedOut : e;
-            if (e instanceof BodyFailure body && body.getCause() instanceof HttpException bad && !response.isCommitted()) {
+            if (e instanceof ClientFailure client && client.body && client.getCause() instanceof HttpException bad
+                    && !response.isCommitted()) {
                 // The client's body was malformed (a bad chunk): the client's fault, said to the client, not the engine's.
                 if (!x.finished()) {
                     x.finish(System.nanoTime(), ProxyOutcome.REJECTED, null);
@@ -648,7 +648,7 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 answer(response, callback, 400, error("the request body is malformed: " + bad.getReason()).put("status", 400));
                 return;
             }
-            if (e instanceof BodyFailure || e instanceof ClientFailure) {
+            if (e instanceof ClientFailure) {
                 x.clientGone = true;
             }
             ProxyOutcome outcome = classify(x, cause);
