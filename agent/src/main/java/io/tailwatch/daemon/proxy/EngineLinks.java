@@ -49,8 +49,6 @@ final class EngineLinks implements AutoCloseable {
         /** Earliest System.nanoTime at which a kept connection may carry a request; when it was put back. */
         private long restedAt;
         private long keptAt;
-        /** Requests it carried before the current one. */
-        int used;
         /** Closed and no longer counted among the open ones. */
         private boolean gone;
         /** Checked before its next use however recently it was put back (its last answer had no body). */
@@ -131,7 +129,6 @@ final class EngineLinks implements AutoCloseable {
             // or waited longer is checked: llama-server closes without saying so, and any engine closes in time.
             boolean fresh = u.connectionRestMillis() == 0 && now - found.keptAt < TRUST_NANOS && !found.checkNext;
             if (fresh || found.open()) {
-                found.used++;
                 return found;
             }
             discard(found);

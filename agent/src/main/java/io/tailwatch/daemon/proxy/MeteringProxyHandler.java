@@ -238,7 +238,6 @@ final class MeteringProxyHandler extends Handler.Abstract {
         private IOException failure;
         private long arrived;
         private java.util.List<HttpField> fields;
-        private java.util.Set<String> connectionNames;
 
         Forward(Request request, Response response, Callback callback, ProxyMeter.Exchange x, Upstream u, long t0) {
             this.request = request;
@@ -279,7 +278,6 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 receive(l);
                 whole = true;
             } catch (IOException e) {
-                links.discard(l);
                 failed(e);
                 return;
             } finally {
@@ -519,14 +517,9 @@ final class MeteringProxyHandler extends Handler.Abstract {
             if (fields == null) {
                 return false;
             }
-            java.util.Set<String> named = null;
-            for (HttpField f : fields) {
-                if (f.getHeader() == HttpHeader.CONNECTION) {
-                    if (f.contains("close")) {
-                        persistent = false;
-                    }
-                    named = names(f, named);
-                }
+            java.util.Set<String> named = connectionNames(fields);
+            if (named != null && named.contains("close")) {
+                persistent = false;
             }
             HttpFields.Mutable out = response.getHeaders();
             java.util.Set<String> seen = new java.util.HashSet<>();
@@ -694,25 +687,20 @@ final class MeteringProxyHandler extends Handler.Abstract {
     }
 
     /** The header names a message's Connection fields list (which are hop-by-hop), or null for none. */
-    private static java.util.Set<String> connectionNames(HttpFields headers) {
+    private static java.util.Set<String> connectionNames(Iterable<HttpField> headers) {
         java.util.Set<String> named = null;
         for (HttpField f : headers) {
-            if (f.getHeader() == HttpHeader.CONNECTION) {
-                named = names(f, named);
+            if (f.getHeader() != HttpHeader.CONNECTION) {
+                continue;
             }
-        }
-        return named;
-    }
-
-    private static java.util.Set<String> names(HttpField connection, java.util.Set<String> into) {
-        java.util.Set<String> named = into;
-        for (String name : connection.getValue().split(",")) {
-            String n = name.trim().toLowerCase(Locale.ROOT);
-            if (!n.isEmpty()) {
-                if (named == null) {
-                    named = new java.util.HashSet<>();
+            for (String name : f.getValue().split(",")) {
+                String n = name.trim().toLowerCase(Locale.ROOT);
+                if (!n.isEmpty()) {
+                    if (named == null) {
+                        named = new java.util.HashSet<>();
+                    }
+                    named.add(n);
                 }
-                named.add(n);
             }
         }
         return named;
