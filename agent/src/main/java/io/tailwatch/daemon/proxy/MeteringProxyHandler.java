@@ -269,22 +269,22 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 return;
             }
             link = l;
-            boolean whole = false;
             try {
                 if (aborted) {
                     throw new java.net.SocketException("the exchange was ended");
                 }
                 send(l);
                 receive(l);
-                whole = true;
             } catch (IOException e) {
+                // The engine connection is closed before the client hears of the failure.
+                links.discard(l);
                 failed(e);
                 return;
+            } catch (RuntimeException | Error e) {
+                links.discard(l);
+                throw e;
             } finally {
                 link = null;
-                if (!whole) {
-                    links.discard(l);
-                }
             }
             // The answer was read whole: the connection can carry the next request.
             if (persistent && !aborted) {
