@@ -2,6 +2,7 @@ package io.tailwatch.core.probe;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.async.ByteArrayFeeder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tailwatch.core.http.HttpTransport;
@@ -16,7 +17,9 @@ import java.nio.charset.StandardCharsets;
  * is scanned with Jackson's streaming parser for the few fields metering needs (the first choice's content
  * and reasoning, the top-level model, an error, and the rare usage, timings and stop fields, which are read
  * as small trees and counted by the parser's own code). No String per line, no tree per event: this runs for
- * every chunk the proxy forwards. Bounded as the parser is: a line and an event's joined data at most
+ * every chunk the proxy forwards. One non-blocking parser reads the whole stream, fed each event in turn as one
+ * more root value: a parser made per event cost about 800 bytes of garbage a token, most of what the proxy
+ * allocated. Bounded as the parser is: a line and an event's joined data at most
  * {@code maxLineBytes} bytes, an event at most {@link SseDecoder#MAX_EVENT_LINES} data lines; past a bound the
  * stream is malformed. One instance per stream, fed from one thread at a time.
  */
@@ -35,9 +38,25 @@ final class SseTap {
     /** The event's name when it is one of LM Studio's native chat events, else null. */
     private String lmStudioEvent;
     private final Scan scan = new Scan();
+    /**
+     * The stream's parser, fed one event at a time; null until the first event and after an event it did not read
+     * cleanly to its end (the next event then gets a new one, so one bad event cannot spoil the rest). Renewed once
+     * it has read {@link #PARSER_BYTES}: the field names it has seen stay in its symbol table while it lives, and
+     * a stream of ever new names would otherwise grow that table for as long as the stream runs.
+     */
+    private JsonParser events;
+    /** Bytes fed to {@link #events} so far. */
+    private int fed;
+    static final int PARSER_BYTES = 64 * 1024;
+    /** Parsers made for this stream so far. */
+    private int parsersMade;
 
     SseTap(int maxLineBytes) {
         this.maxLineBytes = maxLineBytes;
+    }
+
+    int parsersMade() {
+        return parsersMade;
     }
 
     /** Bytes of the stream that arrived at {@code nanos}. */
@@ -79,6 +98,14 @@ final class SseTap {
 
     /** The stream ended at {@code nanos}: an event it ended inside of is a cut; without its end marker it was cut. */
     void end(long nanos, Measurement m) {
+        try {
+            ended(nanos, m);
+        } finally {
+            drop();
+        }
+    }
+
+    private void ended(long nanos, Measurement m) {
         if (lineLength > 0) {
             line(line, 0, lineLength, nanos, m);
             lineLength = 0;
@@ -251,16 +278,21 @@ final class SseTap {
         }
         Scan s = scan.reset();
         try {
-            if (!scan(b, from, to, s, m)) {
+            boolean object = scan(fed(b, from, to), s, m);
+            if (!object || !((ByteArrayFeeder) events.getNonBlockingInputFeeder()).needMoreInput()) {
+                drop(); // not an object, or more after it: the next event starts on a new parser
+            }
+            if (!object) {
                 m.fail(ProbeErrors.MALFORMED, "SSE data is not a JSON object: " + clip(b, from, to));
                 return;
             }
         } catch (IOException | RuntimeException e) {
+            drop();
             // The bytes may not be UTF-8: read as the probes read them (a bad byte is U+FFFD), then again.
             byte[] decoded = new String(b, from, to - from, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
             s.reset();
-            try {
-                if (!scan(decoded, 0, decoded.length, s, m)) {
+            try (JsonParser once = HttpTransport.JSON.getFactory().createParser(decoded)) {
+                if (!scan(once, s, m)) {
                     m.fail(ProbeErrors.MALFORMED, "SSE data is not a JSON object: " + clip(b, from, to));
                     return;
                 }
@@ -327,39 +359,75 @@ final class SseTap {
         return HttpTransport.clip(new String(b, from, Math.min(to - from, 1024), StandardCharsets.UTF_8));
     }
 
-    /** Scans one event's JSON; false when it is not an object. */
-    private static boolean scan(byte[] b, int from, int to, Scan s, Measurement m) throws IOException {
-        try (JsonParser p = HttpTransport.JSON.getFactory().createParser(b, from, to - from)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return false;
-            }
-            JsonToken t;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String f = p.currentName();
-                t = p.nextToken();
-                switch (f) {
-                    case "model" -> s.model = t == JsonToken.VALUE_NULL ? null : text(p, t, m.responseModel);
-                    case "error" -> {
-                        s.error = t != JsonToken.VALUE_NULL;
-                        s.rare(f, HttpTransport.JSON.readTree(p));
-                    }
-                    case "usage", "timings", "stats", "tokens_predicted", "stop" -> s.rare(f, HttpTransport.JSON.readTree(p));
-                    case "choices" -> {
-                        s.choices = true;
-                        s.choiceChars = t == JsonToken.START_ARRAY ? firstChoice(p) : skip(p);
-                    }
-                    case "content" -> {
-                        s.content = true;
-                        s.contentChars = length(p, t);
-                    }
-                    default -> p.skipChildren();
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT) {
-                throw new IOException("not a whole JSON object");
-            }
-            return true;
+    /** The stream's parser with [from, to) of {@code b} fed to it as its next input. */
+    private JsonParser fed(byte[] b, int from, int to) throws IOException {
+        if (events != null && fed > PARSER_BYTES) {
+            drop();
         }
+        if (events == null) {
+            events = HttpTransport.JSON.getFactory().createNonBlockingByteArrayParser();
+            fed = 0;
+            parsersMade++;
+        }
+        ((ByteArrayFeeder) events.getNonBlockingInputFeeder()).feedInput(b, from, to);
+        fed += to - from;
+        return events;
+    }
+
+    private void drop() {
+        if (events != null) {
+            try {
+                events.close();
+            } catch (IOException ignored) {
+                // nothing is held but its buffers
+            }
+            events = null;
+        }
+    }
+
+    /**
+     * The next token of an event fed whole. The non-blocking parser says {@code NOT_AVAILABLE} where the event
+     * ends before its JSON does; a blocking parser would have met the end of its input there, so it is that.
+     */
+    private static JsonToken next(JsonParser p) throws IOException {
+        JsonToken t = p.nextToken();
+        if (t == JsonToken.NOT_AVAILABLE) {
+            throw new IOException("event ends inside its JSON");
+        }
+        return t;
+    }
+
+    /** Scans one event's JSON, the parser's next root value; false when it is not an object. */
+    private static boolean scan(JsonParser p, Scan s, Measurement m) throws IOException {
+        if (next(p) != JsonToken.START_OBJECT) {
+            return false;
+        }
+        JsonToken t;
+        while (next(p) == JsonToken.FIELD_NAME) {
+            String f = p.currentName();
+            t = next(p);
+            switch (f) {
+                case "model" -> s.model = t == JsonToken.VALUE_NULL ? null : text(p, t, m.responseModel);
+                case "error" -> {
+                    s.error = t != JsonToken.VALUE_NULL;
+                    s.rare(f, HttpTransport.JSON.readTree(p));
+                }
+                case "usage", "timings", "stats", "tokens_predicted", "stop" -> s.rare(f, HttpTransport.JSON.readTree(p));
+                case "choices" -> {
+                    s.choices = true;
+                    s.choiceChars = t == JsonToken.START_ARRAY ? firstChoice(p) : skip(p);
+                }
+                case "content" -> {
+                    s.content = true;
+                    s.contentChars = length(p, t);
+                }
+                default -> p.skipChildren();
+            }
+        }
+        if (p.currentToken() != JsonToken.END_OBJECT) {
+            throw new IOException("not a whole JSON object");
+        }
+        return true;
     }
 
     /** A value's text as JsonNode.asText gives it ("" for an object or array); {@code known} again when it is that. */
@@ -396,16 +464,16 @@ final class SseTap {
 
     /** The content and reasoning characters of the first choice (its delta, or its message when it has no delta, and its text). */
     private static int firstChoice(JsonParser p) throws IOException {
-        JsonToken t = p.nextToken();
+        JsonToken t = next(p);
         int chars = 0;
         if (t == JsonToken.START_OBJECT) {
             boolean delta = false;
             int deltaChars = 0;
             int messageChars = 0;
             int textChars = 0;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
+            while (next(p) == JsonToken.FIELD_NAME) {
                 String f = p.currentName();
-                JsonToken v = p.nextToken();
+                JsonToken v = next(p);
                 switch (f) {
                     case "delta" -> {
                         delta = true;
@@ -421,7 +489,7 @@ final class SseTap {
             p.skipChildren();
         }
         while (t != JsonToken.END_ARRAY) { // the other choices are not read
-            t = p.nextToken();
+            t = next(p);
             if (t == null) {
                 throw new IOException("choices without their end");
             }
@@ -436,9 +504,9 @@ final class SseTap {
         int reasoning = 0;
         int reasoningContent = 0;
         int thinking = 0;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
+        while (next(p) == JsonToken.FIELD_NAME) {
             String f = p.currentName();
-            JsonToken v = p.nextToken();
+            JsonToken v = next(p);
             switch (f) {
                 case "content" -> content = length(p, v);
                 case "reasoning" -> reasoning = length(p, v);

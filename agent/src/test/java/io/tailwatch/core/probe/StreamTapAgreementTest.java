@@ -87,6 +87,7 @@ class StreamTapAgreementTest {
         s.add(start);
         s.add(start + lms("error", "{\"type\":\"error\",\"error\":{\"message\":\"model crashed\"}}"));
         s.add(lms("model_load.end", "{\"type\":\"model_load.end\",\"load_time_seconds\":1.5}") + start + "event: chat.end\ndata: {\"res");
+        s.add(longStream());
         List<byte[]> out = new ArrayList<>();
         for (String x : s) {
             out.add(x.getBytes(StandardCharsets.UTF_8));
@@ -107,6 +108,40 @@ class StreamTapAgreementTest {
         out.add((sse(content("a")) + "data: " + "x".repeat(StreamTap.MAX_LINE_BYTES + 10) + "\n\n").getBytes(StandardCharsets.UTF_8));
         out.add(("data: 1\n".repeat(SseDecoder.MAX_EVENT_LINES + 1) + "\n").getBytes(StandardCharsets.UTF_8));
         return out;
+    }
+
+    /**
+     * A stream several times as long as one parser of the tap reads, each event with a field name never seen before,
+     * the model changing every 500 events, an event with more after its object midway, and the usage at the end.
+     */
+    static String longStream() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            b.append("data: {\"model\":\"m").append(i / 500).append("\",\"x").append(i).append("\":").append(i)
+                    .append(",\"choices\":[{\"delta\":{\"content\":\"t").append(i).append("\"}}]}")
+                    .append(i == 1500 ? " {\"choices\":[]}" : "").append("\n\n");
+        }
+        return b + sse("{\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":3000}}", "[DONE]");
+    }
+
+    @Test
+    void aLongStreamIsReadByOneParserAtATimeEachRenewedAfterItsBound() {
+        byte[] b = longStream().getBytes(StandardCharsets.UTF_8);
+        SseTap tap = new SseTap(StreamTap.MAX_LINE_BYTES);
+        Measurement m = new Measurement(0, false);
+        tap.bytes(b, 0, b.length, 1, m);
+        tap.end(2, m);
+        assertThat(m.contentChunks).isEqualTo(3000);
+        assertThat(m.responseModel).isEqualTo("m5");
+        assertThat(m.usageOutput).isEqualTo(3000L);
+        // one parser per PARSER_BYTES read, one more after the event with more after its object
+        assertThat(b.length).isGreaterThan(3 * SseTap.PARSER_BYTES);
+        assertThat(tap.parsersMade()).isBetween(b.length / (SseTap.PARSER_BYTES + 256) + 1,
+                b.length / SseTap.PARSER_BYTES + 2);
+        SseTap one = new SseTap(StreamTap.MAX_LINE_BYTES);
+        byte[] plain = OPENAI_STREAM.getBytes(StandardCharsets.UTF_8);
+        one.bytes(plain, 0, plain.length, 1, new Measurement(0, false));
+        assertThat(one.parsersMade()).isEqualTo(1);
     }
 
     private static String lms(String event, String data) {
