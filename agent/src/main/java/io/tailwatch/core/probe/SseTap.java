@@ -61,6 +61,15 @@ final class SseTap {
 
     /** Bytes of the stream that arrived at {@code nanos}. */
     void bytes(byte[] b, int off, int len, long nanos, Measurement m) {
+        read(b, off, len, nanos, m);
+        if (m.isFinished()) {
+            // Closed now, not left to the collector: closing gives the names it learnt to the factory's table, so the
+            // next stream's parser finds them there instead of learning them again.
+            drop();
+        }
+    }
+
+    private void read(byte[] b, int off, int len, long nanos, Measurement m) {
         int end = off + len;
         int i = off;
         while (i < end) {
@@ -372,6 +381,11 @@ final class SseTap {
         ((ByteArrayFeeder) events.getNonBlockingInputFeeder()).feedInput(b, from, to);
         fed += to - from;
         return events;
+    }
+
+    /** Lets go of the parser now; a later event would get a new one. */
+    void release() {
+        drop();
     }
 
     private void drop() {

@@ -142,6 +142,18 @@ public final class StreamTap {
         stopped = true;
     }
 
+    /**
+     * Stops reading and lets go of the parsers' buffers now (an exchange that ended before its body did); what was
+     * read stands.
+     */
+    public void release() {
+        stopped = true;
+        if (sse != null) {
+            sse.release();
+        }
+        stop();
+    }
+
     private void stop() {
         stopped = true;
         if (json != null) {

@@ -159,6 +159,10 @@ public final class ProxyMeter {
         void finish(long nanos, ProxyOutcome outcome, String errorType) {
             if (finished.compareAndSet(false, true)) {
                 ProxyMeter.this.finish(this, nanos, outcome, errorType);
+                StreamTap t = tap;
+                if (t != null) {
+                    t.release(); // on the thread that fed it: an exchange cut short leaves no parser open
+                }
             }
         }
 
