@@ -286,29 +286,15 @@ final class SseTap {
             return;
         }
         Scan s = scan.reset();
-        try {
-            boolean object = scan(fed(b, from, to), s, m);
-            if (!object || !((ByteArrayFeeder) events.getNonBlockingInputFeeder()).needMoreInput()) {
-                drop(); // not an object, or more after it: the next event starts on a new parser
-            }
-            if (!object) {
-                m.fail(ProbeErrors.MALFORMED, "SSE data is not a JSON object: " + clip(b, from, to));
-                return;
-            }
-        } catch (IOException | RuntimeException e) {
-            drop();
-            // The bytes may not be UTF-8: read as the probes read them (a bad byte is U+FFFD), then again.
-            byte[] decoded = new String(b, from, to - from, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+        int read = readFed(b, from, to, s, m);
+        if (read == REREAD) {
             s.reset();
-            try (JsonParser once = HttpTransport.JSON.getFactory().createParser(decoded)) {
-                if (!scan(once, s, m)) {
-                    m.fail(ProbeErrors.MALFORMED, "SSE data is not a JSON object: " + clip(b, from, to));
-                    return;
-                }
-            } catch (IOException | RuntimeException again) {
-                m.fail(ProbeErrors.MALFORMED, "SSE data is not JSON: " + clip(b, from, to));
-                return;
-            }
+            read = readOnce(b, from, to, s, m);
+        }
+        if (read != OBJECT) {
+            m.fail(ProbeErrors.MALFORMED, (read == NOT_AN_OBJECT ? "SSE data is not a JSON object: " : "SSE data is not JSON: ")
+                    + clip(b, from, to));
+            return;
         }
         if (named || s.error) {
             m.fail(ProbeErrors.STREAM_ERROR, "error in stream: "
@@ -411,8 +397,69 @@ final class SseTap {
         return t;
     }
 
-    /** Scans one event's JSON, the parser's next root value; false when it is not an object. */
-    private static boolean scan(JsonParser p, Scan s, Measurement m) throws IOException {
+    private static final int OBJECT = 1;
+    private static final int NOT_AN_OBJECT = 0;
+    private static final int NOT_JSON = -1;
+    private static final int REREAD = -2;
+
+    /**
+     * Reads the event on the stream's parser: OBJECT or NOT_AN_OBJECT, or REREAD where the event is to be read
+     * again on a parser of its own (it failed here, or it has one of the rare fields, read as trees).
+     */
+    private int readFed(byte[] b, int from, int to, Scan s, Measurement m) {
+        try {
+            boolean object = scan(fed(b, from, to), s, m, false);
+            if (!object || !((ByteArrayFeeder) events.getNonBlockingInputFeeder()).needMoreInput()) {
+                drop(); // not an object, or more after it: the next event starts on a new parser
+            }
+            return object ? OBJECT : NOT_AN_OBJECT;
+        } catch (IOException | RuntimeException e) {
+            drop();
+            return REREAD;
+        }
+    }
+
+    /**
+     * Reads the event on a blocking parser of its own, as the probes read it: its bytes, and where they fail, the
+     * bytes as the probes decode them (a byte that is not UTF-8 is U+FFFD). OBJECT, NOT_AN_OBJECT or NOT_JSON.
+     */
+    private static int readOnce(byte[] b, int from, int to, Scan s, Measurement m) {
+        try (JsonParser once = HttpTransport.JSON.getFactory().createParser(b, from, to - from)) {
+            return scan(once, s, m, true) ? OBJECT : NOT_AN_OBJECT;
+        } catch (IOException | RuntimeException e) {
+            byte[] decoded = new String(b, from, to - from, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+            s.reset();
+            try (JsonParser again = HttpTransport.JSON.getFactory().createParser(decoded)) {
+                return scan(again, s, m, true) ? OBJECT : NOT_AN_OBJECT;
+            } catch (IOException | RuntimeException notJson) {
+                return NOT_JSON;
+            }
+        }
+    }
+
+    /**
+     * Thrown where a field is to be read as a tree on the stream's parser: Jackson's tree reader is for a blocking
+     * parser (on a non-blocking one, an event cut inside an array of objects had it add empty objects without end),
+     * so such an event, a few per stream, is read again on a parser of its own.
+     */
+    private static final class Reread extends IOException {
+        private static final Reread ONE = new Reread();
+
+        private Reread() {
+            super("read as a tree on a parser of its own");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this; // one shared instance, thrown as a signal: no stack to keep
+        }
+    }
+
+    /**
+     * Scans one event's JSON, the parser's next root value; false when it is not an object. {@code trees}: the rare
+     * fields may be read as trees here (a blocking parser); else they throw {@link Reread}.
+     */
+    private static boolean scan(JsonParser p, Scan s, Measurement m, boolean trees) throws IOException {
         if (next(p) != JsonToken.START_OBJECT) {
             return false;
         }
@@ -424,9 +471,9 @@ final class SseTap {
                 case "model" -> s.model = t == JsonToken.VALUE_NULL ? null : text(p, t, m.responseModel);
                 case "error" -> {
                     s.error = t != JsonToken.VALUE_NULL;
-                    s.rare(f, HttpTransport.JSON.readTree(p));
+                    s.rare(f, tree(p, trees));
                 }
-                case "usage", "timings", "stats", "tokens_predicted", "stop" -> s.rare(f, HttpTransport.JSON.readTree(p));
+                case "usage", "timings", "stats", "tokens_predicted", "stop" -> s.rare(f, tree(p, trees));
                 case "choices" -> {
                     s.choices = true;
                     s.choiceChars = t == JsonToken.START_ARRAY ? firstChoice(p) : skip(p);
@@ -442,6 +489,13 @@ final class SseTap {
             throw new IOException("not a whole JSON object");
         }
         return true;
+    }
+
+    private static JsonNode tree(JsonParser p, boolean trees) throws IOException {
+        if (!trees) {
+            throw Reread.ONE;
+        }
+        return HttpTransport.JSON.readTree(p);
     }
 
     /** A value's text as JsonNode.asText gives it ("" for an object or array); {@code known} again when it is that. */

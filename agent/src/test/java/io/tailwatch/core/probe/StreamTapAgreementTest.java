@@ -87,6 +87,10 @@ class StreamTapAgreementTest {
         s.add(start);
         s.add(start + lms("error", "{\"type\":\"error\",\"error\":{\"message\":\"model crashed\"}}"));
         s.add(lms("model_load.end", "{\"type\":\"model_load.end\",\"load_time_seconds\":1.5}") + start + "event: chat.end\ndata: {\"res");
+        // an event cut inside an array of objects under a field read as a tree, then a whole one
+        s.add("data: {\"usage\":[{}\n\n" + sse(content("a"), "[DONE]"));
+        s.add("data: {\"error\":{\"details\":[{\"a\":1}\n\n" + sse(content("a"), "[DONE]"));
+        s.add(sse(content("a")) + "data: {\"timings\":[{\"x\":{}},{}\n\n" + sse(content("b"), "[DONE]"));
         s.add(longStream());
         List<byte[]> out = new ArrayList<>();
         for (String x : s) {
