@@ -26,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  * java bench/ProxyOverhead.java run LABEL DIRECT_PORT PROXY_PORT AGENT_PID CONCURRENCY REQUESTS MAX_TOKENS [STAMP_PORT]
+ * java bench/ProxyOverhead.java race CONCURRENCY REQUESTS MAX_TOKENS STAMP_PORT LABEL PORT PID [LABEL PORT PID]...
  * java bench/ProxyOverhead.java hold PROXY_PORT AGENT_PID STREAMS MAX_TOKENS
  * java bench/ProxyOverhead.java relay LISTEN_PORT TARGET_PORT
  * </pre>
@@ -35,6 +36,14 @@ import java.util.concurrent.locks.LockSupport;
  * while all of them are open, prints the agent's resident set and heap (jcmd GC.heap_info). {@code relay} is
  * the floor any proxy on this machine stands on: a plain TCP relay (a thread per direction, blocking copies,
  * no HTTP at all) from LISTEN_PORT to TARGET_PORT, to be measured with {@code run} as the proxy.
+ * <p>{@code race} measures several proxies in one run, each request of a worker going direct and through every
+ * proxy in turn (the order rotating per worker and request), so that every path sees the same machine at the same
+ * time: one proxy's figure measured minutes before another's moves with whatever else ran then (nginx's own added
+ * time to first token swings from 0.04 to 0.57 ms between runs of the same binary here). The workers are
+ * CONCURRENCY x (proxies + 1) / 2, so each path sees CONCURRENCY / 2 streams at once on average, as it does in a
+ * {@code run} of one proxy (CONCURRENCY 1: one worker, one stream at a time on the machine). It prints each proxy's
+ * figures as {@code run} does, then each later proxy against the first: the added time to first token and per chunk
+ * at the median as a ratio, the time to first token's p99 over direct, and the CPU per 1,000 tokens as a ratio.
  */
 public class ProxyOverhead {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -210,6 +219,10 @@ public class ProxyOverhead {
             hold(Integer.parseInt(a[1]), a[2], Integer.parseInt(a[3]), Integer.parseInt(a[4]));
             return;
         }
+        if (a[0].equals("race")) {
+            race(a);
+            return;
+        }
         String label = a[1];
         int direct = Integer.parseInt(a[2]);
         int proxy = Integer.parseInt(a[3]);
@@ -289,6 +302,109 @@ public class ProxyOverhead {
             double jitMs = (jit1 - jit0) * 10.0;
             System.out.printf("  of which the JIT compiler threads %.0f ms; without them %.1f ms per 1,000 tokens%n", jitMs,
                     (cpuMs - jitMs) * 1000 / Math.max(1, tokens[0]));
+        }
+    }
+
+    /** One route's figures (direct, or through one proxy) over a race: times to first token and to the end, chunk times, tokens forwarded. */
+    record Route(String label, int port, String pid, List<Double> ttft, List<Double> e2e, List<Double> chunk, long[] tokens) {
+        Route(String label, int port, String pid) {
+            this(label, port, pid, Collections.synchronizedList(new ArrayList<>()), Collections.synchronizedList(new ArrayList<>()),
+                    Collections.synchronizedList(new ArrayList<>()), new long[1]);
+        }
+
+        void add(Run r) {
+            ttft.add(r.ttft);
+            e2e.add(r.e2e);
+            chunk.addAll(r.chunkMicros);
+            synchronized (tokens) {
+                tokens[0] += r.chunks;
+            }
+        }
+    }
+
+    /** race CONCURRENCY REQUESTS MAX_TOKENS STAMP_PORT (LABEL PORT PID)... (see the class comment). */
+    static void race(String[] a) throws Exception {
+        int conc = Integer.parseInt(a[1]);
+        int requests = Integer.parseInt(a[2]);
+        int maxTokens = Integer.parseInt(a[3]);
+        int stampPort = Integer.parseInt(a[4]);
+        List<Route> paths = new ArrayList<>();
+        paths.add(new Route("direct", stampPort, null));
+        for (int i = 5; i + 2 < a.length; i += 3) {
+            paths.add(new Route(a[i], Integer.parseInt(a[i + 1]), a[i + 2]));
+        }
+        HttpServer engine = stampEngine(stampPort);
+        for (int i = 0; i < 20; i++) { // warm-up of every path
+            for (Route p : paths) {
+                one(p.port, maxTokens, true);
+            }
+        }
+        int workers = conc == 1 ? 1 : Math.max(1, conc * paths.size() / 2);
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        int n = paths.size();
+        long[][] cpu0 = new long[n][];
+        long[] jit0 = new long[n];
+        for (int k = 1; k < n; k++) {
+            cpu0[k] = userSystemTicks(paths.get(k).pid);
+            jit0[k] = compilerTicks(paths.get(k).pid);
+        }
+        long w0 = System.nanoTime();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            int worker = w;
+            fs.add(pool.submit(() -> {
+                for (int i = 0; i < Math.max(1, requests / workers); i++) {
+                    for (int k = 0; k < n; k++) { // every path once, starting at a different one each time
+                        Route p = paths.get((i + worker + k) % n);
+                        p.add(one(p.port, maxTokens, true));
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        double wallS = (System.nanoTime() - w0) / 1e9;
+        double[] cpuPer1k = new double[n];
+        for (int k = 1; k < n; k++) {
+            long[] us1 = userSystemTicks(paths.get(k).pid);
+            long jitMs = (compilerTicks(paths.get(k).pid) - jit0[k]) * 10;
+            cpuPer1k[k] = ((us1[0] + us1[1]) - (cpu0[k][0] + cpu0[k][1])) * 10.0 * 1000 / Math.max(1, paths.get(k).tokens[0]);
+            Route d = paths.get(0);
+            Route p = paths.get(k);
+            System.out.printf("%s: concurrency %d (%d workers, every path in turn), %d requests each way, %d tokens each, %.1f s%n",
+                    p.label, conc, workers, p.ttft.size(), maxTokens, wallS);
+            System.out.printf("  TTFT ms   direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f p99 %+.3f%n",
+                    pct(d.ttft, .5), pct(d.ttft, .99), pct(p.ttft, .5), pct(p.ttft, .99), pct(p.ttft, .5) - pct(d.ttft, .5),
+                    pct(p.ttft, .99) - pct(d.ttft, .99));
+            System.out.printf("  e2e ms    direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f%n",
+                    pct(d.e2e, .5), pct(d.e2e, .99), pct(p.e2e, .5), pct(p.e2e, .99), pct(p.e2e, .5) - pct(d.e2e, .5));
+            System.out.printf("  chunk us  engine write to client read: direct p50 %.1f p99 %.1f | proxy p50 %.1f p99 %.1f"
+                            + " | added p50 %+.1f p99 %+.1f (%d chunks each way)%n",
+                    pct(d.chunk, .5), pct(d.chunk, .99), pct(p.chunk, .5), pct(p.chunk, .99), pct(p.chunk, .5) - pct(d.chunk, .5),
+                    pct(p.chunk, .99) - pct(d.chunk, .99), p.chunk.size());
+            System.out.printf("  CPU %.0f ms (user %d, system %d) for %d tokens forwarded: %.1f ms per 1,000 tokens%n",
+                    ((us1[0] + us1[1]) - (cpu0[k][0] + cpu0[k][1])) * 10.0, (us1[0] - cpu0[k][0]) * 10, (us1[1] - cpu0[k][1]) * 10,
+                    p.tokens[0], cpuPer1k[k]);
+            if (jitMs > 0) {
+                System.out.printf("  of which the JIT compiler threads %d ms; without them %.1f ms per 1,000 tokens%n", jitMs,
+                        cpuPer1k[k] - jitMs * 1000.0 / Math.max(1, p.tokens[0]));
+            }
+        }
+        pool.shutdown();
+        engine.stop(0);
+        Route d = paths.get(0);
+        Route base = paths.get(1);
+        double baseTtft = pct(base.ttft, .5) - pct(d.ttft, .5);
+        double baseChunk = pct(base.chunk, .5) - pct(d.chunk, .5);
+        for (int k = 2; k < n; k++) {
+            Route p = paths.get(k);
+            System.out.printf("%s against %s, concurrency %d: added TTFT p50 %.2fx (%+.3f against %+.3f ms), TTFT p99 %+.2f ms over"
+                            + " direct, added per chunk p50 %.2fx (%+.1f against %+.1f us), CPU per 1,000 tokens %.2fx (%.1f against %.1f ms)%n",
+                    p.label, base.label, conc, (pct(p.ttft, .5) - pct(d.ttft, .5)) / baseTtft, pct(p.ttft, .5) - pct(d.ttft, .5),
+                    baseTtft, pct(p.ttft, .99) - pct(d.ttft, .99), (pct(p.chunk, .5) - pct(d.chunk, .5)) / baseChunk,
+                    pct(p.chunk, .5) - pct(d.chunk, .5), baseChunk, cpuPer1k[k] / cpuPer1k[1], cpuPer1k[k], cpuPer1k[1]);
         }
     }
 

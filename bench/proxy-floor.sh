@@ -22,6 +22,10 @@
 # -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=16m' measures the proxy without its JIT flags (C1 alone, as a daemon
 # without a proxy runs); a JFR recording is taken the same way (-XX:StartFlightRecording=...). FLAG_SETS
 # measures several such sets one after another in the same run (see the agent's part below).
+# RACE=1 measures the chosen proxies in one run instead of one after another: each started and warmed, then every
+# request of a worker goes direct and through each proxy in turn (ProxyOverhead race), so each proxy's figures come
+# from the same minutes of the machine; the first proxy in PROXIES is the one the others are held against
+# (RACE=1 PROXIES="nginx agent": the agent's ratios to nginx, printed after each concurrency).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -53,21 +57,23 @@ await_port() {
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); java $(java -version 2>&1 | head -1)"
-
-if [[ $proxies == *" relay "* ]]; then
-listen=$(free_port)
-java $flags bench/ProxyOverhead.java relay "$listen" "$stamp" >"$work/relay.log" 2>&1 &
-relay=$!
-# (Not probed by connecting: the relay would connect on to the engine, which starts with each run.)
-for _ in $(seq 1 120); do grep -q "^relay " "$work/relay.log" && break; sleep 0.25; done
-measure "TCP relay" "$listen" "$relay"
-stop "$relay"
-fi
-
-if [[ $proxies != *" nginx "* ]]; then
-  :
-elif command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+# Each start_* starts one proxy in front of the stamping engine's port and sets listen (its port) and pid (the process
+# that forwards: nginx's worker, not its master); stop_all ends every one started.
+started=()
+stop_all() {
+  for p in "${started[@]}"; do stop "$p"; done
+  started=()
+}
+start_relay() {
+  listen=$(free_port)
+  # shellcheck disable=SC2086
+  java $flags bench/ProxyOverhead.java relay "$listen" "$stamp" >"$work/relay.log" 2>&1 &
+  pid=$!
+  started+=("$pid")
+  # (Not probed by connecting: the relay would connect on to the engine, which starts with each run.)
+  for _ in $(seq 1 120); do grep -q "^relay " "$work/relay.log" && break; sleep 0.25; done
+}
+start_nginx() {
   listen=$(free_port)
   mkdir -p "$work/nginx/logs"
   cat >"$work/nginx/nginx.conf" <<EOF
@@ -93,46 +99,101 @@ http {
 }
 EOF
   "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx/nginx.conf" -p "$work/nginx" >"$work/nginx.log" 2>&1 &
-  master=$!
+  local master=$!
+  started+=("$master")
   await_port "$listen"
-  measure "nginx" "$listen" "$(pgrep -P "$master" | head -1)"
-  stop "$master"
+  pid=$(pgrep -P "$master" | head -1)
+}
+start_netty() {
+  local cp="" jar a
+  for a in common buffer transport resolver codec-base codec-http handler; do
+    jar=$HOME/.m2/repository/io/netty/netty-$a/4.2.21.Final/netty-$a-4.2.21.Final.jar
+    [ -f "$jar" ] || mvn -B -q dependency:get -Dartifact="io.netty:netty-$a:4.2.21.Final" -Dtransitive=false >/dev/null
+    cp="$cp$jar:"
+  done
+  listen=$(free_port)
+  # shellcheck disable=SC2086
+  java $flags -cp "$cp" bench/NettyFloor.java "$listen" "$stamp" >"$work/netty.log" 2>&1 &
+  pid=$!
+  started+=("$pid")
+  await_port "$listen"
+}
+# The agent with a proxied daemon's flags (launchd/jvm.options, then launchd/jvm-proxy.options), then EXTRA.
+proxyflags=$(grep -v '^[[:space:]]*\(#\|$\)' launchd/jvm-proxy.options | tr '\n' ' ')
+start_agent_proxy() {
+  local extra=$1
+  listen=$(free_port)
+  printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: stamp\n    api: openai\n    url: http://127.0.0.1:%s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:%s, connection_rest: 0s}\n' \
+    "$stamp" "$listen" >"$work/tailwatch.yaml"
+  # shellcheck disable=SC2086
+  start_agent "$work/tailwatch.yaml" "$work/agent.log" $proxyflags $extra
+  pid=$agent
+  started+=("$pid")
+  await_port "$listen"
+}
+have_nginx() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
+label_of() { case $1 in relay) echo "TCP relay" ;; nginx) echo nginx ;; netty) echo "bare Netty" ;; agent) echo "agent proxy" ;; esac; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); java $(java -version 2>&1 | head -1)"
+
+if [ "${RACE:-0}" = 1 ]; then
+  # All at once: each started and warmed alone, then raced request by request at concurrency 1 and 8.
+  args=()
+  for name in $proxies; do
+    if [ "$name" = nginx ] && ! have_nginx; then
+      echo "nginx: not installed (apt-get install nginx-light), skipped"
+      continue
+    fi
+    case $name in
+      relay) start_relay ;;
+      nginx) start_nginx ;;
+      netty) start_netty ;;
+      agent) start_agent_proxy "${JAVA_EXTRA:-}" ;;
+      *) echo "PROXIES: unknown proxy '$name' (relay, nginx, netty, agent)" >&2; exit 2 ;;
+    esac
+    java bench/ProxyOverhead.java run warm "$stamp" "$listen" "$pid" 8 "$warm" "$tokens" "$stamp" >/dev/null
+    java bench/ProxyOverhead.java run warm "$stamp" "$listen" "$pid" 1 $((warm / 10)) "$tokens" "$stamp" >/dev/null
+    args+=("$(label_of "$name")" "$listen" "$pid")
+  done
+  for c in 1 8; do
+    echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    java bench/ProxyOverhead.java race "$c" "$requests" "$tokens" "$stamp" "${args[@]}"
+  done
+  stop_all
+  exit 0
+fi
+
+if [[ $proxies == *" relay "* ]]; then
+  start_relay
+  measure "TCP relay" "$listen" "$pid"
+  stop_all
+fi
+
+if [[ $proxies != *" nginx "* ]]; then
+  :
+elif have_nginx; then
+  start_nginx
+  measure "nginx" "$listen" "$pid"
+  stop_all
 else
   echo "nginx: not installed (apt-get install nginx-light), skipped"
 fi
 
 if [[ $proxies == *" netty "* ]]; then
-netty=(common buffer transport resolver codec-base codec-http handler)
-cp=""
-for a in "${netty[@]}"; do
-  jar=$HOME/.m2/repository/io/netty/netty-$a/4.2.21.Final/netty-$a-4.2.21.Final.jar
-  [ -f "$jar" ] || mvn -B -q dependency:get -Dartifact="io.netty:netty-$a:4.2.21.Final" -Dtransitive=false >/dev/null
-  cp="$cp$jar:"
-done
-listen=$(free_port)
-# shellcheck disable=SC2086
-java $flags -cp "$cp" bench/NettyFloor.java "$listen" "$stamp" >"$work/netty.log" 2>&1 &
-nettypid=$!
-await_port "$listen"
-measure "bare Netty" "$listen" "$nettypid"
-stop "$nettypid"
+  start_netty
+  measure "bare Netty" "$listen" "$pid"
+  stop_all
 fi
 
 [[ $proxies == *" agent "* ]] || exit 0
 # One agent after another, each with a proxied daemon's flags and then one set of FLAG_SETS (';' between sets;
 # default one set, JAVA_EXTRA): FLAG_SETS='; -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=16m'
 # measures the proxy's JIT flags and C1 alone in one sitting.
-proxyflags=$(grep -v '^[[:space:]]*\(#\|$\)' launchd/jvm-proxy.options | tr '\n' ' ')
 IFS=';' read -r -a sets <<<"${FLAG_SETS-${JAVA_EXTRA:-}}"
 [ ${#sets[@]} -gt 0 ] || sets=("")
 for extra in "${sets[@]}"; do
   extra=$(echo "$extra" | xargs)
-  listen=$(free_port)
-  printf 'server:\n  listen: 127.0.0.1:0\nhost:\n  interval: 10s\nengines:\n  - name: stamp\n    api: openai\n    url: http://127.0.0.1:%s\n    scenarios: []\n    health: {interval: 1h}\n    signals: {source: none}\n    proxy: {listen: 127.0.0.1:%s, connection_rest: 0s}\n' \
-    "$stamp" "$listen" >"$work/tailwatch.yaml"
-  # shellcheck disable=SC2086
-  start_agent "$work/tailwatch.yaml" "$work/agent.log" $proxyflags $extra
-  await_port "$listen"
-  measure "agent proxy${extra:+ (+ $extra)}" "$listen" "$agent"
-  stop "$agent"
+  start_agent_proxy "$extra"
+  measure "agent proxy${extra:+ (+ $extra)}" "$listen" "$pid"
+  stop_all
 done
