@@ -48,6 +48,8 @@ final class SseTap {
     /** Bytes fed to {@link #events} so far. */
     private int fed;
     static final int PARSER_BYTES = 64 * 1024;
+    /** An event longer than this is the last its parser reads. */
+    static final int LARGE_EVENT = 4096;
     /** Parsers made for this stream so far. */
     private int parsersMade;
 
@@ -409,8 +411,11 @@ final class SseTap {
     private int readFed(byte[] b, int from, int to, Scan s, Measurement m) {
         try {
             boolean object = scan(fed(b, from, to), s, m, false);
-            if (!object || !((ByteArrayFeeder) events.getNonBlockingInputFeeder()).needMoreInput()) {
-                drop(); // not an object, or more after it: the next event starts on a new parser
+            if (!object || to - from > LARGE_EVENT || !((ByteArrayFeeder) events.getNonBlockingInputFeeder()).needMoreInput()) {
+                // Not an object, or more after it: the next event starts on a new parser. After a large event too: the
+                // parser's text buffer has grown to its longest string (up to twice the line bound in chars) and
+                // would stay that large for as long as the stream lasts; closed, it goes back to Jackson's pool.
+                drop();
             }
             return object ? OBJECT : NOT_AN_OBJECT;
         } catch (IOException | RuntimeException e) {

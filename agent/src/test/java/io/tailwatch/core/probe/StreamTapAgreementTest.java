@@ -146,6 +146,13 @@ class StreamTapAgreementTest {
         byte[] plain = OPENAI_STREAM.getBytes(StandardCharsets.UTF_8);
         one.bytes(plain, 0, plain.length, 1, new Measurement(0, false));
         assertThat(one.parsersMade()).isEqualTo(1);
+        // an event over LARGE_EVENT is the last its parser reads: the next one starts a new parser
+        SseTap large = new SseTap(StreamTap.MAX_LINE_BYTES);
+        byte[] two = sse(content("x".repeat(SseTap.LARGE_EVENT)), content("a"), content("b"), "[DONE]").getBytes(StandardCharsets.UTF_8);
+        Measurement seen = new Measurement(0, false);
+        large.bytes(two, 0, two.length, 1, seen);
+        assertThat(seen.contentChunks).isEqualTo(3);
+        assertThat(large.parsersMade()).isEqualTo(2);
     }
 
     private static String lms(String event, String data) {
