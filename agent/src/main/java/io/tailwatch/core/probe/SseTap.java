@@ -47,7 +47,7 @@ final class SseTap {
     private JsonParser events;
     /** Bytes fed to {@link #events} so far. */
     private int fed;
-    static final int PARSER_BYTES = 64 * 1024;
+    static final int PARSER_BYTES = 16 * 1024;
     /** An event longer than this is the last its parser reads. */
     static final int LARGE_EVENT = 4096;
     /** Parsers made for this stream so far. */
