@@ -273,7 +273,14 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 if (aborted) {
                     throw new java.net.SocketException("the exchange was ended");
                 }
-                send(l);
+                try {
+                    send(l);
+                } catch (ClientFailure clients) {
+                    throw clients;
+                } catch (IOException cut) {
+                    answeredEarly(l, cut);
+                    return;
+                }
                 receive(l);
             } catch (IOException e) {
                 // The engine connection is closed before the client hears of the failure.
@@ -304,6 +311,33 @@ final class MeteringProxyHandler extends Handler.Abstract {
             if (l != null) {
                 l.close();
             }
+        }
+
+        /**
+         * The engine stopped taking the request's body: it may have answered before the body ended (a 413 for a body
+         * too large, a 401) and closed its side. That answer goes to the client as it came; the connection is not
+         * kept (the engine did not read the whole request). Without one, the write's failure stands.
+         */
+        private void answeredEarly(EngineLinks.Link l, IOException cut) {
+            try {
+                if (aborted || timedOut != null) {
+                    throw cut;
+                }
+                try {
+                    receive(l);
+                } catch (IOException none) {
+                    cut.addSuppressed(none);
+                    throw cut;
+                }
+            } catch (IOException e) {
+                links.discard(l);
+                link = null;
+                failed(e);
+                return;
+            }
+            link = null;
+            links.discard(l);
+            end();
         }
 
         /** Called by the watch: ends the exchange if it has waited on the engine too long, or run out of time. */

@@ -325,4 +325,28 @@ class EngineSideTest {
         }
         assertThat(handler.openConnections()).isLessThanOrEqualTo(2);
     }
+
+    @Test
+    void anEngineThatAnswersBeforeTheBodyEndsHasItsAnswerPassedOn() throws Exception {
+        start((s, n) -> {
+            InputStream in = s.getInputStream();
+            // The head only: a server that refuses a body by its Content-Length answers at once and stops reading.
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+                head.write(in.read());
+            }
+            write(s, "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nContent-Length: 24\r\n"
+                    + "Connection: close\r\n\r\n{\"error\":\"body too big\"}");
+            s.shutdownOutput();
+            s.close();
+        }, 10_000, 0, 0);
+        byte[] big = new byte[32 * 1024 * 1024];
+        java.util.Arrays.fill(big, (byte) 'x');
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofByteArray(big)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+        assertThat(r.body()).isEqualTo("{\"error\":\"body too big\"}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> handler.openConnections() == 0);
+    }
 }
