@@ -427,10 +427,7 @@ final class MeteringProxyHandler extends Handler.Abstract {
                     waitingSince = System.nanoTime();
                     out.flush();
                     waitingSince = NOT_WAITING;
-                    try (Blocker.Runnable r = blocker.runnable()) {
-                        request.demand(r);
-                        r.block();
-                    }
+                    awaitClient();
                     continue;
                 }
                 if (Content.Chunk.isFailure(c)) {
@@ -460,6 +457,30 @@ final class MeteringProxyHandler extends Handler.Abstract {
                     }
                     return;
                 }
+            }
+        }
+
+        /**
+         * Waits for more of the client's body, at most until the request's {@code timeout}: a client that sends its
+         * body a byte at a time, each within the idle timeout, is cut there (a 504, as any request past its time).
+         * A latch of its own per wait, not the shared blocker: a demand left pending at the deadline runs later
+         * without waking anything else.
+         */
+        private void awaitClient() throws IOException {
+            java.util.concurrent.CountDownLatch more = new java.util.concurrent.CountDownLatch(1);
+            request.demand(more::countDown);
+            try {
+                if (deadline == Long.MAX_VALUE) {
+                    more.await();
+                } else if (!more.await(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                    if (timedOut == null) {
+                        timedOut = new TimeoutException("the request took longer than " + limits.timeoutMillis() + " ms");
+                    }
+                    throw new IOException(timedOut);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while the client's body was awaited");
             }
         }
 

@@ -340,13 +340,71 @@ class EngineSideTest {
             s.shutdownOutput();
             s.close();
         }, 10_000, 0, 0);
-        byte[] big = new byte[32 * 1024 * 1024];
-        java.util.Arrays.fill(big, (byte) 'x');
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.ofByteArray(big)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
-        assertThat(r.body()).isEqualTo("{\"error\":\"body too big\"}");
+        // A client of its own on a socket that reads the answer while its body is still going out (as curl does),
+        // its failing writes ignored: the answer is what it reads.
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            client.setSoTimeout(20_000);
+            int length = 32 * 1024 * 1024;
+            Thread upload = new Thread(() -> {
+                try {
+                    OutputStream out = client.getOutputStream();
+                    out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: " + length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    byte[] piece = new byte[64 * 1024];
+                    java.util.Arrays.fill(piece, (byte) 'x');
+                    for (int sent = 0; sent < length; sent += piece.length) {
+                        out.write(piece);
+                    }
+                } catch (IOException refused) {
+                    // The proxy closed the connection after the answer: the rest is not wanted.
+                }
+            });
+            upload.setDaemon(true);
+            upload.start();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            try {
+                client.getInputStream().transferTo(answer);
+            } catch (IOException reset) {
+                // What arrived before the connection ended is the answer.
+            }
+            String r = answer.toString(StandardCharsets.ISO_8859_1);
+            assertThat(r).startsWith("HTTP/1.1 413 ").endsWith("\r\n\r\n{\"error\":\"body too big\"}");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> handler.openConnections() == 0);
+    }
+
+    @Test
+    void aClientThatDribblesItsBodyPastTheRequestTimeoutGets504AtTheTimeout() throws Exception {
+        start((s, n) -> {
+            readRequest(s.getInputStream());
+            write(s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        }, 10_000, 1_500, 0);
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            client.setSoTimeout(20_000);
+            OutputStream out = client.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 1000\r\n\r\n{").getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            long t0 = System.nanoTime();
+            // One byte every 4 s: each within the 10 s idle timeout, the second past the 1.5 s timeout.
+            java.util.concurrent.ScheduledExecutorService drip = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+            try {
+                drip.scheduleAtFixedRate(() -> {
+                    try {
+                        out.write(' ');
+                        out.flush();
+                    } catch (IOException closed) {
+                        throw new java.io.UncheckedIOException(closed);
+                    }
+                }, 4_000, 4_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+                String status = new String(client.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1);
+                long took = (System.nanoTime() - t0) / 1_000_000;
+                assertThat(status).isEqualTo("HTTP/1.1 504");
+                assertThat(took).as("ms until the 504").isBetween(1_400L, 3_900L);
+            } finally {
+                drip.shutdownNow();
+            }
+        }
         await().atMost(Duration.ofSeconds(5)).until(() -> handler.openConnections() == 0);
     }
 }
