@@ -326,6 +326,9 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 try {
                     receive(l);
                 } catch (IOException none) {
+                    if (none instanceof ClientFailure || x.headersAt >= 0) {
+                        throw none; // the answer began: how passing it on failed (the client left) is what counts
+                    }
                     cut.addSuppressed(none);
                     throw cut;
                 }
@@ -468,7 +471,9 @@ final class MeteringProxyHandler extends Handler.Abstract {
          */
         private void awaitClient() throws IOException {
             java.util.concurrent.CountDownLatch more = new java.util.concurrent.CountDownLatch(1);
-            request.demand(more::countDown);
+            // Non-blocking, as the shared blocker's was: Jetty runs it on the thread that found the bytes, no hand-off.
+            request.demand(org.eclipse.jetty.util.thread.Invocable.from(
+                    org.eclipse.jetty.util.thread.Invocable.InvocationType.NON_BLOCKING, more::countDown));
             try {
                 if (deadline == Long.MAX_VALUE) {
                     more.await();
