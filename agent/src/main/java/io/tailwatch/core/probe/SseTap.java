@@ -67,7 +67,7 @@ final class SseTap {
         if (m.isFinished()) {
             // Closed now, not left to the collector: closing gives the names it learnt to the factory's table, so the
             // next stream's parser finds them there instead of learning them again.
-            drop();
+            release();
         }
     }
 
@@ -112,7 +112,7 @@ final class SseTap {
         try {
             ended(nanos, m);
         } finally {
-            drop();
+            release();
         }
     }
 
@@ -359,7 +359,7 @@ final class SseTap {
     /** The stream's parser with [from, to) of {@code b} fed to it as its next input. */
     private JsonParser fed(byte[] b, int from, int to) throws IOException {
         if (events != null && fed > PARSER_BYTES) {
-            drop();
+            release();
         }
         if (events == null) {
             events = HttpTransport.JSON.getFactory().createNonBlockingByteArrayParser();
@@ -373,10 +373,6 @@ final class SseTap {
 
     /** Lets go of the parser now; a later event would get a new one. */
     void release() {
-        drop();
-    }
-
-    private void drop() {
         if (events != null) {
             try {
                 events.close();
@@ -415,11 +411,11 @@ final class SseTap {
                 // Not an object, or more after it: the next event starts on a new parser. After a large event too: the
                 // parser's text buffer has grown to its longest string (up to twice the line bound in chars) and
                 // would stay that large for as long as the stream lasts; closed, it goes back to Jackson's pool.
-                drop();
+                release();
             }
             return object ? OBJECT : NOT_AN_OBJECT;
         } catch (IOException | RuntimeException e) {
-            drop();
+            release();
             return REREAD;
         }
     }

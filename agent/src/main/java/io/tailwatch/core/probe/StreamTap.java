@@ -147,7 +147,6 @@ public final class StreamTap {
      * read stands.
      */
     public void release() {
-        stopped = true;
         if (sse != null) {
             sse.release();
         }

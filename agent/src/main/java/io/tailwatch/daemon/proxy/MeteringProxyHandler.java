@@ -319,28 +319,25 @@ final class MeteringProxyHandler extends Handler.Abstract {
          * kept (the engine did not read the whole request). Without one, the write's failure stands.
          */
         private void answeredEarly(EngineLinks.Link l, IOException cut) {
-            try {
-                if (aborted || timedOut != null) {
-                    throw cut;
-                }
+            IOException failure = cut;
+            if (!aborted && timedOut == null) {
                 try {
                     receive(l);
+                    failure = null;
                 } catch (IOException none) {
                     if (none instanceof ClientFailure || x.headersAt >= 0) {
-                        throw none; // the answer began: how passing it on failed (the client left) is what counts
+                        failure = none; // the answer began: how passing it on failed (the client left) is what counts
+                    } else {
+                        cut.addSuppressed(none);
                     }
-                    cut.addSuppressed(none);
-                    throw cut;
                 }
-            } catch (IOException e) {
-                links.discard(l);
-                link = null;
-                failed(e);
-                return;
             }
-            link = null;
-            links.discard(l);
-            end();
+            links.discard(l); // closed before the client hears of it; never kept
+            if (failure != null) {
+                failed(failure);
+            } else {
+                end();
+            }
         }
 
         /** Called by the watch: ends the exchange if it has waited on the engine too long, or run out of time. */
