@@ -41,15 +41,26 @@ import java.util.concurrent.locks.LockSupport;
  * time: one proxy's figure measured minutes before another's moves with whatever else ran then (nginx's own added
  * time to first token swings from 0.04 to 0.57 ms between runs of the same binary here). The workers are
  * CONCURRENCY x (proxies + 1) / 2, so each path sees CONCURRENCY / 2 streams at once on average, as it does in a
- * {@code run} of one proxy (CONCURRENCY 1: one worker, one stream at a time on the machine). It prints each proxy's
- * figures as {@code run} does, then each later proxy against the first: the added time to first token and per chunk
- * at the median as a ratio, the time to first token's p99 over direct, and the CPU per 1,000 tokens as a ratio.
+ * {@code run} of one proxy (CONCURRENCY 1: one worker, one stream at a time on the machine). Before the measured
+ * rounds the same rounds run unrecorded, RACE_WARM requests each way (default 600): this JVM's own compiler threads
+ * (the clients' and the engine's code) otherwise run through the race on the two cores the proxies share, and
+ * their CPU in the measured rounds is printed. It prints each proxy's figures as {@code run} does, with the time to
+ * first token split in two legs (the first chunk carries the time the engine's handler began: the request's way
+ * from the client's send to the engine, and the first chunk's way from the engine's write to the client's read), then
+ * each later proxy against the first: the added time to first token and per chunk at the median as a ratio, the time
+ * to first token's p99 over direct, and the CPU per 1,000 tokens as a ratio.
  */
 public class ProxyOverhead {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final long STAMP_GAP_NANOS = 1_000_000;
 
-    record Run(double ttft, double e2e, int chunks, List<Double> chunkMicros) {
+    /**
+     * One request's figures: ms to the first content chunk and to the end, the chunks, each chunk's engine-write to
+     * client-read time in us (stamped engine), and the first token's time split in two (stamped engine, else NaN): ms
+     * from the client's send to the engine's handler (the request's way there) and from the engine's write of the
+     * first chunk to the client's read of it (the first chunk's way back, with the answer's headers).
+     */
+    record Run(double ttft, double e2e, int chunks, List<Double> chunkMicros, double requestLeg, double firstLeg) {
     }
 
     static String body(int maxTokens) {
@@ -76,6 +87,8 @@ public class ProxyOverhead {
             throw new IllegalStateException("port " + port + " answered " + r.statusCode());
         }
         long first = -1;
+        double requestLeg = Double.NaN;
+        double firstLeg = Double.NaN;
         int chunks = 0;
         List<Double> lat = stamped ? new ArrayList<>() : List.of();
         StringBuilder line = new StringBuilder();
@@ -88,16 +101,16 @@ public class ProxyOverhead {
                     if (buf[i] == '\n') {
                         if (line.indexOf("\"content\"") >= 0) {
                             chunks++;
+                            int at = line.indexOf("\"t\":");
                             if (first < 0) {
                                 first = now;
-                            }
-                            int at = line.indexOf("\"t\":");
-                            if (stamped && at >= 0) {
-                                int end = at + 4;
-                                while (end < line.length() && Character.isDigit(line.charAt(end))) {
-                                    end++;
+                                if (stamped && at >= 0) {
+                                    firstLeg = (now - stamp(line, "\"t\":")) / 1e6;
+                                    requestLeg = (stamp(line, "\"r\":") - t0) / 1e6;
                                 }
-                                lat.add((now - Long.parseLong(line.substring(at + 4, end))) / 1e3);
+                            }
+                            if (stamped && at >= 0) {
+                                lat.add((now - stamp(line, "\"t\":")) / 1e3);
                             }
                         }
                         line.setLength(0);
@@ -107,7 +120,18 @@ public class ProxyOverhead {
                 }
             }
         }
-        return new Run((first - t0) / 1e6, (System.nanoTime() - t0) / 1e6, chunks, lat);
+        return new Run((first - t0) / 1e6, (System.nanoTime() - t0) / 1e6, chunks, lat, requestLeg, firstLeg);
+    }
+
+    /** The number after {@code key} in a chunk's line (a nanoTime the engine stamped). */
+    static long stamp(CharSequence line, String key) {
+        String s = line.toString();
+        int at = s.indexOf(key) + key.length();
+        int end = at;
+        while (end < s.length() && Character.isDigit(s.charAt(end))) {
+            end++;
+        }
+        return Long.parseLong(s.substring(at, end));
     }
 
     /** The stamping engine: each chunk is written and flushed with the nanoTime of its write. */
@@ -121,6 +145,7 @@ public class ProxyOverhead {
             return t;
         }));
         s.createContext("/", x -> {
+            long received = System.nanoTime();
             String req = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             int at = req.indexOf("\"max_tokens\":");
             int tokens = 64;
@@ -138,8 +163,10 @@ public class ProxyOverhead {
                 for (int i = 0; i < tokens; i++) {
                     LockSupport.parkNanos(next - System.nanoTime());
                     next += STAMP_GAP_NANOS;
+                    // The first chunk also carries when the engine's handler began ("r").
                     out.write(("data: {\"object\":\"chat.completion.chunk\",\"model\":\"bench\",\"choices\":[{\"index\":0,"
-                            + "\"delta\":{\"content\":\"tok\"}}],\"t\":" + System.nanoTime() + "}\n\n")
+                            + "\"delta\":{\"content\":\"tok\"}}]," + (i == 0 ? "\"r\":" + received + "," : "")
+                            + "\"t\":" + System.nanoTime() + "}\n\n")
                             .getBytes(StandardCharsets.UTF_8));
                     out.flush();
                 }
@@ -220,8 +247,14 @@ public class ProxyOverhead {
             return;
         }
         if (a[0].equals("race")) {
-            race(a);
-            return;
+            try {
+                race(a);
+            } catch (Exception | Error e) {
+                // The engine's server threads would keep this JVM alive, and the script waiting on it.
+                e.printStackTrace();
+                System.exit(1);
+            }
+            System.exit(0);
         }
         String label = a[1];
         int direct = Integer.parseInt(a[2]);
@@ -306,19 +339,46 @@ public class ProxyOverhead {
     }
 
     /** One route's figures (direct, or through one proxy) over a race: times to first token and to the end, chunk times, tokens forwarded. */
-    record Route(String label, int port, String pid, List<Double> ttft, List<Double> e2e, List<Double> chunk, long[] tokens) {
+    record Route(String label, int port, String pid, List<Double> ttft, List<Double> e2e, List<Double> chunk, long[] tokens,
+                 List<Double> requestLeg, List<Double> firstLeg) {
         Route(String label, int port, String pid) {
             this(label, port, pid, Collections.synchronizedList(new ArrayList<>()), Collections.synchronizedList(new ArrayList<>()),
-                    Collections.synchronizedList(new ArrayList<>()), new long[1]);
+                    Collections.synchronizedList(new ArrayList<>()), new long[1], Collections.synchronizedList(new ArrayList<>()),
+                    Collections.synchronizedList(new ArrayList<>()));
         }
 
         void add(Run r) {
             ttft.add(r.ttft);
+            if (!Double.isNaN(r.requestLeg)) {
+                requestLeg.add(r.requestLeg);
+                firstLeg.add(r.firstLeg);
+            }
             e2e.add(r.e2e);
             chunk.addAll(r.chunkMicros);
             synchronized (tokens) {
                 tokens[0] += r.chunks;
             }
+        }
+    }
+
+    /** REQUESTS requests each way over WORKERS workers, each worker's request going to every path in turn (the order rotating). */
+    static void rounds(ExecutorService pool, int workers, List<Route> paths, int requests, int maxTokens) throws Exception {
+        int n = paths.size();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            int worker = w;
+            fs.add(pool.submit(() -> {
+                for (int i = 0; i < Math.max(1, requests / workers); i++) {
+                    for (int k = 0; k < n; k++) { // every path once, starting at a different one each time
+                        Route p = paths.get((i + worker + k) % n);
+                        p.add(one(p.port, maxTokens, true));
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
         }
     }
 
@@ -342,6 +402,16 @@ public class ProxyOverhead {
         int workers = conc == 1 ? 1 : Math.max(1, conc * paths.size() / 2);
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         int n = paths.size();
+        // This JVM (the clients and the engine) compiles its own hot code over its first thousands of requests, and
+        // on two cores its compiler threads take CPU from whichever path is then waiting for it: the same rounds run
+        // first unrecorded (RACE_WARM requests each way), so the measured ones see a client that has settled.
+        String self = String.valueOf(ProcessHandle.current().pid());
+        List<Route> unrecorded = new ArrayList<>();
+        for (Route p : paths) {
+            unrecorded.add(new Route(p.label, p.port, p.pid));
+        }
+        rounds(pool, workers, unrecorded, Integer.parseInt(System.getenv().getOrDefault("RACE_WARM", "600")), maxTokens);
+        long selfJit0 = compilerTicks(self);
         long[][] cpu0 = new long[n][];
         long[] jit0 = new long[n];
         for (int k = 1; k < n; k++) {
@@ -349,23 +419,10 @@ public class ProxyOverhead {
             jit0[k] = compilerTicks(paths.get(k).pid);
         }
         long w0 = System.nanoTime();
-        List<Future<?>> fs = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            int worker = w;
-            fs.add(pool.submit(() -> {
-                for (int i = 0; i < Math.max(1, requests / workers); i++) {
-                    for (int k = 0; k < n; k++) { // every path once, starting at a different one each time
-                        Route p = paths.get((i + worker + k) % n);
-                        p.add(one(p.port, maxTokens, true));
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
+        rounds(pool, workers, paths, requests, maxTokens);
         double wallS = (System.nanoTime() - w0) / 1e9;
+        System.out.printf("the clients' and engine's own JIT compiler threads during the race: %d ms%n",
+                (compilerTicks(self) - selfJit0) * 10);
         double[] cpuPer1k = new double[n];
         for (int k = 1; k < n; k++) {
             long[] us1 = userSystemTicks(paths.get(k).pid);
@@ -378,6 +435,10 @@ public class ProxyOverhead {
             System.out.printf("  TTFT ms   direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f p99 %+.3f%n",
                     pct(d.ttft, .5), pct(d.ttft, .99), pct(p.ttft, .5), pct(p.ttft, .99), pct(p.ttft, .5) - pct(d.ttft, .5),
                     pct(p.ttft, .99) - pct(d.ttft, .99));
+            System.out.printf("  TTFT's two legs, added p50: the request's way to the engine %+.3f ms, the first chunk's way back"
+                            + " %+.3f ms (direct %.3f and %.3f)%n",
+                    pct(p.requestLeg, .5) - pct(d.requestLeg, .5), pct(p.firstLeg, .5) - pct(d.firstLeg, .5),
+                    pct(d.requestLeg, .5), pct(d.firstLeg, .5));
             System.out.printf("  e2e ms    direct p50 %.3f p99 %.3f | proxy p50 %.3f p99 %.3f | added p50 %+.3f%n",
                     pct(d.e2e, .5), pct(d.e2e, .99), pct(p.e2e, .5), pct(p.e2e, .99), pct(p.e2e, .5) - pct(d.e2e, .5));
             System.out.printf("  chunk us  engine write to client read: direct p50 %.1f p99 %.1f | proxy p50 %.1f p99 %.1f"

@@ -25,7 +25,8 @@
 # RACE=1 measures the chosen proxies in one run instead of one after another: each started and warmed, then every
 # request of a worker goes direct and through each proxy in turn (ProxyOverhead race), so each proxy's figures come
 # from the same minutes of the machine; the first proxy in PROXIES is the one the others are held against
-# (RACE=1 PROXIES="nginx agent": the agent's ratios to nginx, printed after each concurrency).
+# (RACE=1 PROXIES="nginx agent": the agent's ratios to nginx, printed after each concurrency). Each race first runs
+# RACE_WARM requests each way unrecorded (default 600), so that the client's own JIT has settled when it measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
