@@ -101,16 +101,17 @@ public class ProxyOverhead {
                     if (buf[i] == '\n') {
                         if (line.indexOf("\"content\"") >= 0) {
                             chunks++;
-                            int at = line.indexOf("\"t\":");
+                            String l = line.toString();
+                            long written = stamped && l.contains("\"t\":") ? stamp(l, "\"t\":") : -1;
                             if (first < 0) {
                                 first = now;
-                                if (stamped && at >= 0) {
-                                    firstLeg = (now - stamp(line, "\"t\":")) / 1e6;
-                                    requestLeg = (stamp(line, "\"r\":") - t0) / 1e6;
+                                if (written >= 0) {
+                                    firstLeg = (now - written) / 1e6;
+                                    requestLeg = (stamp(l, "\"r\":") - t0) / 1e6;
                                 }
                             }
-                            if (stamped && at >= 0) {
-                                lat.add((now - stamp(line, "\"t\":")) / 1e3);
+                            if (written >= 0) {
+                                lat.add((now - written) / 1e3);
                             }
                         }
                         line.setLength(0);
@@ -124,8 +125,7 @@ public class ProxyOverhead {
     }
 
     /** The number after {@code key} in a chunk's line (a nanoTime the engine stamped). */
-    static long stamp(CharSequence line, String key) {
-        String s = line.toString();
+    static long stamp(String s, String key) {
         int at = s.indexOf(key) + key.length();
         int end = at;
         while (end < s.length() && Character.isDigit(s.charAt(end))) {

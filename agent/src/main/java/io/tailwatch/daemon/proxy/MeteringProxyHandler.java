@@ -347,13 +347,18 @@ final class MeteringProxyHandler extends Handler.Abstract {
                 return;
             }
             if (now - deadline >= 0) {
-                timedOut = new TimeoutException("the request took longer than " + limits.timeoutMillis() + " ms");
+                timedOut = overTime();
             } else if (since != NOT_WAITING && now - since >= limits.idleTimeoutMillis() * 1_000_000L) {
                 timedOut = new TimeoutException("the engine was silent for " + limits.idleTimeoutMillis() + " ms");
             } else {
                 return;
             }
             abort();
+        }
+
+        /** Why a request past its {@code timeout} ends, whichever thread finds it so. */
+        private TimeoutException overTime() {
+            return new TimeoutException("the request took longer than " + limits.timeoutMillis() + " ms");
         }
 
         /** The request's head and body, written to the engine. */
@@ -476,7 +481,7 @@ final class MeteringProxyHandler extends Handler.Abstract {
                     more.await();
                 } else if (!more.await(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS)) {
                     if (timedOut == null) {
-                        timedOut = new TimeoutException("the request took longer than " + limits.timeoutMillis() + " ms");
+                        timedOut = overTime();
                     }
                     throw new IOException(timedOut);
                 }
